@@ -1,0 +1,3 @@
+"""docs-mcp: documentation for AI coding agents, one section at a time."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,67 @@
+"""Text analysis shared by the site index and in-page scoring: words, CJK bigrams, stemming, stopwords."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+# CJK ideographs, kana and hangul: written without spaces, so runs are indexed as overlapping bigrams.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+(?:['’][^\\W_]+)?", re.UNICODE)
+
+#: Function words that carry no topic; dropped from queries (documents keep them for BM25 lengths).
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having
+    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours yourself yourselves
+    use used using get gets way ways want need happen happens""".split()
+)
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """Snowball (Porter 2) stem; memoized because vocabularies are small and texts are large."""
+    return _stemmer.stemWord(word)
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased, stemmed words; CJK runs as bigrams. Used for documents and queries alike."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text.lower()):
+        tok = m.group(0)
+        if _CJK_RUN.fullmatch(tok):
+            out.extend(cjk_bigrams(tok))
+        else:
+            out.append(stem(tok.replace("’", "'")))
+    return out
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct content terms of a query, in order; stopwords dropped unless nothing else is left."""
+    words = [m.group(0) for m in _TOKEN.finditer(query.lower())]
+    kept = [w for w in words if w not in STOPWORDS and (len(w) > 1 or _CJK_RUN.fullmatch(w))] or words
+    terms: list[str] = []
+    for w in kept:
+        for t in tokenize(w):
+            if t not in terms:
+                terms.append(t)
+    return terms
+
+
+def index_text(text: str) -> str:
+    """Text as the FTS index stores it: the same tokens as `tokenize`, space separated."""
+    return " ".join(tokenize(text))

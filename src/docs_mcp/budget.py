@@ -1,0 +1,94 @@
+"""Context budgets: clamping sizes, cutting at natural boundaries, exact pagination."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .config import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
+
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|[。！？]")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
+
+
+def clamp_length(value: int, hard_cap: int, default: int = DEFAULT_MAX_LENGTH) -> int:
+    """0 means 'as much as allowed' (the cap), negative means the default, anything above the cap is the cap."""
+    if value == 0:
+        return hard_cap
+    if value < 0:
+        return min(default, hard_cap)
+    return min(value, hard_cap)
+
+
+def clamp_range(value: int, low: int, high: int) -> int:
+    return max(low, min(value, high))
+
+
+def boundary_cut(text: str, start: int, limit: int) -> int:
+    """End offset for a window of at most `limit` chars from `start`, at the best natural boundary.
+
+    Tries, within the last BOUNDARY_WINDOW characters: a paragraph break, a line break, a sentence end,
+    a space; else cuts hard. The window never ends inside a code fence it opened, when avoidable.
+    """
+    end = start + limit
+    if end >= len(text):
+        return len(text)
+    lo = max(start + 1, end - BOUNDARY_WINDOW)
+    window = text[lo:end]
+    cut = -1
+    para = window.rfind("\n\n")
+    if para >= 0:
+        cut = lo + para + 2
+    else:
+        line = window.rfind("\n")
+        if line >= 0:
+            cut = lo + line + 1
+        else:
+            ends = list(_SENTENCE_END.finditer(window))
+            if ends:
+                cut = lo + ends[-1].end()
+            else:
+                space = window.rfind(" ")
+                cut = lo + space + 1 if space >= 0 else end
+    return _avoid_open_fence(text, start, cut)
+
+
+def _avoid_open_fence(text: str, start: int, cut: int) -> int:
+    """Move a cut back to before an unclosed fence's opening line, if that leaves something to return."""
+    fences = list(_FENCE_LINE.finditer(text, start, cut))
+    if len(fences) % 2 == 0:
+        return cut
+    opening = fences[-1].start()
+    return opening if opening > start else cut
+
+
+def open_fence(chunk: str) -> str | None:
+    """The fence marker left open at the end of `chunk`, if any (only when one code block outsizes a window)."""
+    fences = _FENCE_LINE.findall(chunk)
+    return fences[-1] if len(fences) % 2 else None
+
+
+@dataclass(frozen=True)
+class Window:
+    """A slice of a text: content, where it started, and where the next call should start (None at the end)."""
+
+    content: str
+    start: int
+    next_start: int | None
+    total: int
+
+
+def paginate(text: str, start: int, limit: int) -> Window:
+    """Exact pagination: concatenating windows while following next_start reproduces the text."""
+    total = len(text)
+    start = max(0, min(start, total))
+    end = boundary_cut(text, start, limit)
+    return Window(text[start:end], start, end if end < total else None, total)
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    """First part of a text within `limit` at a natural boundary; whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    end = boundary_cut(text, 0, limit)
+    return text[:end].rstrip(), True

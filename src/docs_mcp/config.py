@@ -1,0 +1,180 @@
+"""Every cap, default and selector in one place, so budgets are auditable and tunable."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# --- Response budgets (characters) -------------------------------------------------------------
+DEFAULT_MAX_LENGTH = 5_000
+HARD_CAP = 20_000
+#: Headers, hints and footers a tool may add on top of its content budget.
+METADATA_ALLOWANCE = 1_000
+#: Truncation looks this far back from the limit for a natural boundary.
+BOUNDARY_WINDOW = 200
+
+# --- search_docs ------------------------------------------------------------------------------
+DEFAULT_MAX_RESULTS = 5
+MAX_RESULTS = 20
+SNIPPET_CHARS = 200
+HEADINGS_CAP = 30
+#: Levels kept when a page has more headings than HEADINGS_CAP.
+HEADINGS_FALLBACK_MAX_LEVEL = 3
+
+# --- search_in_doc ----------------------------------------------------------------------------
+DEFAULT_MAX_SECTIONS = 3
+MAX_SECTIONS = 10
+#: A section whose own markdown is shorter than this is returned whole.
+SMALL_SECTION_CHARS = 1_200
+#: Size of one matching passage cut out of a long section.
+PASSAGE_CHARS = 700
+#: Passages returned per long section, best first.
+PASSAGES_PER_SECTION = 2
+#: Secondary sections must score at least this fraction of the best one to be included.
+SECONDARY_SCORE_RATIO = 0.5
+#: Multiplier on BM25 for query terms found in a section's heading.
+HEADING_BOOST = 1.5
+
+# --- get_doc_toc / errors ---------------------------------------------------------------------
+#: Ids listed when a section id is unknown.
+UNKNOWN_ID_LIST_CAP = 40
+
+# --- Fetching ---------------------------------------------------------------------------------
+MAX_BODY_BYTES = 10 * 1024 * 1024
+CONNECT_TIMEOUT = 5.0
+READ_TIMEOUT = 20.0
+MAX_REDIRECTS = 5
+USER_AGENT = "docs-mcp/0.1 (+https://pypi.org/project/docs-mcp/)"
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+MARKDOWN_TYPES = ("text/markdown", "text/x-markdown", "text/plain")
+LOCAL_SUFFIXES = (".html", ".htm", ".md")
+
+# --- Cache ------------------------------------------------------------------------------------
+CACHE_SIZE = 50
+CACHE_TTL = 300.0
+
+# --- Index ------------------------------------------------------------------------------------
+CRAWL_PAGE_LIMIT = 5_000
+CRAWL_CONCURRENCY = 8
+INDEX_TTL_DAYS = 7.0
+MAX_RETRY_AFTER = 30.0
+
+# --- HTML: where the content is, and what is noise --------------------------------------------
+#: Tried in order; the first match with enough text wins.
+MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
+    "article.md-content__inner",  # MkDocs Material
+    "div.theme-doc-markdown",  # Docusaurus
+    "div.body[role=main]",  # Sphinx classic/alabaster
+    "div[role=main]",
+    "article[role=main]",
+    "main article",
+    "div.body",  # Sphinx without role
+    "main",
+    "[role=main]",
+    "article",
+    "div.document",  # Sphinx outer container
+    "div.book, div.chapter, div.sect1, div.article, div.refentry, div.appendix, div.part",  # DocBook
+    "div#content",
+    "div.content",
+)
+#: Content shorter than this is treated as a miss and the next selector is tried.
+MIN_MAIN_TEXT = 200
+
+#: Removed before sectioning; kept as data so themes can be added without code.
+NOISE_SELECTORS: tuple[str, ...] = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "img",
+    "svg",
+    "picture",
+    "video",
+    "audio",
+    "canvas",
+    "a.headerlink",
+    "a.hash-link",
+    "a.anchor",
+    "a.anchorjs-link",
+    "a.permalink",
+    "a.md-content__button",
+    "[aria-label=breadcrumb]",
+    "[aria-label=breadcrumbs]",
+    ".breadcrumb",
+    ".breadcrumbs",
+    ".theme-doc-breadcrumbs",
+    ".theme-doc-toc-desktop",
+    ".theme-doc-toc-mobile",
+    ".theme-doc-footer",
+    ".theme-doc-footer-edit-meta-row",
+    ".pagination-nav",
+    ".md-feedback",
+    ".md-source-file",
+    ".feedback",
+    ".rating",
+    ".survey",
+    ".was-this-helpful",
+    ".edit-this-page",
+    ".edit-page",
+    ".copy-label",
+    ".copybtn",
+    ".clipboard",
+    ".sphinxsidebar",
+    "div.related",
+    "div.navheader",
+    "div.navfooter",
+    "div.toc",
+    "div.footer",
+    "#searchbox",
+    ".prev-next",
+    ".pager",
+    ".skip-link",
+    "[hidden]",
+    "[aria-hidden=true]",
+)
+
+#: Classes marking a container that wraps exactly one section (its id names the section).
+SECTION_CONTAINER_CLASSES = frozenset(
+    {"section", "sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "simplesect"}
+)
+#: Code blocks: removed whole for the default code-free markdown.
+CODE_BLOCK_SELECTORS: tuple[str, ...] = ("pre", "div.highlight", "div.code-block", "div.code-wrap")
+
+
+def default_cache_dir() -> Path:
+    """Where the index lives: $DOCS_MCP_CACHE_DIR, else the platform's user cache dir."""
+    env = os.environ.get("DOCS_MCP_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("docs-mcp"))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Runtime configuration, built once by the CLI or a test."""
+
+    max_chars: int = HARD_CAP
+    cache_size: int = CACHE_SIZE
+    cache_ttl: float = CACHE_TTL
+    max_body_bytes: int = MAX_BODY_BYTES
+    connect_timeout: float = CONNECT_TIMEOUT
+    read_timeout: float = READ_TIMEOUT
+    crawl_limit: int = CRAWL_PAGE_LIMIT
+    concurrency: int = CRAWL_CONCURRENCY
+    index_ttl_days: float = INDEX_TTL_DAYS
+    cache_dir: Path | None = field(default=None)
+    #: Build the site index in the background when the server starts.
+    auto_index: bool = True

@@ -1,0 +1,135 @@
+"""The converted page: immutable sections, with markdown rendered lazily per section and memoized."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+
+from .errors import InvalidArgument, SectionNotFound
+from .fetching import RawPage
+from .markdown import heading_line, html_to_markdown, markdown_without_code
+from .parsing import find_main, normalize_space, page_title, parse_html, strip_noise
+from .sections import Section, split_html, split_markdown
+
+SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True)
+class Document:
+    """A page after the whole pipeline; every tool is a view over one of these."""
+
+    url: str  # as shown to the agent
+    source: str
+    title: str
+    sections: tuple[Section, ...]
+    fetched_at: float = 0.0
+    etag: str = ""
+    last_modified: str = ""
+    content_hash: str = ""
+    # Memo of rendered markdown, keyed (section index, include_code); derived data, not state.
+    _memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False, hash=False)
+
+    # --- markdown ------------------------------------------------------------------------------
+    def own_markdown(self, i: int, include_code: bool = False) -> str:
+        """Heading line plus the section's own body, children excluded."""
+        key = (i, include_code)
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
+        sec = self.sections[i]
+        if sec.body_md is not None:
+            body = sec.body_md if include_code else markdown_without_code(sec.body_md)
+        else:
+            body = html_to_markdown(sec.body_html, include_code)
+        head = heading_line(sec.level, sec.title)
+        text = f"{head}{SEPARATOR}{body}" if head and body else head or body
+        with self._lock:
+            self._memo[key] = text
+        return text
+
+    def span(self, i: int) -> tuple[int, int]:
+        """Index range of section i and its descendants (they follow it contiguously)."""
+        level = self.sections[i].level
+        j = i + 1
+        while j < len(self.sections) and self.sections[j].level > level:
+            j += 1
+        if level == 0:  # the preamble has no descendants
+            j = i + 1
+        return i, j
+
+    def join(self, start: int, stop: int, include_code: bool = False) -> str:
+        parts = (self.own_markdown(k, include_code) for k in range(start, stop))
+        return SEPARATOR.join(p for p in parts if p)
+
+    def section_markdown(self, i: int, include_code: bool = False) -> str:
+        """Section i with its subsections: an exact slice of the page markdown."""
+        return self.join(*self.span(i), include_code=include_code)
+
+    def markdown(self, include_code: bool = False) -> str:
+        key = ("page", include_code)
+        cached = self._memo.get(key)
+        if cached is None:
+            cached = self.join(0, len(self.sections), include_code)
+            with self._lock:
+                self._memo[key] = cached
+        return cached
+
+    # --- lookup -------------------------------------------------------------------------------
+    def find(self, section_id: str) -> int:
+        """Index of a section by id, else by heading text (case- and space-insensitive)."""
+        wanted = (section_id or "").strip().lstrip("#")
+        if not wanted:
+            raise InvalidArgument("section_id is empty: pass an id from get_doc_toc or a search result's #fragment")
+        for i, s in enumerate(self.sections):
+            if s.id == wanted:
+                return i
+        norm = normalize_space(wanted).casefold()
+        for i, s in enumerate(self.sections):
+            if s.title.casefold() == norm:
+                return i
+        for i, s in enumerate(self.sections):
+            if s.id.casefold() == norm:
+                return i
+        raise SectionNotFound(self._unknown(wanted))
+
+    def _unknown(self, wanted: str) -> str:
+        from .config import UNKNOWN_ID_LIST_CAP
+
+        ids = [s.id for s in self.sections if s.level > 0]
+        shown = ", ".join(ids[:UNKNOWN_ID_LIST_CAP])
+        more = f" … and {len(ids) - UNKNOWN_ID_LIST_CAP} more (get_doc_toc lists all)" if len(ids) > UNKNOWN_ID_LIST_CAP else ""
+        return f"no section {wanted!r} in {self.url}. Available ids: {shown}{more}"
+
+    def path(self, i: int) -> list[str]:
+        """Titles from the top-level heading down to section i."""
+        by_id = {s.id: s for s in self.sections}
+        out, sec = [], self.sections[i]
+        while sec is not None:
+            if sec.title:
+                out.append(sec.title)
+            sec = by_id.get(sec.parent) if sec.parent else None
+        return out[::-1]
+
+    def short_path(self, i: int) -> list[str]:
+        """Heading path without a leading page title (it is shown once already)."""
+        path = self.path(i)
+        return path[1:] if len(path) > 1 and path[0] == self.title else path
+
+
+def build_document(raw: RawPage, url: str) -> Document:
+    """Parse, strip, section: the CPU part of the pipeline (markdown comes later, lazily)."""
+    if raw.kind == "markdown":
+        title, sections = split_markdown(raw.text)
+    else:
+        root = parse_html(raw.text)
+        title = page_title(root)
+        main = find_main(root)
+        strip_noise(main)
+        sections = split_html(main)
+    if not title:
+        title = url.rsplit("/", 1)[-1]
+    digest = hashlib.sha1(raw.text.encode("utf-8", "replace")).hexdigest()
+    return Document(url, raw.location.source.name, title, tuple(sections), raw.fetched_at, raw.etag,
+                    raw.last_modified, digest)

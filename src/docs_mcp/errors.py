@@ -1,0 +1,35 @@
+"""One error hierarchy; every message tells the agent what to do next (mapped to ToolError at the edge)."""
+
+from __future__ import annotations
+
+
+class DocsMCPError(Exception):
+    """Base class: the message is shown to the agent as is."""
+
+
+class InvalidArgument(DocsMCPError):
+    """An argument is empty or out of its domain."""
+
+
+class URLNotAllowed(DocsMCPError):
+    """The URL is not under a configured source root."""
+
+
+class FetchError(DocsMCPError):
+    """The page could not be fetched (network, HTTP status, timeout)."""
+
+
+class PageNotFound(FetchError):
+    """404/410, or a missing local file."""
+
+
+class PageTooLarge(FetchError):
+    """The body exceeds the size limit."""
+
+
+class NotDocumentation(FetchError):
+    """The response is not HTML or Markdown."""
+
+
+class SectionNotFound(DocsMCPError):
+    """No section has that id or heading."""

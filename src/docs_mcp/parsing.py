@@ -1,0 +1,230 @@
+"""Parse stage: lxml tree, main-content container, noise removal and simplification, all at C speed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import lxml.html
+from cssselect import HTMLTranslator
+from lxml import etree
+
+from .config import MAIN_CONTENT_SELECTORS, MIN_MAIN_TEXT, NOISE_SELECTORS
+from .errors import NotDocumentation
+
+HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+_LANG = re.compile(r"(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
+_NO_LANG = {"default", "none", "text", "notranslate", "plaintext", "output", "console"}
+#: Attributes that survive simplification (ids and classes were read before it; bs4 pays for each one).
+_KEEP_ATTRS = frozenset({"colspan", "rowspan", "data-lang"})
+#: Inline wrappers with no markdown meaning; unwrapping them cuts markdownify's work in half.
+_UNWRAP_TAGS = ("a", "span", "font", "abbr", "small", "big", "cite", "dfn", "bdi", "bdo", "wbr", "data", "time")
+
+_translator = HTMLTranslator()
+
+
+def _xpath(selectors: tuple[str, ...] | str) -> etree.XPath:
+    if isinstance(selectors, str):
+        selectors = (selectors,)
+    exprs = [_translator.css_to_xpath(part.strip()) for sel in selectors for part in sel.split(",")]
+    return etree.XPath(" | ".join(exprs))
+
+
+@dataclass(frozen=True)
+class SimpleSelector:
+    """A compound selector (`tag.class#id[attr=value]`), matched in one Python pass over the tree."""
+
+    tag: str | None
+    classes: frozenset[str]
+    id: str | None
+    attrs: tuple[tuple[str, str | None], ...]
+
+    @classmethod
+    def parse(cls, text: str) -> SimpleSelector:
+        m = _SIMPLE.fullmatch(text.strip())
+        if not m:
+            raise ValueError(f"not a simple compound selector: {text!r}")
+        tag = m.group(1) or None
+        classes, ident, attrs = set(), None, []
+        for part in _PART.finditer(m.group(2) or ""):
+            token = part.group(0)
+            if token[0] == ".":
+                classes.add(token[1:])
+            elif token[0] == "#":
+                ident = token[1:]
+            else:
+                name, _, value = token[1:-1].partition("=")
+                attrs.append((name, value.strip("\"'") if value else None))
+        return cls(tag, frozenset(classes), ident, tuple(attrs))
+
+    def matches(self, el: etree._Element, el_classes: frozenset[str]) -> bool:
+        if self.tag and el.tag != self.tag:
+            return False
+        if self.classes and not self.classes <= el_classes:
+            return False
+        if self.id and el.get("id") != self.id:
+            return False
+        return all(el.get(n) is not None if v is None else el.get(n) == v for n, v in self.attrs)
+
+
+_SIMPLE = re.compile(r"([a-z][a-z0-9]*)?((?:\.[\w-]+|#[\w-]+|\[[\w-]+(?:=[^\]]+)?\])*)", re.I)
+_PART = re.compile(r"\.[\w-]+|#[\w-]+|\[[^\]]+\]")
+
+
+class SelectorSet:
+    """Many simple selectors matched together: elements are bucketed by tag, classes tested as sets."""
+
+    def __init__(self, selectors: tuple[str, ...]):
+        parsed = [SimpleSelector.parse(s) for sel in selectors for s in sel.split(",")]
+        self.bare_tags = frozenset(p.tag for p in parsed if p.tag and not (p.classes or p.id or p.attrs))
+        rest = [p for p in parsed if not (p.tag and not (p.classes or p.id or p.attrs))]
+        # Bucket by one required class, so an element is only tested against selectors naming its classes.
+        self.by_class: dict[str, list[SimpleSelector]] = {}
+        for p in rest:
+            if p.classes:
+                self.by_class.setdefault(min(p.classes), []).append(p)
+        self.classless = tuple(p for p in rest if not p.classes)
+        self.classless_attrs = frozenset({n for p in self.classless for n, _ in p.attrs} | (
+            {"id"} if any(p.id for p in self.classless) else set()))
+
+    def matches(self, el: etree._Element) -> bool:
+        if el.tag in self.bare_tags:
+            return True
+        attrib = el.attrib
+        cls = attrib.get("class")
+        if cls:
+            classes = frozenset(cls.split())
+            for c in classes:
+                for p in self.by_class.get(c, ()):
+                    if p.matches(el, classes):
+                        return True
+        else:
+            classes = frozenset()
+        if self.classless_attrs.isdisjoint(attrib.keys()):
+            return False
+        return any(p.matches(el, classes) for p in self.classless)
+
+    def select(self, root: etree._Element) -> list[etree._Element]:
+        """Outermost matches in document order (nothing inside a match is reported)."""
+        out: list[etree._Element] = []
+        skip_until: etree._Element | None = None
+        for el in root.iter(tag=etree.Element):
+            if skip_until is not None:
+                if _is_inside(el, skip_until):
+                    continue
+                skip_until = None
+            if el is not root and self.matches(el):
+                out.append(el)
+                skip_until = el
+        return out
+
+
+def _is_inside(el: etree._Element, ancestor: etree._Element) -> bool:
+    for anc in el.iterancestors():
+        if anc is ancestor:
+            return True
+    return False
+
+
+_MAIN = [_xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
+_NOISE = SelectorSet(NOISE_SELECTORS)
+_HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
+
+
+def parse_html(text: str) -> lxml.html.HtmlElement:
+    """Parse a page leniently (malformed markup is repaired, never fatal)."""
+    text = _XML_DECL.sub("", text, count=1)
+    if not text.strip():
+        raise NotDocumentation("the page is empty; pick another page")
+    try:
+        return lxml.html.document_fromstring(text)
+    except (etree.ParserError, ValueError) as exc:
+        raise NotDocumentation(f"the page could not be parsed as HTML ({exc})") from None
+
+
+def page_title(root: lxml.html.HtmlElement) -> str:
+    """<title> (minus a ' — Site' suffix when an h1 agrees), else the first h1."""
+    h1 = root.find(".//h1")
+    h1_text = clean_heading(h1.text_content()) if h1 is not None else ""
+    title = normalize_space(root.findtext(".//title") or "")
+    if h1_text and (not title or title.startswith(h1_text)):
+        return h1_text
+    return title or h1_text or "(untitled)"
+
+
+def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """The documentation theme's content container, else <body>."""
+    for xp in _MAIN:
+        for el in xp(root):
+            if len(normalize_space(el.text_content())) >= MIN_MAIN_TEXT:
+                return el
+    body = root.find("body")
+    return body if body is not None else root
+
+
+def strip_noise(main: lxml.html.HtmlElement) -> None:
+    """Drop navigation, widgets, media and permalink anchors, in place."""
+    for el in _NOISE.select(main):
+        if el.getparent() is None:
+            continue
+        # An <header> that carries the page's heading (article > header > h1) is unwrapped, not dropped.
+        if el.tag == "header" and _HEADINGS(el):
+            el.drop_tag()
+            continue
+        el.drop_tree()
+    for el in main.iter(etree.Comment, etree.ProcessingInstruction):
+        if el.getparent() is not None:
+            el.drop_tree()
+
+
+def simplify(main: lxml.html.HtmlElement) -> None:
+    """Flatten code blocks to text, unwrap inline noise and drop attributes: same markdown, far fewer nodes."""
+    for pre in list(main.iter("pre")):
+        lang = code_language(pre)
+        text = pre.text_content()
+        for child in list(pre):
+            pre.remove(child)
+        pre.text = text
+        if lang:
+            pre.set("data-lang", lang)
+    etree.strip_tags(main, *_UNWRAP_TAGS)
+    names: set[str] = set()
+    for el in main.iter():
+        names.update(el.attrib)
+    drop = names - _KEEP_ATTRS
+    if drop:
+        etree.strip_attributes(main, *drop)
+
+
+def code_language(pre: lxml.html.HtmlElement) -> str:
+    """The language a code block declares on itself, a <code> child or a wrapper (Sphinx: highlight-LANG)."""
+    candidates = [pre.get("class", "")]
+    code = pre.find("code")
+    if code is not None:
+        candidates.append(code.get("class", ""))
+    parent = pre.getparent()
+    for _ in range(2):
+        if parent is None:
+            break
+        candidates.append(parent.get("class", ""))
+        parent = parent.getparent()
+    for cls in candidates:
+        for m in _LANG.finditer(cls):
+            lang = m.group(1).lower()
+            if lang not in _NO_LANG:
+                return lang
+    return ""
+
+
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\ufeff]")
+_WS = re.compile(r"\s+")
+
+
+def normalize_space(text: str) -> str:
+    return _WS.sub(" ", _ZERO_WIDTH.sub("", text)).strip()
+
+
+def clean_heading(text: str) -> str:
+    """Heading text without permalink glyphs."""
+    return normalize_space(text.replace("¶", "").replace("\uf0c1", "")).strip(" #§").strip()

@@ -1,0 +1,232 @@
+"""Section stage: split a cleaned content tree (or a Markdown text) into sections by the heading outline."""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+import lxml.html
+from lxml import etree
+
+from .config import SECTION_CONTAINER_CLASSES
+from .parsing import HEADING_TAGS, clean_heading, normalize_space, simplify
+
+_HEADING_SET = frozenset(HEADING_TAGS)
+_SLUG_DROP = re.compile(r"[^\w\s-]", re.UNICODE)
+_SLUG_SPACE = re.compile(r"[\s_-]+")
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_MD_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_MD_ID = re.compile(r"\s*\{#([A-Za-z0-9_:.-]+)\}\s*$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One heading and its own content (subsections excluded); level 0 is content before any heading."""
+
+    id: str
+    title: str
+    level: int
+    parent: str | None
+    #: Own body as simplified HTML (HTML pages) ...
+    body_html: str = ""
+    #: ... or as Markdown (Markdown pages).
+    body_md: str | None = None
+    #: Own plain text, for scoring and snippets.
+    text: str = ""
+
+
+def slugify(text: str) -> str:
+    """GitHub-style slug, keeping non-ASCII letters (Japanese headings get usable ids)."""
+    slug = _SLUG_SPACE.sub("-", _SLUG_DROP.sub("", text.lower())).strip("-")
+    return slug or "section"
+
+
+class _IdRegistry:
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def claim(self, wanted: str) -> str:
+        candidate, n = wanted, 1
+        while candidate in self.used:
+            n += 1
+            candidate = f"{wanted}-{n}"
+        self.used.add(candidate)
+        return candidate
+
+
+def _first_heading(el: etree._Element) -> etree._Element | None:
+    return next(el.iter(*HEADING_TAGS), None)
+
+
+def _is_container(el: etree._Element) -> bool:
+    if el.tag == "section":
+        return True
+    classes = set((el.get("class") or "").split())
+    return bool(classes & SECTION_CONTAINER_CLASSES)
+
+
+def heading_anchor(h: etree._Element, main: etree._Element) -> str:
+    """A heading's id: its own, an anchor inside it, its section container's, or an anchor just before it."""
+    if h.get("id"):
+        return h.get("id")
+    for a in h.iter("a"):
+        if a.get("id") or a.get("name"):
+            return a.get("id") or a.get("name")
+    anc = h.getparent()
+    while anc is not None and anc is not main and _first_heading(anc) is h:
+        if anc.get("id"):
+            return anc.get("id")
+        anc = anc.getparent()
+    prev = h.getprevious()
+    if prev is not None and prev.tag == "a" and (prev.get("id") or prev.get("name")) and not len(prev):
+        return prev.get("id") or prev.get("name")
+    return ""
+
+
+@dataclass
+class _Open:
+    id: str
+    title: str
+    level: int
+    parent: str | None
+    parts: list[str] = field(default_factory=list)
+
+
+class _Walker:
+    """Walks the tree in document order; a heading opens a section, a section container closes it."""
+
+    def __init__(self, main: etree._Element, ids: dict[etree._Element, str], holders: set[etree._Element],
+                 containers: set[etree._Element]):
+        self.main = main
+        self.ids = ids
+        self.holders = holders
+        self.containers = containers
+        self.sections: list[_Open] = [_Open("", "", 0, None)]
+        self.current = self.sections[0]
+        self.stack: list[_Open] = []
+
+    def run(self) -> list[_Open]:
+        self.visit(self.main)
+        return self.sections
+
+    def emit(self, fragment: str) -> None:
+        self.current.parts.append(fragment)
+
+    def open(self, h: etree._Element) -> None:
+        level = int(h.tag[1])
+        while self.stack and self.stack[-1].level >= level:
+            self.stack.pop()
+        parent = self.stack[-1].id if self.stack else None
+        self.current = _Open(self.ids[h], clean_heading(h.text_content()), level, parent)
+        self.sections.append(self.current)
+        self.stack.append(self.current)
+
+    def visit(self, el: etree._Element) -> None:
+        if el.text and el.text.strip():
+            self.emit(html.escape(el.text))
+        for child in el:
+            if not isinstance(child.tag, str):
+                pass
+            elif child.tag in _HEADING_SET and child in self.ids:
+                self.open(child)
+            elif child in self.holders:
+                if child in self.containers:
+                    # Content after a nested section container closes belongs to the enclosing section again.
+                    saved_stack, saved_current = list(self.stack), self.current
+                    self.visit(child)
+                    self.stack, self.current = saved_stack, saved_current
+                else:
+                    self.visit(child)
+            else:
+                self.emit(lxml.html.tostring(child, encoding=str, with_tail=False))
+            if child.tail and child.tail.strip():
+                self.emit(html.escape(child.tail))
+
+
+def split_html(main: lxml.html.HtmlElement) -> list[Section]:
+    """Sections of a cleaned content tree, in document order; simplifies the tree as a side effect."""
+    registry = _IdRegistry()
+    headings = [h for h in main.iter(*HEADING_TAGS) if clean_heading(h.text_content())]
+    ids: dict[etree._Element, str] = {}
+    for h in headings:
+        anchor = heading_anchor(h, main)
+        ids[h] = registry.claim(anchor or slugify(clean_heading(h.text_content())))
+    # Empty headings carry no outline information; they are dropped with their markup.
+    for h in main.iter(*HEADING_TAGS):
+        if h not in ids and h.getparent() is not None:
+            h.drop_tree()
+    # Elements that hold headings are walked into; the rest are emitted whole as blocks.
+    holders: set[etree._Element] = set()
+    for h in ids:
+        for anc in h.iterancestors():
+            if anc in holders:
+                break
+            holders.add(anc)
+            if anc is main:
+                break
+    containers = {el for el in holders if _is_container(el)}
+    simplify(main)
+    opened = _Walker(main, ids, holders, containers).run()
+    out = []
+    for sec in opened:
+        body = "".join(sec.parts)
+        if sec.level == 0 and not body.strip():
+            continue
+        text = _text_of(body)
+        if sec.level == 0 and not text:
+            continue
+        sid = sec.id or registry.claim("top")
+        out.append(Section(sid, sec.title, sec.level, sec.parent, body_html=body, text=text))
+    return out
+
+
+def _text_of(fragment: str) -> str:
+    if not fragment.strip():
+        return ""
+    try:
+        el = lxml.html.fragment_fromstring(fragment, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return normalize_space(fragment)
+    return normalize_space(" ".join(el.itertext()))
+
+
+def split_markdown(text: str) -> tuple[str, list[Section]]:
+    """Sections of a Markdown page by ATX headings outside code fences; returns (title, sections)."""
+    registry = _IdRegistry()
+    sections: list[tuple[str, str, int, list[str]]] = [("", "", 0, [])]
+    fence = ""
+    for line in text.splitlines():
+        m = _MD_FENCE.match(line)
+        if m:
+            marker = m.group(1)
+            if not fence:
+                fence = marker[0] * 3
+            elif marker.startswith(fence):
+                fence = ""
+        h = None if fence or m else _MD_HEADING.match(line)
+        if h:
+            title = h.group(2)
+            explicit = _MD_ID.search(title)
+            if explicit:
+                title = title[: explicit.start()]
+            title = clean_heading(title)
+            sid = registry.claim(explicit.group(1) if explicit else slugify(title))
+            sections.append((sid, title, len(h.group(1)), []))
+        else:
+            sections[-1][3].append(line)
+    out: list[Section] = []
+    stack: list[Section] = []
+    for sid, title, level, lines in sections:
+        body = "\n".join(lines).strip("\n")
+        if level == 0:
+            if body.strip():
+                out.append(Section(registry.claim("top"), "", 0, None, body_md=body, text=normalize_space(body)))
+            continue
+        while stack and stack[-1].level >= level:
+            stack.pop()
+        sec = Section(sid, title, level, stack[-1].id if stack else None, body_md=body, text=normalize_space(body))
+        out.append(sec)
+        stack.append(sec)
+    first = next((s.title for s in out if s.level == 1), "") or next((s.title for s in out if s.level), "")
+    return first, out

@@ -1,0 +1,274 @@
+"""The five tools as library calls: each returns exactly the text the model will see, within its budget."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from . import config as C
+from .budget import clamp_length, clamp_range, open_fence, paginate, truncate
+from .cache import DocumentCache
+from .document import Document, build_document
+from .errors import InvalidArgument
+from .fetching import Fetcher
+from .ranking import page_index, passages, select_sections
+from .sources import Location, SourceSet
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A page found by site search, pointing at its best section."""
+
+    url: str
+    title: str
+    section_id: str
+    section_path: tuple[str, ...]
+    snippet: str
+    source: str
+    fetched_at: float
+    score: float
+
+
+class Searcher(Protocol):
+    """What search_docs needs from a site index (see index.py); None means 'search the cache'."""
+
+    def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]: ...
+    def headings(self, url: str) -> list[tuple[int, str, str]]: ...
+    def status_line(self) -> str: ...
+
+
+def _fmt_time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
+
+
+class DocsTools:
+    """search_docs, search_in_doc, get_doc_toc, get_doc_section, get_doc_content over one shared pipeline."""
+
+    def __init__(self, sources: SourceSet, settings: C.Settings, fetcher: Fetcher | None = None,
+                 searcher: Searcher | None = None, store=None):
+        self.sources = sources
+        self.settings = settings
+        self.fetcher = fetcher or Fetcher(sources, settings)
+        self.cache = DocumentCache(settings.cache_size, settings.cache_ttl)
+        self.searcher = searcher
+        #: Optional persistent store of documents (the site index): read before fetching.
+        self.store = store
+
+    @property
+    def cap(self) -> int:
+        return self.settings.max_chars
+
+    async def aclose(self) -> None:
+        await self.fetcher.aclose()
+
+    # --- the pipeline -----------------------------------------------------------------------------
+    async def document(self, url: str) -> tuple[Location, Document]:
+        """Resolve, then fetch+convert once; the fragment never changes what is fetched or cached."""
+        loc = self.sources.resolve(url)
+
+        async def load() -> Document:
+            if self.store is not None:
+                stored = await asyncio.to_thread(self.store.load_document, loc.key)
+                if stored is not None:
+                    return stored
+            raw = await self.fetcher.fetch(loc)
+            # Parsing is CPU work: keep the event loop free for other requests meanwhile.
+            return await asyncio.to_thread(build_document, raw, self.sources.display_url(loc))
+
+        return loc, await self.cache.get(loc.key, load)
+
+    # --- get_doc_content --------------------------------------------------------------------------
+    async def get_doc_content(self, url: str, max_length: int = C.DEFAULT_MAX_LENGTH, start_index: int = 0,
+                              include_code_blocks: bool = False) -> str:
+        _, doc = await self.document(url)
+        text = await asyncio.to_thread(doc.markdown, include_code_blocks)
+        return self._window(doc, text, doc.url, max_length, start_index, "get_doc_content", "total_length")
+
+    def _window(self, doc: Document, text: str, where: str, max_length: int, start_index: int, tool: str,
+                total_name: str) -> str:
+        limit = clamp_length(max_length, self.cap)
+        if start_index < 0:
+            raise InvalidArgument(f"start_index must be ≥ 0 (got {start_index})")
+        if text and start_index >= len(text):
+            raise InvalidArgument(f"start_index {start_index} is past the end ({total_name}={len(text)}); "
+                                  "start again from 0")
+        win = paginate(text, start_index, limit)
+        body = win.content
+        if win.start and open_fence(text[: win.start]):
+            body = "```\n" + body  # reopen a code block that the previous page had to split
+        fence = open_fence(text[: win.start + len(win.content)])
+        if fence:
+            body += "\n```"
+        end = win.start + len(win.content)
+        nxt = f"next_start_index={win.next_start}" if win.next_start is not None else "end of content"
+        head = f"# {doc.title}\n{where} · chars {win.start}-{end} of {total_name}={win.total} · {nxt}"
+        if win.next_start is not None:
+            tail = f"\n\n[cut at {end:,} of {win.total:,} chars: call {tool} with start_index={win.next_start}]"
+        else:
+            tail = ""
+        return f"{head}\n\n{body}{tail}"
+
+    # --- get_doc_section --------------------------------------------------------------------------
+    async def get_doc_section(self, url: str, section_id: str, max_length: int = C.DEFAULT_MAX_LENGTH,
+                              start_index: int = 0, include_code_blocks: bool = False) -> str:
+        loc, doc = await self.document(url)
+        i = doc.find(section_id or loc.fragment)
+        sec = doc.sections[i]
+        text = await asyncio.to_thread(doc.section_markdown, i, include_code_blocks)
+        path = " > ".join(doc.path(i)) or doc.title
+        where = f"{doc.url}#{sec.id} ({path})"
+        return self._window(doc, text, where, max_length, start_index, "get_doc_section", "content_length")
+
+    # --- get_doc_toc ------------------------------------------------------------------------------
+    async def get_doc_toc(self, url: str) -> str:
+        _, doc = await self.document(url)
+        sizes = await asyncio.to_thread(lambda: [len(doc.section_markdown(i)) for i in range(len(doc.sections))])
+        total = len(doc.markdown())
+        head = (f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections · "
+                "line: indent=level, title #id (chars incl. subsections, code excluded)\n")
+        lines = [(s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title or '(intro)'} #{s.id} ({sizes[i]:,})")
+                 for i, s in enumerate(doc.sections)]
+        body, note = self._fit_outline(lines, self.cap - len(head))
+        return head + body + note
+
+    def _fit_outline(self, lines: list[tuple[int, str]], budget: int) -> tuple[str, str]:
+        """All heading lines if they fit; else the shallowest levels that fit, saying what was left out."""
+        for max_level in (6, 5, 4, 3, 2, 1):
+            kept = [text for level, text in lines if level <= max_level]
+            body = "\n".join(kept)
+            if len(body) <= budget:
+                dropped = len(lines) - len(kept)
+                note = (f"\n[{dropped} headings deeper than h{max_level} omitted to fit {self.cap:,} chars; "
+                        "get_doc_section on a parent lists them]") if dropped else ""
+                return body, note
+        body, _ = truncate("\n".join(text for level, text in lines if level <= 1), budget)
+        return body, "\n[outline truncated]"
+
+    # --- search_in_doc ----------------------------------------------------------------------------
+    async def search_in_doc(self, url: str, query: str, max_sections: int = C.DEFAULT_MAX_SECTIONS,
+                            max_length: int = C.DEFAULT_MAX_LENGTH, include_code_blocks: bool = False) -> str:
+        if not (query or "").strip():
+            raise InvalidArgument("query is empty: say what you are looking for, e.g. 'timeout parameter'")
+        _, doc = await self.document(url)
+        limit = clamp_length(max_length, self.cap)
+        count = clamp_range(max_sections, 1, C.MAX_SECTIONS)
+        return await asyncio.to_thread(self._search_in_doc, doc, query, count, limit, include_code_blocks)
+
+    def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
+        idx = page_index(doc)
+        chosen = select_sections(doc, idx.rank(query), count)
+        if not chosen:
+            outline = [(s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title} #{s.id}") for s in doc.sections if s.level]
+            body, note = self._fit_outline(outline, min(limit, self.cap) - 200)
+            return (f"# {doc.title}\n{doc.url} · no section matches {query!r}. Outline (pick one with "
+                    f"get_doc_section, or try other words):\n{body}{note}")
+        parts, used = [], 0
+        for rank, hit in enumerate(chosen):
+            remaining = limit - used
+            if remaining < 200:
+                break
+            sec = doc.sections[hit.index]
+            own = doc.own_markdown(hit.index, code)
+            path = " > ".join(doc.short_path(hit.index)) or doc.title
+            label = f"## {path} #{sec.id}"
+            share = remaining if rank == len(chosen) - 1 else max(remaining // 2, min(remaining, C.PASSAGE_CHARS))
+            if len(own) <= min(share, C.SMALL_SECTION_CHARS) or len(own) <= C.SMALL_SECTION_CHARS // 2:
+                text, cut = truncate(own, share)
+                piece = text + (f"\n[… section continues: get_doc_section {sec.id}]" if cut else "")
+                used += len(text)
+            else:
+                n = C.PASSAGES_PER_SECTION if rank == 0 else 1
+                found = passages(idx, own, query, n, min(C.PASSAGE_CHARS, share // n))
+                if not found:
+                    text, _ = truncate(own, min(share, C.PASSAGE_CHARS))
+                    found_text = f"[offset 0]\n{text}"
+                    used += len(text)
+                else:
+                    found_text = "\n…\n".join(f"[offset {p.offset}]\n{p.text}" for p in found)
+                    used += sum(len(p.text) for p in found)
+                piece = (f"{found_text}\n[matching passages of a {len(own):,}-char section: "
+                         f"get_doc_section {sec.id} with start_index=offset reads around them]")
+            parts.append(f"{label}\n{piece}")
+        head = (f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) for {query!r} · "
+                f"total_content_chars={used}")
+        return head + "\n\n" + "\n\n".join(parts)
+
+    # --- search_docs ------------------------------------------------------------------------------
+    async def search_docs(self, query: str, max_results: int = C.DEFAULT_MAX_RESULTS,
+                          include_headings: bool = False, source: str | None = None) -> str:
+        if not (query or "").strip():
+            raise InvalidArgument("query is empty: describe what you need, e.g. 'configure retries'")
+        if source:
+            self.sources.get(source)  # validates the name
+        limit = clamp_range(max_results, 1, C.MAX_RESULTS)
+        if self.searcher is not None:
+            hits = await asyncio.to_thread(self.searcher.search, query, limit, source or None)
+            status = self.searcher.status_line()
+        else:
+            hits = await asyncio.to_thread(self._search_cache, query, limit, source or None)
+            status = (f"searched the {len(self.cache.documents())} page(s) read so far (no site index); "
+                      "run `docs-mcp index` for site-wide search")
+        if not hits:
+            return f"search_docs {query!r}: no matches. {status}. Try other words or fewer of them."
+        multi = len(self.sources.sources) > 1
+        blocks = []
+        for n, h in enumerate(hits, 1):
+            path = " > ".join(h.section_path)
+            path = f" — {path}" if path and path != h.title else ""
+            src = f" · source {h.source}" if multi else ""
+            anchor = f"#{h.section_id}" if h.section_id else ""
+            blocks.append(f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
+                          f"   {h.snippet}")
+        head = f"search_docs {query!r}: {len(hits)} result(s). {status}"
+        if include_headings:
+            blocks = self._with_headings(hits, blocks, self.cap - len(head) - sum(len(b) + 2 for b in blocks))
+        return head + "\n\n" + "\n\n".join(blocks)
+
+    def _with_headings(self, hits: list[SearchHit], blocks: list[str], budget: int) -> list[str]:
+        """Each hit's outline, ≤ HEADINGS_CAP entries (h1–h3 only when longer), and all within the budget."""
+        share = max(0, budget) // max(1, len(hits))
+        out = []
+        for h, block in zip(hits, blocks, strict=True):
+            heads = self._headings_for(h.url)
+            if len(heads) > C.HEADINGS_CAP:
+                heads = [x for x in heads if x[0] <= C.HEADINGS_FALLBACK_MAX_LEVEL]
+            shown = heads[: C.HEADINGS_CAP]
+            lines = [f"     {'  ' * max(lv - 1, 0)}- {title} #{sid}" for lv, sid, title in shown]
+            text = "\n".join(lines)
+            if len(text) > share:
+                text, _ = truncate(text, max(0, share - 40))
+            omitted = len(heads) - text.count("\n") - (1 if text else 0)
+            note = f"\n     (+{omitted} more: get_doc_toc)" if omitted > 0 and share > 40 else ""
+            out.append(f"{block}\n   headings:\n{text}{note}" if text else block)
+        return out
+
+    def _headings_for(self, url: str) -> list[tuple[int, str, str]]:
+        if self.searcher is not None:
+            found = self.searcher.headings(url)
+            if found:
+                return found
+        try:
+            loc = self.sources.resolve(url)
+        except Exception:
+            return []
+        doc = self.cache.peek(loc.key)
+        return [(s.level, s.id, s.title) for s in doc.sections if s.level] if doc else []
+
+    def _search_cache(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
+        """Fallback search over the documents already in memory."""
+        from .snippets import snippet
+
+        hits = []
+        for doc in self.cache.documents():
+            if source and doc.source != source:
+                continue
+            ranked = page_index(doc).rank(query)
+            if ranked:
+                best = ranked[0]
+                sec = doc.sections[best.index]
+                hits.append(SearchHit(doc.url, doc.title, sec.id, tuple(doc.short_path(best.index)),
+                                      snippet(sec.text, query), doc.source, doc.fetched_at, best.score))
+        hits.sort(key=lambda h: -h.score)
+        return hits[:limit]
