@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import threading
 from dataclasses import dataclass, field
 
 from .errors import InvalidArgument, SectionNotFound
@@ -27,9 +26,9 @@ class Document:
     etag: str = ""
     last_modified: str = ""
     content_hash: str = ""
-    # Memo of rendered markdown, keyed (section index, include_code); derived data, not state.
+    # Memo of derived data (rendered markdown, BM25 stats): not state. Plain dict writes are atomic under the
+    # GIL and a race only converts a section twice, so no lock (which would also make Documents unpicklable).
     _memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False, hash=False)
 
     # --- markdown ------------------------------------------------------------------------------
     def own_markdown(self, i: int, include_code: bool = False) -> str:
@@ -45,8 +44,7 @@ class Document:
             body = html_to_markdown(sec.body_html, include_code)
         head = heading_line(sec.level, sec.title)
         text = f"{head}{SEPARATOR}{body}" if head and body else head or body
-        with self._lock:
-            self._memo[key] = text
+        self._memo[key] = text
         return text
 
     def span(self, i: int) -> tuple[int, int]:
@@ -72,8 +70,7 @@ class Document:
         cached = self._memo.get(key)
         if cached is None:
             cached = self.join(0, len(self.sections), include_code)
-            with self._lock:
-                self._memo[key] = cached
+            self._memo[key] = cached
         return cached
 
     # --- lookup -------------------------------------------------------------------------------
@@ -118,12 +115,15 @@ class Document:
         return path[1:] if len(path) > 1 and path[0] == self.title else path
 
 
-def build_document(raw: RawPage, url: str) -> Document:
-    """Parse, strip, section: the CPU part of the pipeline (markdown comes later, lazily)."""
+def build_document(raw: RawPage, url: str, root=None) -> Document:
+    """Parse, strip, section: the CPU part of the pipeline (markdown comes later, lazily).
+
+    `root` is an already parsed tree of raw.text (the indexer parses once for links and content).
+    """
     if raw.kind == "markdown":
         title, sections = split_markdown(raw.text)
     else:
-        root = parse_html(raw.text)
+        root = parse_html(raw.text) if root is None else root
         title = page_title(root)
         main = find_main(root)
         strip_noise(main)

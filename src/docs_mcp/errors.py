@@ -27,6 +27,14 @@ class PageTooLarge(FetchError):
     """The body exceeds the size limit."""
 
 
+class RetryLater(FetchError):
+    """429/503: the site asks us to slow down; `retry_after` is its wish in seconds (0 if unsaid)."""
+
+    def __init__(self, message: str, retry_after: float = 0.0):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class NotDocumentation(FetchError):
     """The response is not HTML or Markdown."""
 

@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 import httpx
 
 from .config import HTML_TYPES, MARKDOWN_TYPES, MAX_REDIRECTS, USER_AGENT, Settings
-from .errors import FetchError, NotDocumentation, PageNotFound, PageTooLarge
+from .errors import FetchError, NotDocumentation, PageNotFound, PageTooLarge, RetryLater
 from .sources import Location, SourceSet
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_-]+)""", re.I)
@@ -88,6 +88,18 @@ class Fetcher:
             return await asyncio.to_thread(self._read_local, loc, last_modified)
         return await self._fetch_http(loc, etag, last_modified)
 
+    async def fetch_file(self, url: str) -> bytes | None:
+        """A discovery file (robots.txt, sitemap, llms.txt) on a root's host; None when absent or failing."""
+        try:
+            resp = await self.client.get(url, follow_redirects=True)
+        except httpx.HTTPError:
+            return None
+        if resp.status_code != 200 or len(resp.content) > self.settings.max_body_bytes:
+            return None
+        if resp.url.host != httpx.URL(url).host:  # a discovery file never takes us to another host
+            return None
+        return resp.content
+
     def _read_local(self, loc: Location, last_modified: str) -> RawPage:
         path = loc.path
         try:
@@ -118,7 +130,7 @@ class Fetcher:
         for _ in range(MAX_REDIRECTS + 1):
             try:
                 async with self.client.stream("GET", url, headers=headers) as resp:
-                    if resp.is_redirect:
+                    if resp.status_code in (301, 302, 303, 307, 308):  # httpx counts 304 as one
                         target = urljoin(url, resp.headers.get("location", ""))
                         loc = self.sources.check_redirect(target)  # raises URLNotAllowed off the roots
                         url = loc.key
@@ -139,8 +151,11 @@ class Fetcher:
                            time.time(), not_modified=True)
         if status in (404, 410):
             raise PageNotFound(f"{url} returned HTTP {status} (not found); use search_docs to find the right page")
-        if status == 429 or status >= 500:
-            raise FetchError(f"{url} returned HTTP {status}; the site is busy or failing, retry later")
+        if status in (429, 503):
+            raise RetryLater(f"{url} returned HTTP {status}; the site asks to slow down, retry later",
+                             _retry_after(resp.headers.get("retry-after", "")))
+        if status >= 500:
+            raise FetchError(f"{url} returned HTTP {status}; the site is failing, retry later")
         if status >= 400:
             raise FetchError(f"{url} returned HTTP {status}; this page cannot be read")
         ctype = resp.headers.get("content-type", "")
@@ -162,9 +177,12 @@ class Fetcher:
                        resp.headers.get("etag", ""), resp.headers.get("last-modified", ""), time.time())
 
 
-def http_date_age(value: str) -> float | None:
-    """Seconds since an HTTP date, or None when it does not parse."""
+def _retry_after(value: str) -> float:
+    """Retry-After as seconds (delta or HTTP date); 0 when absent or unreadable."""
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
     try:
-        return time.time() - parsedate_to_datetime(value).timestamp()
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
-        return None
+        return 0.0

@@ -36,6 +36,11 @@ class Location:
     fragment: str = ""
 
     @property
+    def uid(self) -> str:
+        """Unique across sources (the index's key): the URL, or the absolute path of a local file."""
+        return str(self.path) if self.source.is_local else self.key
+
+    @property
     def path(self) -> Path:
         """The file on disk (local sources only)."""
         return Path(self.source.root) / self.key
@@ -59,12 +64,19 @@ def parse_source(spec: str, index: int = 0) -> Source:
         # A root that names a page ("…/index.html") scopes to the page's directory.
         path = path.rsplit("/", 1)[0] + "/" if "." in last else path.rstrip("/") + "/"
         root = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
-        default = parts.netloc.split(":")[0].split(".")[-2] if "." in parts.netloc else parts.netloc
-        return Source(name or _clean_name(default) or f"src{index}", root, False)
+        return Source(name or _default_name(parts.hostname or "", index), root, False)
     directory = Path(spec).expanduser().resolve()
     if not directory.is_dir():
         raise InvalidArgument(f"--source {spec!r} is neither an http(s) URL nor an existing directory")
     return Source(name or _clean_name(directory.name) or f"src{index}", str(directory), True)
+
+
+def _default_name(host: str, index: int) -> str:
+    """'www.postgresql.org' → 'postgresql'; an IP or localhost → 'docs' (or 'docsN' after the first)."""
+    labels = [x for x in host.split(".") if x and x != "www"]
+    if not labels or host.replace(".", "").isdigit() or host in ("localhost", "[::1]", "::1"):
+        return "docs" if index == 0 else f"docs{index + 1}"
+    return _clean_name(labels[-2] if len(labels) >= 2 else labels[0])
 
 
 def _clean_name(text: str) -> str:

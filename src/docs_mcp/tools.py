@@ -70,7 +70,7 @@ class DocsTools:
 
         async def load() -> Document:
             if self.store is not None:
-                stored = await asyncio.to_thread(self.store.load_document, loc.key)
+                stored = await asyncio.to_thread(self.store.load_document, loc.uid)
                 if stored is not None:
                     return stored
             raw = await self.fetcher.fetch(loc)

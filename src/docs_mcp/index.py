@@ -1,0 +1,259 @@
+"""The persistent site index: pages, sections and converted documents in SQLite, searched with FTS5 BM25."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .analysis import index_text, query_terms
+from .document import Document
+from .sections import Section
+from .snippets import snippet
+from .tools import SearchHit
+
+SCHEMA_VERSION = 1
+#: Column weights: a term in a section's heading counts most, its heading path next, its body least.
+SECTION_WEIGHTS = (8.0, 2.0, 1.0)
+#: Page-level BM25 (title, headings, whole text) complements section scores for spread-out queries.
+PAGE_WEIGHTS = (6.0, 3.0, 1.0)
+#: Share of the page-level score in a page's final score (the rest is its best section's).
+PAGE_SHARE = 0.4
+SECTION_CANDIDATES = 300
+PAGE_CANDIDATES = 100
+
+_SCHEMA = f"""
+PRAGMA journal_mode=WAL;
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS pages(
+    id INTEGER PRIMARY KEY, source TEXT NOT NULL, key TEXT NOT NULL UNIQUE, url TEXT NOT NULL,
+    title TEXT NOT NULL, fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT,
+    listed INTEGER NOT NULL DEFAULT 1, links TEXT, doc BLOB);
+CREATE TABLE IF NOT EXISTS sections(
+    id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
+    level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(title, path, body, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(title, headings, body, tokenize='unicode61');
+INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
+"""
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What a refresh needs to know about an indexed page."""
+
+    key: str
+    fetched_at: float
+    etag: str
+    last_modified: str
+
+
+def _encode(doc: Document) -> bytes:
+    payload = {
+        "url": doc.url, "source": doc.source, "title": doc.title, "fetched_at": doc.fetched_at,
+        "etag": doc.etag, "last_modified": doc.last_modified, "hash": doc.content_hash,
+        "sections": [[s.id, s.title, s.level, s.parent, s.body_html, s.body_md, s.text] for s in doc.sections],
+    }
+    return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 1)
+
+
+def _decode(blob: bytes) -> Document:
+    p = json.loads(zlib.decompress(blob))
+    sections = tuple(Section(*row) for row in p["sections"])
+    return Document(p["url"], p["source"], p["title"], sections, p["fetched_at"], p["etag"], p["last_modified"],
+                    p["hash"])
+
+
+def match_expression(query: str) -> str | None:
+    """FTS5 query: any of the query's content terms (BM25 weighs rare ones up)."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+class SiteIndex:
+    """One SQLite file per cache directory; thread-safe (one connection, one lock, WAL)."""
+
+    def __init__(self, path: Path, fresh_seconds: float = 7 * 86400):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.fresh_seconds = fresh_seconds
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.executescript(_SCHEMA)
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._init_rank()
+        self.progress_state: tuple[int, int] | None = None
+
+    def _init_rank(self) -> None:
+        with self._lock:
+            self._db.execute("INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', ?)",
+                             ("bm25({}, {}, {})".format(*SECTION_WEIGHTS),))
+            self._db.execute("INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', ?)",
+                             ("bm25({}, {}, {})".format(*PAGE_WEIGHTS),))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # --- writing ---------------------------------------------------------------------------------
+    def put(self, key: str, doc: Document, listed: bool = True, links: list[str] | None = None) -> None:
+        """Insert or replace a page with its sections; `listed=False` keeps it readable but out of search."""
+        rows = []
+        for i, s in enumerate(doc.sections):
+            path = " > ".join(doc.path(i)[:-1]) or doc.title
+            rows.append((i, s.id, s.level, s.title, path, s.text))
+        headings = " ".join(s.title for s in doc.sections)
+        body = " ".join(s.text for s in doc.sections)
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                self._delete(key)
+                cur = db.execute(
+                    "INSERT INTO pages(source, key, url, title, fetched_at, etag, last_modified, hash, listed, links, doc) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (doc.source, key, doc.url, doc.title, doc.fetched_at, doc.etag, doc.last_modified,
+                     doc.content_hash, int(listed), "\n".join(links or ()), _encode(doc)))
+                page_id = cur.lastrowid
+                if listed:
+                    db.execute("INSERT INTO pages_fts(rowid, title, headings, body) VALUES (?,?,?,?)",
+                               (page_id, index_text(doc.title), index_text(headings), index_text(body)))
+                for ordinal, anchor, level, title, path, text in rows:
+                    cur = db.execute("INSERT INTO sections(page_id, ord, anchor, level, title, path, text) "
+                                     "VALUES (?,?,?,?,?,?,?)", (page_id, ordinal, anchor, level, title, path, text))
+                    if listed:
+                        db.execute("INSERT INTO sections_fts(rowid, title, path, body) VALUES (?,?,?,?)",
+                                   (cur.lastrowid, index_text(title), index_text(path), index_text(text)))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def _delete(self, key: str) -> None:
+        row = self._db.execute("SELECT id FROM pages WHERE key=?", (key,)).fetchone()
+        if not row:
+            return
+        page_id = row[0]
+        self._db.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)",
+                         (page_id,))
+        self._db.execute("DELETE FROM sections WHERE page_id=?", (page_id,))
+        self._db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
+        self._db.execute("DELETE FROM pages WHERE id=?", (page_id,))
+
+    def remove(self, key: str) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._delete(key)
+            self._db.execute("COMMIT")
+
+    def touch(self, key: str, fetched_at: float | None = None) -> None:
+        """A 304: the stored copy is fresh again."""
+        with self._lock:
+            self._db.execute("UPDATE pages SET fetched_at=? WHERE key=?", (fetched_at or time.time(), key))
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value))
+
+    # --- reading ---------------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def page_count(self, source: str | None = None) -> int:
+        with self._lock:
+            if source:
+                return self._db.execute("SELECT count(*) FROM pages WHERE source=?", (source,)).fetchone()[0]
+            return self._db.execute("SELECT count(*) FROM pages").fetchone()[0]
+
+    def section_count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT count(*) FROM sections").fetchone()[0]
+
+    def pages(self, source: str) -> list[PageState]:
+        with self._lock:
+            rows = self._db.execute("SELECT key, fetched_at, etag, last_modified FROM pages WHERE source=?",
+                                    (source,)).fetchall()
+        return [PageState(k, f, e or "", m or "") for k, f, e, m in rows]
+
+    def links(self, key: str) -> list[str]:
+        """Links seen on a page when it was last fetched (a 304 does not resend them)."""
+        with self._lock:
+            row = self._db.execute("SELECT links FROM pages WHERE key=?", (key,)).fetchone()
+        return row[0].split("\n") if row and row[0] else []
+
+    def load_document(self, key: str) -> Document | None:
+        """The stored converted page, while fresh (no refetch after a restart)."""
+        with self._lock:
+            row = self._db.execute("SELECT doc, fetched_at FROM pages WHERE key=?", (key,)).fetchone()
+        if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
+            return None
+        return _decode(row[0])
+
+    def headings(self, url: str) -> list[tuple[int, str, str]]:
+        key = url.split("#", 1)[0]
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.level, s.anchor, s.title FROM sections s JOIN pages p ON p.id=s.page_id "
+                "WHERE (p.url=? OR p.key=?) AND s.level>0 ORDER BY s.ord", (key, key)).fetchall()
+        return [(lv, a, t) for lv, a, t in rows]
+
+    def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
+        """Pages ranked by their best section's BM25 blended with page-level BM25; best section per page."""
+        expr = match_expression(query)
+        if expr is None:
+            return []
+        src = "AND p.source=?" if source else ""
+        args: tuple = (expr, source) if source else (expr,)
+        with self._lock:
+            sec_rows = self._db.execute(
+                "SELECT s.page_id, s.id, -f.rank FROM sections_fts f JOIN sections s ON s.id=f.rowid "
+                f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY f.rank LIMIT ?",
+                (*args, SECTION_CANDIDATES)).fetchall()
+            page_rows = self._db.execute(
+                f"SELECT p.id, -f.rank FROM pages_fts f JOIN pages p ON p.id=f.rowid WHERE pages_fts MATCH ? {src} "
+                "ORDER BY f.rank LIMIT ?", (*args, PAGE_CANDIDATES)).fetchall()
+        best_section: dict[int, tuple[int, float]] = {}
+        for page_id, section_id, score in sec_rows:
+            if page_id not in best_section:
+                best_section[page_id] = (section_id, score)
+        page_score = dict(page_rows)
+        top_sec = max((s for _, s in best_section.values()), default=0.0) or 1.0
+        top_page = max(page_score.values(), default=0.0) or 1.0
+        combined = {
+            pid: (1 - PAGE_SHARE) * best_section.get(pid, (0, 0.0))[1] / top_sec
+            + PAGE_SHARE * page_score.get(pid, 0.0) / top_page
+            for pid in set(best_section) | set(page_score)
+        }
+        ranked = sorted(combined, key=lambda pid: -combined[pid])[:limit]
+        return [self._hit(pid, best_section.get(pid, (None, 0.0))[0], combined[pid], query) for pid in ranked]
+
+    def _hit(self, page_id: int, section_id: int | None, score: float, query: str) -> SearchHit:
+        with self._lock:
+            if section_id is None:
+                row = self._db.execute(
+                    "SELECT s.id FROM sections_fts f JOIN sections s ON s.id=f.rowid WHERE sections_fts MATCH ? "
+                    "AND s.page_id=? ORDER BY f.rank LIMIT 1", (match_expression(query), page_id)).fetchone()
+                section_id = row[0] if row else None
+            page = self._db.execute("SELECT url, title, source, fetched_at FROM pages WHERE id=?",
+                                    (page_id,)).fetchone()
+            sec = None
+            if section_id is not None:
+                sec = self._db.execute("SELECT anchor, title, path, text, level FROM sections WHERE id=?",
+                                       (section_id,)).fetchone()
+        url, title, source, fetched_at = page
+        if sec is None:
+            return SearchHit(url, title, "", (), "", source, fetched_at, score)
+        anchor, sec_title, path, text, level = sec
+        parts = [p for p in path.split(" > ") if p and p != title]
+        if sec_title and sec_title != title:
+            parts.append(sec_title)
+        return SearchHit(url, title, anchor, tuple(parts), snippet(text, query), source, fetched_at, score)
