@@ -60,6 +60,15 @@ CRAWL_CONCURRENCY = 8
 INDEX_TTL_DAYS = 7.0
 MAX_RETRY_AFTER = 30.0
 
+# --- Site search ranking ----------------------------------------------------------------------
+#: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
+RELEASE_NOTES_TITLE = r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news)\b"
+#: Their score is multiplied by this, unless the query itself asks what changed.
+RELEASE_NOTES_FACTOR = 0.7
+RELEASE_NOTES_QUERY = r"(?i)\b(new|changed?|changes|changelog|added|removed|deprecated|since|release|version)\b"
+#: Weight of "the page title names query terms" (IDF-weighted share of the query), on top of BM25.
+TITLE_MATCH_BONUS = 0.35
+
 # --- HTML: where the content is, and what is noise --------------------------------------------
 #: Tried in order; the first match with enough text wins.
 MAIN_CONTENT_SELECTORS: tuple[str, ...] = (

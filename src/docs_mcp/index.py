@@ -10,7 +10,11 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis import index_text, query_terms
+import math
+import re
+
+from .analysis import index_text, query_terms, tokenize
+from .config import RELEASE_NOTES_FACTOR, RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE, TITLE_MATCH_BONUS
 from .document import Document
 from .sections import Section
 from .snippets import snippet
@@ -25,6 +29,9 @@ PAGE_WEIGHTS = (6.0, 3.0, 1.0)
 PAGE_SHARE = 0.4
 SECTION_CANDIDATES = 300
 PAGE_CANDIDATES = 100
+#: Query terms in more than this share of sections add little to BM25 but most of its cost: dropped.
+COMMON_TERM_SHARE = 0.10
+MIN_QUERY_TERMS = 2
 
 _SCHEMA = f"""
 PRAGMA journal_mode=WAL;
@@ -69,9 +76,8 @@ def _decode(blob: bytes) -> Document:
                     p["hash"])
 
 
-def match_expression(query: str) -> str | None:
-    """FTS5 query: any of the query's content terms (BM25 weighs rare ones up)."""
-    terms = query_terms(query)
+def match_expression(terms: list[str]) -> str | None:
+    """FTS5 query: any of the terms (BM25 weighs rare ones up)."""
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
@@ -88,6 +94,8 @@ class SiteIndex:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.executescript(_SCHEMA)
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.sections_vocab USING fts5vocab(main, sections_fts, 'row')")
         self._init_rank()
         self.progress_state: tuple[int, int] | None = None
 
@@ -208,19 +216,23 @@ class SiteIndex:
 
     def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
         """Pages ranked by their best section's BM25 blended with page-level BM25; best section per page."""
-        expr = match_expression(query)
-        if expr is None:
-            return []
-        src = "AND p.source=?" if source else ""
-        args: tuple = (expr, source) if source else (expr,)
         with self._lock:
+            terms = query_terms(query)
+            df, total = self._doc_freq(terms)
+            expr = match_expression(self._selective_terms(terms, df, total))
+            if expr is None:
+                return []
+            src = "AND p.source=?" if source else ""
+            args: tuple = (expr, source) if source else (expr,)
             sec_rows = self._db.execute(
-                "SELECT s.page_id, s.id, -f.rank FROM sections_fts f JOIN sections s ON s.id=f.rowid "
-                f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY f.rank LIMIT ?",
+                "SELECT s.page_id, s.id, -bm25(sections_fts, {}, {}, {}) AS score FROM sections_fts f ".format(
+                    *SECTION_WEIGHTS) + "JOIN sections s ON s.id=f.rowid JOIN pages p ON p.id=s.page_id "
+                f"WHERE sections_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
                 (*args, SECTION_CANDIDATES)).fetchall()
             page_rows = self._db.execute(
-                f"SELECT p.id, -f.rank FROM pages_fts f JOIN pages p ON p.id=f.rowid WHERE pages_fts MATCH ? {src} "
-                "ORDER BY f.rank LIMIT ?", (*args, PAGE_CANDIDATES)).fetchall()
+                "SELECT p.id, -bm25(pages_fts, {}, {}, {}) AS score FROM pages_fts f ".format(*PAGE_WEIGHTS)
+                + f"JOIN pages p ON p.id=f.rowid WHERE pages_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
+                (*args, PAGE_CANDIDATES)).fetchall()
         best_section: dict[int, tuple[int, float]] = {}
         for page_id, section_id, score in sec_rows:
             if page_id not in best_section:
@@ -228,20 +240,51 @@ class SiteIndex:
         page_score = dict(page_rows)
         top_sec = max((s for _, s in best_section.values()), default=0.0) or 1.0
         top_page = max(page_score.values(), default=0.0) or 1.0
-        combined = {
-            pid: (1 - PAGE_SHARE) * best_section.get(pid, (0, 0.0))[1] / top_sec
-            + PAGE_SHARE * page_score.get(pid, 0.0) / top_page
-            for pid in set(best_section) | set(page_score)
-        }
+        candidates = set(best_section) | set(page_score)
+        titles = self._titles(candidates)
+        idf = {t: math.log(1 + total / (1 + df.get(t, 0))) for t in terms}
+        idf_sum = sum(idf.values()) or 1.0
+        demote = not re.search(RELEASE_NOTES_QUERY, query)
+        combined = {}
+        for pid in candidates:
+            score = ((1 - PAGE_SHARE) * best_section.get(pid, (0, 0.0))[1] / top_sec
+                     + PAGE_SHARE * page_score.get(pid, 0.0) / top_page)
+            title_tokens = set(tokenize(titles.get(pid, "")))
+            score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
+            if demote and re.search(RELEASE_NOTES_TITLE, titles.get(pid, "")):
+                score *= RELEASE_NOTES_FACTOR
+            combined[pid] = score
         ranked = sorted(combined, key=lambda pid: -combined[pid])[:limit]
         return [self._hit(pid, best_section.get(pid, (None, 0.0))[0], combined[pid], query) for pid in ranked]
+
+    def _doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """Sections containing each term, and the number of sections."""
+        marks = ",".join("?" * len(terms))
+        df = dict(self._db.execute(f"SELECT term, doc FROM sections_vocab WHERE term IN ({marks})", terms).fetchall())
+        return df, self._db.execute("SELECT max(rowid) FROM sections").fetchone()[0] or 1
+
+    def _titles(self, page_ids: set[int]) -> dict[int, str]:
+        ids = list(page_ids)
+        marks = ",".join("?" * len(ids))
+        return dict(self._db.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", ids).fetchall()) if ids else {}
+
+    @staticmethod
+    def _selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
+        """Drop terms most sections contain (keeping the MIN_QUERY_TERMS rarest at least)."""
+        if len(terms) <= MIN_QUERY_TERMS:
+            return terms
+        kept = [t for t in terms if df.get(t, 0) <= COMMON_TERM_SHARE * total]
+        if len(kept) < MIN_QUERY_TERMS:
+            kept = sorted(terms, key=lambda t: df.get(t, 0))[:MIN_QUERY_TERMS]
+        return kept
 
     def _hit(self, page_id: int, section_id: int | None, score: float, query: str) -> SearchHit:
         with self._lock:
             if section_id is None:
                 row = self._db.execute(
                     "SELECT s.id FROM sections_fts f JOIN sections s ON s.id=f.rowid WHERE sections_fts MATCH ? "
-                    "AND s.page_id=? ORDER BY f.rank LIMIT 1", (match_expression(query), page_id)).fetchone()
+                    "AND s.page_id=? ORDER BY f.rank LIMIT 1",
+                    (match_expression(query_terms(query)), page_id)).fetchone()
                 section_id = row[0] if row else None
             page = self._db.execute("SELECT url, title, source, fetched_at FROM pages WHERE id=?",
                                     (page_id,)).fetchone()

@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from .analysis import query_terms, tokenize
+from .analysis import query_terms
 from .config import SNIPPET_CHARS
 
-_WORD = re.compile(r"\S+")
+#: Context kept before the first matched term of the window.
+LEAD_CHARS = 30
+
+
+@lru_cache(maxsize=256)
+def _term_pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
+    """Words starting with a query stem (a stem ending in 'i' also matches 'y': happi → happy)."""
+    alts = []
+    for t in sorted(terms, key=len, reverse=True):
+        stem = re.escape(t)
+        alts.append(stem[:-1] + "[iy]" if t.endswith("i") and len(t) > 2 else stem)
+    return re.compile(r"(?<!\w)(?:" + "|".join(alts) + r")\w*", re.I)
+
+
+def _term_of(word: str, terms: tuple[str, ...]) -> str:
+    low = word.lower()
+    for t in terms:
+        if low.startswith(t) or low.startswith(t[:-1]):
+            return t
+    return low
 
 
 def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
@@ -15,30 +35,31 @@ def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
     text = " ".join(text.split())
     if len(text) <= size:
         return text
-    terms = set(query_terms(query))
-    words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
-    hits = [k for k, (s, e) in enumerate(words) if terms & set(tokenize(text[s:e]))]
-    best_start = 0
+    terms = tuple(sorted(set(query_terms(query)), key=len, reverse=True))
+    hits = [(m.start(), _term_of(m.group(0), terms)) for m in _term_pattern(terms).finditer(text)] if terms else []
+    start = 0
     if hits:
-        best, best_cover = hits[0], -1
-        for k in hits:
-            # Window starting a few words before this hit: count distinct terms it covers.
-            s0 = words[max(0, k - 3)][0]
-            covered = set()
-            for j in hits:
-                if words[j][0] >= s0 and words[j][1] <= s0 + size - 2:
-                    covered |= terms & set(tokenize(text[words[j][0]:words[j][1]]))
-            if len(covered) > best_cover:
-                best, best_cover = k, len(covered)
-        best_start = words[max(0, best - 3)][0]
+        # Two pointers: the window [hits[i], hits[i] + size) covering the most distinct terms.
+        best_i, best_cover, j = 0, 0, 0
+        counts: dict[str, int] = {}
+        for i in range(len(hits)):
+            while j < len(hits) and hits[j][0] < hits[i][0] + size - LEAD_CHARS:
+                counts[hits[j][1]] = counts.get(hits[j][1], 0) + 1
+                j += 1
+            if len(counts) > best_cover:
+                best_i, best_cover = i, len(counts)
+            term = hits[i][1]
+            counts[term] -= 1
+            if not counts[term]:
+                del counts[term]
+        start = max(0, hits[best_i][0] - LEAD_CHARS)
     budget = size - 2  # room for the ellipses
-    end = best_start + budget
-    if end >= len(text):
-        best_start = max(0, len(text) - budget)
-        end = len(text)
-    chunk = text[best_start:end]
-    if best_start > 0 and " " in chunk:
-        chunk = chunk[chunk.index(" ") + 1:] if not text[best_start - 1].isspace() else chunk
+    if start + budget >= len(text):
+        start = max(0, len(text) - budget)
+    end = min(len(text), start + budget)
+    chunk = text[start:end]
+    if start > 0 and " " in chunk and not text[start - 1].isspace():
+        chunk = chunk[chunk.index(" ") + 1 :]
     if end < len(text) and " " in chunk:
         chunk = chunk[: chunk.rindex(" ")]
-    return ("…" if best_start > 0 else "") + chunk + ("…" if end < len(text) else "")
+    return ("…" if start > 0 else "") + chunk + ("…" if end < len(text) else "")

@@ -1,0 +1,108 @@
+"""Site-wide search benchmark: build time, refresh time, recall@5, MRR@10, latency via MCP, peak memory.
+
+Usage: python benchmarks/search_quality.py [--questions PATH] [--docs DIR] [--skip-build]
+Serves the docs folder on 127.0.0.1, indexes it by link crawl into a temporary cache dir, then measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from common import docs_server, load_questions  # noqa: E402
+
+
+def run_cli(args: list[str], cache: Path) -> float:
+    """Run `docs-mcp ARGS` in a subprocess; wall seconds."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "docs_mcp", *args, "--cache-dir", str(cache)], check=True, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
+    """recall@5, MRR@10 and latency of search_docs through the in-process MCP client."""
+    from mcp import Client
+
+    from docs_mcp.cli import App, parser
+    from docs_mcp.server import build_server
+
+    args = parser().parse_args(["serve", "--source", root, "--cache-dir", str(cache), "--no-index"])
+    app = App(args)
+    server = build_server(app.tools)
+    ranks, times = [], []
+    async with Client(server, mode="legacy") as client:
+        for q in questions:
+            t0 = time.perf_counter()
+            res = await client.call_tool("search_docs", {"query": q["query"], "max_results": 10})
+            times.append((time.perf_counter() - t0) * 1000)
+            text = res.content[0].text
+            urls = [line.strip().split(" ")[0].split("#")[0] for line in text.splitlines()
+                    if line.startswith("   http")]
+            # Compare by path: a reused index (--cache-dir) may have been built on another port.
+            found = [k for k, u in enumerate(urls, 1) if u.endswith("/" + q["page"])]
+            ranks.append(found[0] if found else None)
+    n = len(questions)
+    times.sort()
+    return {
+        "recall@5": sum(1 for r in ranks if r and r <= 5) / n,
+        "mrr@10": sum(1 / r for r in ranks if r and r <= 10) / n,
+        "p50_ms": statistics.median(times),
+        "p95_ms": times[int(0.95 * (len(times) - 1))],
+        "misses": [q["id"] for q, r in zip(questions, ranks, strict=True) if not r or r > 5],
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "pages": app.index.page_count(),
+        "sections": app.index.section_count(),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--questions", default=None)
+    ap.add_argument("--docs", default="/usr/share/doc/python3.11/html")
+    ap.add_argument("--cache-dir", type=Path, default=None, help="reuse an index here (skips building if present)")
+    ap.add_argument("--json", action="store_true")
+    ns = ap.parse_args()
+    questions = load_questions(ns.questions)
+    cache = ns.cache_dir or Path(tempfile.mkdtemp(prefix="docs-mcp-bench-"))
+    with docs_server(Path(ns.docs)) as root:
+        out: dict = {}
+        if not (cache / "index.sqlite").exists():
+            out["build_s"] = run_cli(["index", "--source", root], cache)
+            out["refresh_s"] = run_cli(["index", "--refresh", "--source", root], cache)
+        out.update(asyncio.run(measure(root, cache, questions)))
+    if ns.cache_dir is None:
+        shutil.rmtree(cache, ignore_errors=True)
+    if ns.json:
+        print(json.dumps(out, indent=1))
+        return
+    rows = [("full index build (crawl)", f"{out.get('build_s', float('nan')):.1f} s", "≤ 20 s"),
+            ("refresh, nothing changed", f"{out.get('refresh_s', float('nan')):.1f} s", "≤ 5 s"),
+            ("search_docs p50 (MCP client)", f"{out['p50_ms']:.1f} ms", "≤ 10 ms"),
+            ("search_docs p95 (MCP client)", f"{out['p95_ms']:.1f} ms", "≤ 50 ms"),
+            ("recall@5", f"{out['recall@5']:.3f}", "≥ 0.95"),
+            ("MRR@10", f"{out['mrr@10']:.3f}", "≥ 0.80"),
+            ("peak RSS, index loaded + 60 searches", f"{out['peak_rss_mb']:.0f} MB", "≤ 250 MB")]
+    print(f"{out['pages']} pages, {out['sections']} sections, {len(questions)} questions")
+    for name, value, target in rows:
+        print(f"{name:<38} {value:>10}   target {target}")
+    print("misses (gold page not in top 5):", ", ".join(out["misses"]) or "none")
+
+
+if __name__ == "__main__":
+    main()
