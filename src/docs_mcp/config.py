@@ -153,6 +153,11 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "[aria-hidden=true]",
 )
 
+#: Headings inside these (admonition titles like DocBook's "Note" h3) label a box, not a section.
+ADMONITION_SELECTORS: tuple[str, ...] = (
+    "div.note", "div.tip", "div.warning", "div.caution", "div.important", "div.admonition", "div.attention",
+    "div.hint", "div.danger", "div.seealso", "div.callout", "div.theme-admonition",
+)
 #: Classes marking a container that wraps exactly one section (its id names the section).
 SECTION_CONTAINER_CLASSES = frozenset(
     {"section", "sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "simplesect"}

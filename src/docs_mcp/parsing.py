@@ -9,7 +9,7 @@ import lxml.html
 from cssselect import HTMLTranslator
 from lxml import etree
 
-from .config import MAIN_CONTENT_SELECTORS, MIN_MAIN_TEXT, NOISE_SELECTORS
+from .config import ADMONITION_SELECTORS, MAIN_CONTENT_SELECTORS, MIN_MAIN_TEXT, NOISE_SELECTORS
 from .errors import NotDocumentation
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -129,6 +129,7 @@ def _is_inside(el: etree._Element, ancestor: etree._Element) -> bool:
 
 _MAIN = [_xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
 _NOISE = SelectorSet(NOISE_SELECTORS)
+_ADMONITIONS = SelectorSet(ADMONITION_SELECTORS)
 _HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
 
 
@@ -138,9 +139,16 @@ def parse_html(text: str) -> lxml.html.HtmlElement:
     if not text.strip():
         raise NotDocumentation("the page is empty; pick another page")
     try:
-        return lxml.html.document_fromstring(text)
+        root = lxml.html.document_fromstring(text)
     except (etree.ParserError, ValueError) as exc:
         raise NotDocumentation(f"the page could not be parsed as HTML ({exc})") from None
+    body = root.find("body")
+    if body is not None:
+        # Content after a stray </body> lands beside <body>; it is still part of the page.
+        for el in list(root):
+            if el is not body and el.tag not in ("head", "body") and isinstance(el.tag, str):
+                body.append(el)
+    return root
 
 
 def page_title(root: lxml.html.HtmlElement) -> str:
@@ -173,6 +181,9 @@ def strip_noise(main: lxml.html.HtmlElement) -> None:
             el.drop_tag()
             continue
         el.drop_tree()
+    for box in _ADMONITIONS.select(main):
+        for h in box.iter(*HEADING_TAGS):
+            h.tag = "p"
     for el in main.iter(etree.Comment, etree.ProcessingInstruction):
         if el.getparent() is not None:
             el.drop_tree()

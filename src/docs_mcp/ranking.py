@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from rank_bm25 import BM25Okapi
 
 from .analysis import query_terms, tokenize
+from .budget import boundary_cut
 from .config import HEADING_BOOST, PASSAGE_CHARS, SECONDARY_SCORE_RATIO
 from .document import Document
 
@@ -123,19 +124,32 @@ def passages(index: PageIndex, text: str, query: str, count: int, size: int = PA
     for _, k in scored:
         if len(taken) >= count:
             break
-        s, e = _grow(blocks, k, size)
+        s, e = _grow(text, blocks, k, size)
         if any(s < te and ts < e for ts, te in taken):
-            continue
+            # Its neighbourhood is taken already: keep just the block itself, if that is still new.
+            s, e = blocks[k][0], min(blocks[k][1], blocks[k][0] + size)
+            if any(s < te and ts < e for ts, te in taken):
+                continue
         taken.append((s, e))
-    taken.sort()
-    return [Passage(s, text[s:e]) for s, e in taken]
+    return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text)]
 
 
-def _grow(blocks: list[tuple[int, int]], k: int, size: int) -> tuple[int, int]:
+def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Join windows separated only by blank lines: one passage reads better than two halves."""
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        if out and not text[out[-1][1] : s].strip():
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def _grow(text: str, blocks: list[tuple[int, int]], k: int, size: int) -> tuple[int, int]:
     """Window around block k: the block (cut if it alone is too long), then neighbours while they fit."""
     start, end = blocks[k]
     if end - start > size:
-        return start, start + size
+        return start, boundary_cut(text, start, size)
     lo, hi = k, k
     while True:
         grown = False

@@ -71,6 +71,19 @@ def parse_source(spec: str, index: int = 0) -> Source:
     return Source(name or _clean_name(directory.name) or f"src{index}", str(directory), True)
 
 
+def _climbs_out(relative: str) -> bool:
+    """True when a relative path's ".." segments rise above its starting directory."""
+    depth = 0
+    for seg in relative.split("/"):
+        if seg == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif seg not in ("", "."):
+            depth += 1
+    return False
+
+
 def _default_name(host: str, index: int) -> str:
     """'www.postgresql.org' → 'postgresql'; an IP or localhost → 'docs' (or 'docsN' after the first)."""
     labels = [x for x in host.split(".") if x and x != "www"]
@@ -173,6 +186,9 @@ class SourceSet:
         local = [s for s in self.sources if s.is_local]
         if not local:
             remote = self.sources[0]
+            if _climbs_out(unquote(url.split("#", 1)[0].split("?", 1)[0])):
+                # urljoin would silently clamp "../.." at the root; an attempt to climb out is refused.
+                raise self._refuse(url, "the path escapes the root")
             return self._resolve_http(urljoin(remote.root, url))
         last: URLNotAllowed | None = None
         for s in local:

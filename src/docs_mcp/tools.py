@@ -13,7 +13,7 @@ from .cache import DocumentCache
 from .document import Document, build_document
 from .errors import InvalidArgument
 from .fetching import Fetcher
-from .ranking import page_index, passages, select_sections
+from .ranking import Passage, page_index, passages, select_sections
 from .sources import Location, SourceSet
 
 
@@ -172,25 +172,19 @@ class DocsTools:
             sec = doc.sections[hit.index]
             own = doc.own_markdown(hit.index, code)
             path = " > ".join(doc.short_path(hit.index)) or doc.title
-            label = f"## {path} #{sec.id}"
-            share = remaining if rank == len(chosen) - 1 else max(remaining // 2, min(remaining, C.PASSAGE_CHARS))
-            if len(own) <= min(share, C.SMALL_SECTION_CHARS) or len(own) <= C.SMALL_SECTION_CHARS // 2:
-                text, cut = truncate(own, share)
-                piece = text + (f"\n[… section continues: get_doc_section {sec.id}]" if cut else "")
-                used += len(text)
+            # The best section may take half the budget whole; later ones share what is left.
+            whole_limit = limit // 2 if rank == 0 else min(C.SMALL_SECTION_CHARS, remaining // (len(chosen) - rank))
+            if len(own) <= min(whole_limit, remaining):
+                piece, used = own, used + len(own)
             else:
                 n = C.PASSAGES_PER_SECTION if rank == 0 else 1
-                found = passages(idx, own, query, n, min(C.PASSAGE_CHARS, share // n))
-                if not found:
-                    text, _ = truncate(own, min(share, C.PASSAGE_CHARS))
-                    found_text = f"[offset 0]\n{text}"
-                    used += len(text)
-                else:
-                    found_text = "\n…\n".join(f"[offset {p.offset}]\n{p.text}" for p in found)
-                    used += sum(len(p.text) for p in found)
-                piece = (f"{found_text}\n[matching passages of a {len(own):,}-char section: "
-                         f"get_doc_section {sec.id} with start_index=offset reads around them]")
-            parts.append(f"{label}\n{piece}")
+                size = min(C.PASSAGE_CHARS, remaining // n)
+                found = passages(idx, own, query, n, size) or [Passage(0, truncate(own, size)[0])]
+                used += sum(len(p.text) for p in found)
+                piece = "\n…\n".join(f"[offset {p.offset}]\n{p.text}" for p in found)
+                piece += (f"\n[passages of a {len(own):,}-char section: get_doc_section {sec.id} "
+                          "with start_index=offset reads around them]")
+            parts.append(f"## {path} #{sec.id}\n{piece}")
         head = (f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) for {query!r} · "
                 f"total_content_chars={used}")
         return head + "\n\n" + "\n\n".join(parts)

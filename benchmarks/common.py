@@ -1,0 +1,180 @@
+"""Shared helpers for the benchmark scripts: loopback docs server, model view, questions, needle matching."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SRC_DIR = REPO_ROOT / "src"
+DOCS_DIR = Path("/usr/share/doc/python3.11/html")
+DEFAULT_QUESTIONS = REPO_ROOT.parent / "shared" / "bench" / "questions" / "python.json"
+BENCH_MD = REPO_ROOT / "docs" / "benchmarks.md"
+
+if str(SRC_DIR) not in sys.path:  # `python benchmarks/X.py` works without PYTHONPATH too
+    sys.path.insert(0, str(SRC_DIR))
+
+
+# --- the docs, served on loopback ----------------------------------------------------------------
+def require_docs(directory: Path = DOCS_DIR) -> Path:
+    """Exit 2 with an install hint when the Python HTML docs are missing."""
+    if not (directory / "library" / "os.html").is_file():
+        print(f"error: the Python 3.11 HTML docs are not at {directory}.\n"
+              "Install them with:  sudo apt-get install python3-doc", file=sys.stderr)
+        raise SystemExit(2)
+    return directory
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def docs_server(directory: Path = DOCS_DIR, timeout: float = 10.0) -> Iterator[str]:
+    """Serve `directory` with http.server on loopback; yields the root URL and stops the server on exit."""
+    require_docs(directory)
+    port = free_port()
+    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
+           str(directory)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    root = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(root + "index.html", timeout=1) as resp:
+                    resp.read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"docs server on port {port} did not start") from None
+                time.sleep(0.05)
+        yield root
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# --- what the model sees --------------------------------------------------------------------------
+def model_view(result: Any) -> str:
+    """The text a model sees for a CallToolResult: JSON of structured content if any, else the text blocks."""
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        return json.dumps(structured)
+    parts = [getattr(block, "text", "") for block in (result.content or [])]
+    return "\n".join(p for p in parts if p)
+
+
+def make_tools(root: str) -> Any:
+    """A fresh DocsTools over one source root with default settings."""
+    from docs_mcp.config import Settings
+    from docs_mcp.sources import SourceSet
+    from docs_mcp.tools import DocsTools
+
+    return DocsTools(SourceSet.from_specs([root]), Settings())
+
+
+# --- questions ------------------------------------------------------------------------------------
+def load_questions(path: Path | str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """The benchmark questions (a JSON list, or {"questions": [...]}), optionally the first `limit`."""
+    p = Path(path) if path else DEFAULT_QUESTIONS
+    if not p.is_file():
+        print(f"error: questions file not found: {p} (pass --questions PATH)", file=sys.stderr)
+        raise SystemExit(2)
+    data = json.loads(p.read_text(encoding="utf-8"))
+    questions = data["questions"] if isinstance(data, dict) else data
+    return questions[:limit] if limit else questions
+
+
+def add_common_args(parser: argparse.ArgumentParser) -> None:
+    """--questions PATH and --limit N."""
+    parser.add_argument("--questions", default=str(DEFAULT_QUESTIONS), help="questions JSON file")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
+
+
+# --- needle matching ------------------------------------------------------------------------------
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_DROP = str.maketrans("", "", "`*_[]()#>|\\")
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Lowercase, links to [text], drop `*_[]()#>|\\ and backticks, collapse whitespace."""
+    text = _LINK.sub(r"[\1]", text.lower())
+    return _SPACE.sub(" ", text.translate(_DROP))
+
+
+def found(text: str, needles: Sequence[str]) -> bool:
+    """Whether any needle occurs in the text, both normalised."""
+    hay = normalise(text)
+    wanted = [normalise(n).strip() for n in needles]
+    return any(w in hay for w in wanted if w)
+
+
+# --- numbers and tables ---------------------------------------------------------------------------
+def median(values: Sequence[float]) -> float:
+    """Median, NaN for no values."""
+    return statistics.median(values) if values else float("nan")
+
+
+def p95(values: Sequence[float]) -> float:
+    """95th percentile (nearest rank)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(0.95 * len(ordered) + 0.5) - 1))]
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub markdown table with columns padded for reading in a terminal."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    right = [all(_numeric(r[i]) for r in cells[1:]) and len(cells) > 1 for i in range(len(headers))]
+
+    def line(r: list[str]) -> str:
+        """One padded row."""
+        padded = (c.rjust(w) if rj else c.ljust(w) for c, w, rj in zip(r, widths, right, strict=True))
+        return "| " + " | ".join(padded) + " |"
+
+    rules = (("-" * (w + 1) + ":") if rj else ("-" * (w + 2)) for w, rj in zip(widths, right, strict=True))
+    sep = "|" + "|".join(rules) + "|"
+    return "\n".join([line(cells[0]), sep, *(line(r) for r in cells[1:])])
+
+
+def _numeric(cell: str) -> bool:
+    """Whether a table cell reads as a number (for right alignment)."""
+    return bool(re.fullmatch(r"[-+]?[\d,]*\.?\d+\s*(%|ms|s|×)?|n/a|—|-", cell.strip()))
+
+
+def replace_section(path: Path, heading: str, body: str) -> None:
+    """Write `heading` + body into a markdown file, replacing that '## ' section and keeping the others."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    block = f"{heading}\n\n{body.strip()}\n"
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, ln in enumerate(lines) if ln.rstrip() == heading), None)
+    if start is None:
+        new = text.rstrip() + "\n\n" + block
+    else:
+        end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")), len(lines))
+        tail = "".join(lines[end:])
+        new = "".join(lines[:start]) + block + ("\n" + tail if tail else "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new, encoding="utf-8")

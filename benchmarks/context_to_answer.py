@@ -1,0 +1,323 @@
+"""Context to answer: how many characters a scripted agent sees before a benchmark question is answered."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import logging
+import os
+import platform
+import re
+import shlex
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import common as cm
+
+POLICIES = ("pipeline", "in-doc", "section", "whole-page", "paged-5000")
+SECTION_CALL_CAP = 10
+PAGE_SLICE = 5_000
+_TOC_LINE = re.compile(r"^\s*- (.*) #(\S+) \(([\d,]+)\)\s*$")
+_URL_LINE = re.compile(r"^\s+(https?://\S+)")
+_NEXT = re.compile(r"next_start_index=(\d+)")
+_SECTION_NUMBER = re.compile(r"^\s*(\d+\.)+\d*\s*")
+
+
+@dataclass
+class Run:
+    """One (question, policy) outcome."""
+
+    id: str
+    policy: str
+    solved: bool = False
+    chars: int = 0
+    calls: int = 0
+    note: str = ""
+    views: list[str] = field(default_factory=list, repr=False)
+
+    def see(self, text: str, needles: list[str]) -> bool:
+        """Record one call's view; whether the question is now answered (needle in all text seen so far)."""
+        self.views.append(text)
+        self.calls += 1
+        self.chars += len(text)
+        self.solved = self.solved or cm.found("".join(self.views), needles)
+        return self.solved
+
+
+class SharedDocs:
+    """Already-built Documents, so a fresh DocsTools skips refetching while its own cache starts empty."""
+
+    def __init__(self) -> None:
+        self.docs: dict[str, Any] = {}
+
+    def load_document(self, key: str) -> Any:
+        """The Document for a page key, if some earlier run built it."""
+        return self.docs.get(key)
+
+    def keep(self, tools: Any) -> None:
+        """Remember every document a DocsTools has loaded."""
+        for doc in tools.cache.documents():
+            self.docs.setdefault(tools.sources.resolve(doc.url).key, doc)
+
+
+Call = Callable[[str, dict[str, Any]], Awaitable[str]]
+
+
+async def pipeline(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
+    """search_docs(query, 3), then search_in_doc on at most 2 distinct result pages, until solved."""
+    hits = await call("search_docs", {"query": q["query"], "max_results": 3})
+    if r.see(hits, q["needles"]):
+        return
+    pages: list[str] = []
+    for line in hits.splitlines():
+        m = _URL_LINE.match(line)
+        if m and (page := m.group(1).split("#", 1)[0]) not in pages:
+            pages.append(page)
+    if not pages:
+        r.note = "search_docs returned no result urls"
+    for page in pages[:2]:
+        if r.see(await call("search_in_doc", {"url": page, "query": q["query"]}), q["needles"]):
+            return
+
+
+async def in_doc(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
+    """search_in_doc(gold url, query) once."""
+    r.see(await call("search_in_doc", {"url": gold, "query": q["query"]}), q["needles"])
+
+
+def title_key(title: str) -> str:
+    """A heading compared loosely: section numbers like '3.3.1.' stripped, casefolded, spaces collapsed."""
+    return " ".join(_SECTION_NUMBER.sub("", title).split()).casefold()
+
+
+async def section(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
+    """get_doc_toc, then get_doc_section on the gold heading's id, following next_start_index (≤10 calls)."""
+    toc = await call("get_doc_toc", {"url": gold})
+    r.see(toc, q["needles"])
+    want = title_key(q["section"])
+    lines = [m for ln in toc.splitlines() if (m := _TOC_LINE.match(ln))]
+    ids = [m.group(2) for m in lines if title_key(m.group(1)) == want]
+    if ids:
+        sid = ids[0]
+    else:  # not in the (possibly shortened) outline: the tool also accepts the heading text
+        sid, r.note = q["section"], "gold heading not in TOC; asked by heading text"
+    start = 0
+    for _ in range(SECTION_CALL_CAP):
+        text = await call("get_doc_section", {"url": gold, "section_id": sid, "start_index": start})
+        if r.see(text, q["needles"]):
+            return
+        m = _NEXT.search(text.split("\n\n", 1)[0])
+        if not m:
+            return
+        start = int(m.group(1))
+
+
+async def whole_markdown(tools: Any, gold: str) -> str:
+    """The whole page as markdown with code, computed outside the server."""
+    _, doc = await tools.document(gold)
+    return doc.markdown(include_code=True)
+
+
+async def whole_page(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
+    """Baseline: the whole page in one uncapped response."""
+    r.see(await whole_markdown(tools, gold), q["needles"])
+
+
+async def paged(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
+    """Baseline: the whole markdown in plain 5,000-char slices from the start until a needle shows."""
+    text = await whole_markdown(tools, gold)
+    for start in range(0, max(len(text), 1), PAGE_SLICE):
+        if r.see(text[start:start + PAGE_SLICE], q["needles"]):
+            return
+
+
+SERVED = {"pipeline": pipeline, "in-doc": in_doc, "section": section}
+DIRECT = {"whole-page": whole_page, "paged-5000": paged}
+
+
+async def build_index(root: str, cache_dir: str) -> Any:
+    """Crawl the served docs into a site index (docs_mcp.cli.App wiring); the App holds index and indexer."""
+    from docs_mcp.cli import App, parser, summary
+
+    app = App(parser().parse_args(["serve", "--source", root, "--cache-dir", cache_dir, "--no-index"]))
+    for report in await app.indexer.run():
+        print(summary(report), file=sys.stderr)
+    return app
+
+
+async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, app: Any = None) -> Run:
+    """One policy on one question on a fresh server (search_docs: the site index if any, else this run)."""
+    from mcp import Client
+
+    from docs_mcp.server import build_server
+    from docs_mcp.tools import DocsTools
+
+    if app is not None and policy == "pipeline":
+        from docs_mcp.indexer import SiteSearch
+
+        search = SiteSearch(app.index, app.indexer)
+        tools = DocsTools(app.sources, app.settings, searcher=search, store=app.index)
+    else:
+        tools = cm.make_tools(root)
+        tools.store = store
+    gold = root + q["page"]
+    r = Run(q["id"], policy)
+    try:
+        if policy in DIRECT:
+            await DIRECT[policy](tools, q, gold, r)
+        else:
+            async with Client(build_server(tools), mode="legacy") as client:
+
+                async def call(name: str, args: dict[str, Any]) -> str:
+                    """Call a tool; what the model sees (errors included)."""
+                    return cm.model_view(await client.call_tool(name, args))
+
+                await SERVED[policy](call, q, gold, r)
+    except Exception as exc:  # record and go on: one broken question must not hide the others
+        r.note = f"{r.note}; {exc.__class__.__name__}: {exc}".lstrip("; ")
+    finally:
+        store.keep(tools)
+        await tools.aclose()
+    return r
+
+
+def summarise(runs: list[Run], policies: list[str]) -> dict[str, dict[str, float]]:
+    """Per policy: solved share, median chars when solved, chars per solved question, calls per question."""
+    out = {}
+    for p in policies:
+        rs = [r for r in runs if r.policy == p]
+        solved = [r for r in rs if r.solved]
+        total = sum(r.chars for r in rs)
+        out[p] = {"n": len(rs), "solved": len(solved), "solved_pct": 100 * len(solved) / max(1, len(rs)),
+                  "median_chars": cm.median([r.chars for r in solved]),
+                  "chars_per_solved": total / len(solved) if solved else float("inf"),
+                  "calls": sum(r.calls for r in rs) / max(1, len(rs))}
+    return out
+
+
+def table(stats: dict[str, dict[str, float]]) -> str:
+    """The results table."""
+    def num(x: float) -> str:
+        return "—" if x != x or x == float("inf") else f"{x:,.0f}"
+
+    rows = [[p, f"{s['solved_pct']:.0f}% ({s['solved']:.0f}/{s['n']:.0f})", num(s["median_chars"]),
+             num(s["chars_per_solved"]), f"{s['calls']:.2f}"] for p, s in stats.items()]
+    return cm.md_table(["policy", "solved %", "median chars when solved", "chars per solved question",
+                     "calls per question"], rows)
+
+
+def targets(stats: dict[str, dict[str, float]]) -> list[str]:
+    """The issue's targets, each marked met / not met (or not measured)."""
+    ind, pag, pip = (stats.get(k) for k in ("in-doc", "paged-5000", "pipeline"))
+    ratio = pag["median_chars"] / ind["median_chars"] if ind and pag and ind["median_chars"] > 0 else None
+    checks: list[tuple[str, float | None, Callable[[float], bool], str]] = [
+        ("in-doc solves ≥ 95%", ind["solved_pct"] if ind else None, lambda v: v >= 95, "{:.0f}%"),
+        ("in-doc median chars when solved ≤ 3,000", ind["median_chars"] if ind else None,
+         lambda v: v <= 3000, "{:,.0f}"),
+        ("in-doc ≥ 3× fewer chars than paged-5000 (median when solved)", ratio, lambda v: v >= 3, "{:.1f}×"),
+        ("pipeline solves ≥ 85%", pip["solved_pct"] if pip else None, lambda v: v >= 85, "{:.0f}%"),
+        ("pipeline ≤ 2.5 calls per question", pip["calls"] if pip else None, lambda v: v <= 2.5, "{:.2f}"),
+        ("pipeline ≤ 6,000 chars per solved question", pip["chars_per_solved"] if pip else None,
+         lambda v: v <= 6000, "{:,.0f}"),
+    ]
+    lines = []
+    for label, value, ok, fmt in checks:
+        if value is None:
+            lines.append(f"- {label}: not measured")
+            continue
+        shown = "nothing solved" if value == float("inf") else fmt.format(value)
+        lines.append(f"- {label}: {'**met**' if ok(value) else '**not met**'} ({shown})")
+    if pip and not pip["solved"]:
+        lines.append("- (pipeline solved nothing: its calls target is met only vacuously)")
+    return lines
+
+
+def write_report(path: Path, stats: dict[str, dict[str, float]], n: int, args: argparse.Namespace) -> None:
+    """Replace the '## Context to answer' section of docs/benchmarks.md."""
+    argv = sys.argv[1:]
+    cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
+    qfile = Path(args.questions).resolve()
+    qname = qfile.relative_to(cm.REPO_ROOT.parent) if qfile.is_relative_to(cm.REPO_ROOT.parent) else qfile
+    search = ("`search_docs` searches a site index crawled from the served docs first (`--index`)"
+              if args.index else "`search_docs` has no site index, so it knows only pages that run has read")
+    body = "\n".join([
+        f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
+        f"Python {platform.python_version()}; {n} questions from `{qname}` "
+        "over the Python 3.11 HTML docs served on loopback.",
+        "", "```sh", cmd, "```", "",
+        "Characters are what the model saw (sum of all responses up to and including the one holding a "
+        f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}.",
+        "", table(stats), "", "Targets:", "", *targets(stats)])
+    cm.replace_section(path, "## Context to answer", body)
+
+
+def print_failures(runs: list[Run], questions: dict[str, dict[str, Any]]) -> None:
+    """Per-question failures: id, policy, first needle, gold section, note."""
+    failed = [r for r in runs if not r.solved]
+    print(f"\nfailures ({len(failed)}):")
+    for r in failed:
+        q = questions[r.id]
+        note = f" [{r.note}]" if r.note else ""
+        print(f"  {r.id} {r.policy:<10} needle={q['needles'][0]!r} section={q['section']!r}{note}")
+
+
+async def run_all(args: argparse.Namespace) -> None:
+    """Run every selected policy on every question, print and optionally write the results."""
+    questions = cm.load_questions(args.questions, args.limit)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    unknown = set(policies) - set(POLICIES)
+    if unknown:
+        raise SystemExit(f"unknown policies {sorted(unknown)}; choose from {', '.join(POLICIES)}")
+    runs: list[Run] = []
+    store = SharedDocs()
+    with cm.docs_server() as root, tempfile.TemporaryDirectory(prefix="docs-mcp-idx-") as tmp:
+        app = await build_index(root, tmp) if args.index else None
+        for i, q in enumerate(questions, 1):
+            for p in policies:
+                runs.append(await run_one(root, store, q, p, app))
+            if args.progress:
+                print(f"  {i}/{len(questions)} {q['id']}", file=sys.stderr)
+        if app is not None:
+            await app.tools.aclose()
+            app.index.close()
+    stats = summarise(runs, policies)
+    print(f"Context to answer — {len(questions)} questions\n")
+    print(table(stats))
+    print("\n" + "\n".join(targets(stats)))
+    if args.verbose:
+        print_failures(runs, {q["id"]: q for q in questions})
+    if args.json:
+        rows = [{k: v for k, v in asdict(r).items() if k != "views"} | {"last_view": r.views[-1][:2000] if
+                r.views else ""} for r in runs]
+        Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.out:
+        out = Path(args.out)
+        write_report(out if out.is_absolute() else cm.REPO_ROOT / out, stats, len(questions), args)
+        print(f"\nwrote the '## Context to answer' section of {args.out}")
+
+
+def main() -> None:
+    """Parse arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    cm.add_common_args(parser)
+    parser.add_argument("--policies", default=",".join(POLICIES),
+                        help="comma-separated: " + ", ".join(POLICIES))
+    parser.add_argument("--out", default=None,
+                        help=f"update this markdown file (e.g. {cm.BENCH_MD.relative_to(cm.REPO_ROOT)})")
+    parser.add_argument("--json", default=None, help="write per-question rows to this JSON file")
+    parser.add_argument("--verbose", action="store_true", help="list per-question failures")
+    parser.add_argument("--progress", action="store_true", help="print progress to stderr")
+    parser.add_argument("--index", action="store_true", help="crawl a site index first; pipeline searches it")
+    args = parser.parse_args()
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    asyncio.run(run_all(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""Shared fixtures: a real HTTP server on 127.0.0.1 serving fixtures/, and one-line tool calls."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import http.server
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.config import Settings
+from docs_mcp.sources import SourceSet
+from docs_mcp.tools import DocsTools
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SITE = FIXTURES / "site"
+SIZES: dict[tuple[str, str], int] = {}  # (tool, fixture) -> chars; printed at the end of the run
+
+
+class FixtureHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files plus the misbehaviours tests need (slow, errors, redirects, non-HTML, rate limits)."""
+
+    hits: dict[str, int] = {}
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+        FixtureHandler.hits[self.path] = FixtureHandler.hits.get(self.path, 0) + 1
+        path = self.path.split("?", 1)[0]
+        special = {
+            "/_slow.html": self._slow,
+            "/_500.html": lambda: self._status(500),
+            "/_429.html": self._rate_limited,
+            "/_doc.pdf": self._pdf,
+            "/_redirect-out.html": lambda: self._redirect("http://elsewhere.invalid/page.html"),
+            "/_redirect-in.html": lambda: self._redirect("/sphinx.html"),
+        }.get(path)
+        if special:
+            special()
+        else:
+            super().do_GET()
+
+    def _slow(self) -> None:
+        time.sleep(2)
+        self._status(200, b"<html><body><h1>late</h1></body></html>")
+
+    def _rate_limited(self) -> None:
+        n = FixtureHandler.hits[self.path]
+        if n % 2 == 1:
+            self.send_response(429)
+            self.send_header("Retry-After", "0")
+            self.end_headers()
+        else:
+            self._status(200, b"<html><body><main><h1>Rate limited page</h1><p>" + b"text " * 60
+                         + b"</p></main></body></html>")
+
+    def _pdf(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/pdf")
+        self.end_headers()
+        self.wfile.write(b"%PDF-1.4")
+
+    def _redirect(self, to: str) -> None:
+        self.send_response(302)
+        self.send_header("Location", to)
+        self.end_headers()
+
+    def _status(self, code: int, body: bytes = b"error") -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # clients that time out or stop reading (size limit tests) are expected here
+
+
+class LocalSite:
+    """A directory served on an ephemeral loopback port."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        handler = functools.partial(FixtureHandler, directory=str(directory))
+        self.httpd = QuietServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[LocalSite]:
+    """fixtures/site on 127.0.0.1, for the whole run."""
+    s = LocalSite(SITE)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def site_copy(tmp_path: Path) -> Iterator[LocalSite]:
+    """A private, mutable copy of fixtures/site served on its own port."""
+    root = tmp_path / "site"
+    shutil.copytree(SITE, root)
+    s = LocalSite(root)
+    yield s
+    s.stop()
+
+
+def make_tools(*sources: str, **settings) -> DocsTools:
+    """DocsTools over the given --source values (test settings: short timeouts)."""
+    settings.setdefault("read_timeout", 1.0)
+    settings.setdefault("connect_timeout", 1.0)
+    return DocsTools(SourceSet.from_specs(list(sources)), Settings(**settings))
+
+
+def run(coro):
+    """Run a coroutine to completion (tests stay synchronous and readable)."""
+    return asyncio.run(coro)
+
+
+async def call(server, name: str, **args):
+    """One tool call through the in-process MCP client, as Claude Code makes it."""
+    from mcp import Client
+
+    async with Client(server, mode="legacy") as client:
+        return await client.call_tool(name, args)
+
+
+def model_view(result) -> str:
+    """What the model sees: serialized structured content when present, else the text blocks."""
+    import json
+
+    if result.structured_content is not None:
+        return json.dumps(result.structured_content)
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Print the per-tool, per-fixture response sizes measured by the context budget tests."""
+    if not SIZES:
+        return
+    tools = sorted({t for t, _ in SIZES})
+    pages = sorted({p for _, p in SIZES})
+    tr = terminalreporter
+    tr.section("context budget: chars the model sees per tool and fixture")
+    width = max(len(p) for p in pages) + 2
+    tr.write_line("fixture".ljust(width) + "".join(t.rjust(18) for t in tools))
+    for p in pages:
+        cells = "".join((f"{SIZES[(t, p)]:,}" if (t, p) in SIZES else "-").rjust(18) for t in tools)
+        tr.write_line(p.ljust(width) + cells)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
