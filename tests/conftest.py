@@ -158,9 +158,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
     tr = terminalreporter
     tr.section("context budget: chars the model sees per tool and fixture")
     width = max(len(p) for p in pages) + 2
-    tr.write_line("fixture".ljust(width) + "".join(t.rjust(18) for t in tools))
+    tr.write_line("fixture".ljust(width) + "".join(t.rjust(22) for t in tools))
     for p in pages:
-        cells = "".join((f"{SIZES[(t, p)]:,}" if (t, p) in SIZES else "-").rjust(18) for t in tools)
+        cells = "".join((f"{SIZES[(t, p)]:,}" if (t, p) in SIZES else "-").rjust(22) for t in tools)
         tr.write_line(p.ljust(width) + cells)
 
 

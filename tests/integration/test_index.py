@@ -1,0 +1,195 @@
+"""The site index: discovery, persistence, refresh, removal, partial results, CJK, source filtering."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from conftest import SITE, LocalSite, call, model_view
+
+from docs_mcp.cli import App, parser
+from docs_mcp.indexer import Progress
+from docs_mcp.server import build_server
+
+pytestmark = pytest.mark.anyio
+
+
+def app_for(cache: Path, *sources: str, extra: tuple[str, ...] = ()) -> App:
+    args = ["serve", "--cache-dir", str(cache), "--no-index", "--timeout", "2", *extra]
+    for s in sources:
+        args += ["--source", s]
+    return App(parser().parse_args(args), workers=1)
+
+
+async def build(app: App, **kwargs) -> list[Progress]:
+    try:
+        return await app.indexer.run(**kwargs)
+    finally:
+        await app.fetcher.aclose()
+
+
+def keys(app: App) -> set[str]:
+    return {p.key for src in app.sources.sources for p in app.index.pages(src.name)}
+
+
+def rel(app: App, site: LocalSite) -> set[str]:
+    return {k.removeprefix(site.url) for k in keys(app)}
+
+
+# --- discovery ---------------------------------------------------------------------------------
+async def test_sitemap_lists_the_pages_and_nothing_off_root(site_copy, tmp_path):
+    u = site_copy.url
+    (site_copy.directory / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{u}sphinx.html</loc></url><url><loc>{u}guide/quickstart.html#x</loc></url>"
+        "<url><loc>http://elsewhere.invalid/a.html</loc></url>"
+        f"<url><loc>{u}img/logo.png</loc></url></urlset>")
+    app = app_for(tmp_path / "c", u)
+    [report] = await build(app)
+    assert report.method == "sitemap"
+    assert rel(app, site_copy) == {"sphinx.html", "guide/quickstart.html"}
+
+
+async def test_sitemap_index_named_in_robots_with_gzip(site_copy, tmp_path):
+    u, d = site_copy.url, site_copy.directory
+    (d / "robots.txt").write_text(f"User-agent: *\nDisallow: /mkdocs.html\nSitemap: {u}maps/index.xml\n")
+    (d / "maps").mkdir()
+    (d / "maps" / "index.xml").write_text(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{u}maps/a.xml.gz</loc></sitemap></sitemapindex>")
+    pages = "".join(f"<url><loc>{u}{p}</loc></url>" for p in ("seed.html", "mkdocs.html", "docbook.html"))
+    (d / "maps" / "a.xml.gz").write_bytes(gzip.compress(
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{pages}</urlset>'.encode()))
+    app = app_for(tmp_path / "c", u)
+    [report] = await build(app)
+    assert rel(app, site_copy) == {"seed.html", "docbook.html"}
+    assert report.robots_skipped == 1  # mkdocs.html is disallowed
+
+
+async def test_llms_txt_links_are_indexed(site_copy, tmp_path):
+    (site_copy.directory / "llms.txt").write_text(
+        "# Tidepool\n\n- [Datums](seed.html): tidal datums\n- [Stations](docusaurus.html): finding stations\n")
+    app = app_for(tmp_path / "c", site_copy.url)
+    [report] = await build(app)
+    assert report.method == "llms.txt"
+    assert rel(app, site_copy) == {"seed.html", "docusaurus.html"}
+
+
+async def test_crawl_stays_under_the_root(site, tmp_path):
+    app = app_for(tmp_path / "c", site.url + "guide/")
+    [report] = await build(app)
+    assert report.method == "crawl"
+    assert {"guide/quickstart.html", "guide/configuration.html"} <= rel(app, site)
+    assert all(k.startswith(site.url + "guide/") for k in keys(app))  # index.html and ../ links not followed
+
+
+async def test_crawl_follows_links_up_to_the_limit(site, tmp_path):
+    app = app_for(tmp_path / "all", site.url)
+    [full] = await build(app)
+    assert full.method == "crawl" and full.fetched >= 10
+    assert {"sphinx.html", "guide/quickstart.html", "japanese.html"} <= rel(app, site)
+    limited = app_for(tmp_path / "lim", site.url, extra=("--crawl-limit", "3"))
+    [report] = await build(limited)
+    assert len(keys(limited)) == 3 and report.discovered == 3
+
+
+async def test_local_folder_indexes_every_page(tmp_path):
+    app = app_for(tmp_path / "c", str(SITE))
+    [report] = await build(app)
+    assert report.method == "folder"
+    names = {Path(k).relative_to(SITE).as_posix() for k in keys(app)}
+    assert {"sphinx.html", "notes.md", "guide/configuration.html", "japanese.html"} <= names
+
+
+# --- persistence, refresh, removal -------------------------------------------------------------
+async def test_index_survives_a_restart_without_network(tmp_path):
+    site = LocalSite(SITE)
+    cache = tmp_path / "c"
+    app = app_for(cache, site.url)
+    await build(app)
+    site.stop()  # from here on nothing can be fetched
+    again = app_for(cache, site.url)
+    server = build_server(again.tools)
+    res = await call(server, "search_docs", query="harmonic constituents least squares")
+    out = model_view(res)
+    assert not res.is_error and "big-reference.html#resampling-with-tidal-harmonics" in out
+    toc = model_view(await call(server, "get_doc_toc", url=site.url + "sphinx.html"))
+    assert "#loading-data" in toc  # read from the stored document, not refetched
+
+
+async def test_refresh_revalidates_with_304_and_drops_removed_pages(site_copy, tmp_path):
+    cache = tmp_path / "c"
+    app = app_for(cache, site_copy.url)
+    [first] = await build(app)
+    (site_copy.directory / "docbook.html").unlink()
+    again = app_for(cache, site_copy.url)
+    [second] = await build(again, refresh=True)
+    assert second.fetched == 0
+    assert second.not_modified == first.fetched - 1
+    assert second.removed == 1
+    assert site_copy.url + "docbook.html" not in keys(again)
+    hits = again.index.search("TIDE-SETUP catalogs docbook", 10)
+    assert all("docbook.html" not in h.url for h in hits)
+
+
+async def test_fresh_pages_are_not_refetched(site, tmp_path):
+    cache = tmp_path / "c"
+    await build(app_for(cache, site.url))
+    again = app_for(cache, site.url)
+    [report] = await build(again)  # no --refresh: everything is younger than the TTL
+    assert report.fetched == 0 and report.not_modified == 0 and report.fresh >= 10
+
+
+# --- search_docs over the index ----------------------------------------------------------------
+async def test_search_reports_a_build_in_progress_with_progress_notifications(site, tmp_path):
+    app = app_for(tmp_path / "c", site.url)
+    await build(app, sources=None)
+    app.indexer.running["docs"] = Progress("docs", done=3, discovered=12)  # a build under way
+    notes = []
+
+    async def on_progress(progress, total, message):
+        notes.append((progress, total, message))
+
+    from mcp import Client
+
+    async with Client(build_server(app.tools), mode="legacy") as client:
+        res = await client.call_tool("search_docs", {"query": "tidal datum"}, progress_callback=on_progress)
+    out = model_view(res)
+    assert "indexed 3 of ~12 pages" in out
+    assert notes and notes[0][:2] == (3.0, 12.0)
+
+
+async def test_search_finds_japanese_pages_with_japanese_queries(site, tmp_path):
+    app = app_for(tmp_path / "c", site.url)
+    await build(app)
+    [hit, *_] = app.index.search("潮位データ 読み込み", 5)
+    assert hit.url.endswith("japanese.html") and "潮位データ" in hit.snippet
+
+
+async def test_search_hits_carry_section_path_snippet_and_fetch_time(site, tmp_path):
+    app = app_for(tmp_path / "c", site.url)
+    await build(app)
+    out = await app.tools.search_docs("Rayleigh criterion constituent", 3)
+    first = out.split("\n\n")[1]
+    assert "big-reference.html#resampling-with-tidal-harmonics" in first
+    assert "Resampling with tidal harmonics" in first and "fetched 20" in first
+    assert "Rayleigh criterion" in first
+
+
+async def test_source_filter_and_source_labels(site, tmp_path):
+    app = app_for(tmp_path / "c", "web=" + site.url, f"guide={SITE / 'guide'}")
+    await build(app)
+    both = await app.tools.search_docs("configuration file", 10)
+    assert "source web" in both and "source guide" in both
+    only = await app.tools.search_docs("configuration file", 10, source="guide")
+    assert "source web" not in only and "configuration.html" in only
+    with pytest.raises(Exception, match="unknown source 'nope'"):
+        await app.tools.search_docs("x", source="nope")
+
+
+async def test_query_matching_nothing_says_so(site, tmp_path):
+    app = app_for(tmp_path / "c", site.url)
+    await build(app)
+    out = await app.tools.search_docs("zyzzyva quokka")
+    assert "no matches" in out
