@@ -208,8 +208,8 @@ async def run(args: argparse.Namespace) -> None:
         print(f"docs root {root}  ·  python {sys.version.split()[0]}  ·  {os.cpu_count()} cores\n")
         start_rows, note = await measure_start(root, args.runs)
         if note:
-            emit(note)
-        emit(f"(a) server start → tools/list answered (median / max of {args.runs} runs)")
+            emit(note + "\n")
+        emit(f"(a) server start → tools/list answered (median / max of {args.runs} runs)\n")
         emit(md_table(["what", "median ms", "max ms", "kind"], start_rows) + "\n")
 
         first_rows, first_worst = [], 0.0
@@ -220,7 +220,7 @@ async def run(args: argparse.Namespace) -> None:
                 first_worst = max(first_worst, median(t))
                 kb = f"{size / 1024:,.0f} KB"
                 first_rows.append([page, kb, tool, ms(median(t)), ms(min(t)), ms(max(t))])
-        emit(f"(b) first read over loopback HTTP, fresh server per run ({args.runs} runs)")
+        emit(f"(b) first read over loopback HTTP, fresh server per run ({args.runs} runs)\n")
         emit(md_table(["page", "html", "first call", "median ms", "min ms", "max ms"], first_rows) + "\n")
 
         hit_rows = []
@@ -228,14 +228,14 @@ async def run(args: argparse.Namespace) -> None:
             hit_rows += await cache_hits(root, page, args.calls)
         hit_worst = max(float(r[2].replace(",", "")) for r in hit_rows)
         hit_p95 = max(float(r[3].replace(",", "")) for r in hit_rows)
-        emit(f"(c) cache-hit round trip via in-process client ({args.calls} calls after 1 warm-up)")
+        emit(f"(c) cache-hit round trip via in-process client ({args.calls} calls after 1 warm-up)\n")
         emit(md_table(["page", "tool", "median ms", "p95 ms", "chars seen"], hit_rows) + "\n")
 
         naive_rows = []
         for page in PAGES:
             f, conv, size, md = naive(root, page, args.runs)
             naive_rows.append([page, f"{size / 1024:,.0f} KB", ms(f), ms(conv), f"{md:,}"])
-        emit("reference: naive BeautifulSoup(raw, 'lxml') + markdownify of the whole page (median)")
+        emit("reference: naive BeautifulSoup(raw, 'lxml') + markdownify of the whole page (median)\n")
         emit(md_table(["page", "html", "fetch ms", "parse+markdownify ms", "markdown chars"], naive_rows)
              + "\n")
 

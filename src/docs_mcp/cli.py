@@ -7,18 +7,24 @@ import asyncio
 import logging
 import sys
 import time
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from . import config as C
 from .errors import DocsMCPError
 from .fetching import Fetcher
-from .index import SiteIndex
-from .indexer import Indexer, Progress, SiteSearch
+from .index import SiteIndex, SiteSearch
 from .sources import SourceSet
 from .tools import DocsTools
 
+if TYPE_CHECKING:
+    from .indexer import Indexer, Progress
+
 COMMANDS = ("serve", "index", "search", "measure")
+#: Seconds the server waits before indexing, so the handshake is not slowed by imports and parsing.
+BACKGROUND_DELAY = 1.0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -80,9 +86,16 @@ class App:
         self.sources = SourceSet.from_specs(args.source)
         self.fetcher = Fetcher(self.sources, self.settings)
         self.index = SiteIndex(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)
-        self.indexer = Indexer(self.sources, self.settings, self.fetcher, self.index, workers)
-        self.tools = DocsTools(self.sources, self.settings, self.fetcher, SiteSearch(self.index, self.indexer),
-                               store=self.index)
+        self.workers = workers
+        self.tools = DocsTools(self.sources, self.settings, self.fetcher,
+                               SiteSearch(self.index, lambda: self.indexer.progress()), store=self.index)
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        # Imported on first use: the parsing stack is not needed to answer initialize and tools/list.
+        from .indexer import Indexer
+
+        return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers)
 
 
 class ProgressBar:
@@ -169,6 +182,7 @@ def _serve(args: argparse.Namespace) -> int:
 async def _background(app: App) -> None:
     """Build empty sources and refresh stale pages while the server answers from what is indexed."""
     log = logging.getLogger("docs_mcp")
+    await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:
         for r in await app.indexer.run():
             log.info(summary(r))

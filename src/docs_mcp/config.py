@@ -100,7 +100,10 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "nav",
     "header",
     "footer",
-    "aside",
+    # Not bare "aside": inside the content it is footnotes, notes and sidebars (Sphinx aside.footnote).
+    "aside.theme-doc-sidebar-container",
+    "aside.md-sidebar",
+    "aside.toc",
     "form",
     "button",
     "input",

@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
+import re
+
 from .errors import InvalidArgument, SectionNotFound
-from .fetching import RawPage
-from .markdown import heading_line, html_to_markdown, markdown_without_code
-from .parsing import find_main, normalize_space, page_title, parse_html, strip_noise
-from .sections import Section, split_html, split_markdown
 
 SEPARATOR = "\n\n"
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One heading and its own content (subsections excluded); level 0 is content before any heading."""
+
+    id: str
+    title: str
+    level: int
+    parent: str | None
+    #: Own body as simplified HTML (HTML pages) ...
+    body_html: str = ""
+    #: ... or as Markdown (Markdown pages).
+    body_md: str | None = None
+    #: Own plain text, for scoring and snippets.
+    text: str = ""
+
+
 
 
 @dataclass(frozen=True)
@@ -37,6 +53,8 @@ class Document:
         cached = self._memo.get(key)
         if cached is not None:
             return cached
+        from .markdown import heading_line, html_to_markdown, markdown_without_code  # bs4: on first use
+
         sec = self.sections[i]
         if sec.body_md is not None:
             body = sec.body_md if include_code else markdown_without_code(sec.body_md)
@@ -82,7 +100,7 @@ class Document:
         for i, s in enumerate(self.sections):
             if s.id == wanted:
                 return i
-        norm = normalize_space(wanted).casefold()
+        norm = _WS.sub(" ", wanted).strip().casefold()
         for i, s in enumerate(self.sections):
             if s.title.casefold() == norm:
                 return i
@@ -113,23 +131,3 @@ class Document:
         """Heading path without a leading page title (it is shown once already)."""
         path = self.path(i)
         return path[1:] if len(path) > 1 and path[0] == self.title else path
-
-
-def build_document(raw: RawPage, url: str, root=None) -> Document:
-    """Parse, strip, section: the CPU part of the pipeline (markdown comes later, lazily).
-
-    `root` is an already parsed tree of raw.text (the indexer parses once for links and content).
-    """
-    if raw.kind == "markdown":
-        title, sections = split_markdown(raw.text)
-    else:
-        root = parse_html(raw.text) if root is None else root
-        title = page_title(root)
-        main = find_main(root)
-        strip_noise(main)
-        sections = split_html(main)
-    if not title:
-        title = url.rsplit("/", 1)[-1]
-    digest = hashlib.sha1(raw.text.encode("utf-8", "replace")).hexdigest()
-    return Document(url, raw.location.source.name, title, tuple(sections), raw.fetched_at, raw.etag,
-                    raw.last_modified, digest)

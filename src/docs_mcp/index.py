@@ -7,6 +7,7 @@ import sqlite3
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,8 +16,7 @@ import re
 
 from .analysis import index_text, query_terms, tokenize
 from .config import RELEASE_NOTES_FACTOR, RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE, TITLE_MATCH_BONUS
-from .document import Document
-from .sections import Section
+from .document import Document, Section
 from .snippets import snippet
 from .tools import SearchHit
 
@@ -300,3 +300,29 @@ class SiteIndex:
         if sec_title and sec_title != title:
             parts.append(sec_title)
         return SearchHit(url, title, anchor, tuple(parts), snippet(text, query), source, fetched_at, score)
+
+
+class SiteSearch:
+    """search_docs over the index, with the build's progress in its status line."""
+
+    def __init__(self, index: SiteIndex, progress: Callable[[], tuple[int, int]] | None = None):
+        self.index = index
+        self._progress = progress
+
+    def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
+        return self.index.search(query, limit, source)
+
+    def headings(self, url: str) -> list[tuple[int, str, str]]:
+        return self.index.headings(url)
+
+    def progress(self) -> tuple[int, int]:
+        return self._progress() if self._progress else (0, 0)
+
+    def status_line(self) -> str:
+        pages = self.index.page_count()
+        done, total = self.progress()
+        if total and done < total:
+            return f"index building: indexed {done:,} of ~{total:,} pages so far, results may be incomplete"
+        if not pages:
+            return "the index is empty (run `docs-mcp index --source …`)"
+        return f"index: {pages:,} pages"

@@ -14,13 +14,13 @@ from urllib.robotparser import RobotFileParser
 
 from .config import MAX_RETRY_AFTER, USER_AGENT, Settings
 from .discovery import in_scope, local_pages, page_links, parse_llms_txt, parse_robots, parse_sitemap
-from .document import Document, build_document
+from .document import Document
+from .pipeline import build_document
 from .errors import DocsMCPError, FetchError, PageNotFound, RetryLater
 from .fetching import Fetcher, RawPage
 from .index import SiteIndex
 from .parsing import find_main, normalize_space, parse_html
 from .sources import Location, Source, SourceSet
-from .tools import SearchHit
 
 #: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
 NAVIGATION_LINK_SHARE = 0.6
@@ -257,29 +257,3 @@ class Indexer:
 
 def _unique(items) -> list[str]:
     return list(dict.fromkeys(items))
-
-
-class SiteSearch:
-    """search_docs over the index, with the build's progress in its status line."""
-
-    def __init__(self, index: SiteIndex, indexer: Indexer | None = None):
-        self.index = index
-        self.indexer = indexer
-
-    def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
-        return self.index.search(query, limit, source)
-
-    def headings(self, url: str) -> list[tuple[int, str, str]]:
-        return self.index.headings(url)
-
-    def progress(self) -> tuple[int, int]:
-        return self.indexer.progress() if self.indexer else (0, 0)
-
-    def status_line(self) -> str:
-        pages = self.index.page_count()
-        done, total = self.progress()
-        if total and done < total:
-            return f"index building: indexed {done:,} of ~{total:,} pages so far, results may be incomplete"
-        if not pages:
-            return "the index is empty (run `docs-mcp index --source …`)"
-        return f"index: {pages:,} pages"

@@ -6,8 +6,6 @@ import math
 import re
 from dataclasses import dataclass
 
-from rank_bm25 import BM25Okapi
-
 from .analysis import query_terms, tokenize
 from .budget import boundary_cut
 from .config import HEADING_BOOST, PASSAGE_CHARS, SECONDARY_SCORE_RATIO
@@ -28,6 +26,23 @@ class Passage:
     text: str
 
 
+def _bm25(corpus: list[list[str]]):
+    """rank_bm25's Okapi BM25 with Lucene's IDF, log(1 + (N - n + 0.5) / (n + 0.5)), which never goes negative.
+
+    Okapi's own IDF is negative for a term in more than half the sections: on a page of one or two
+    sections every term would count against a match, and nothing would ever be found.
+    """
+    import math
+
+    from rank_bm25 import BM25Okapi  # numpy behind it: imported on first use, not at server start
+
+    class LuceneIDF(BM25Okapi):
+        def _calc_idf(self, nd: dict[str, int]) -> None:
+            self.idf = {w: math.log(1 + (self.corpus_size - n + 0.5) / (n + 0.5)) for w, n in nd.items()}
+
+    return LuceneIDF(corpus)
+
+
 class PageIndex:
     """BM25 statistics of one page, built once per Document and memoized with it."""
 
@@ -36,9 +51,10 @@ class PageIndex:
         self.tokens = [tokenize(s.text) for s in doc.sections]
         self.titles = [set(tokenize(s.title)) for s in doc.sections]
         # rank_bm25 divides by the corpus size; an all-empty page still needs one token somewhere.
-        corpus = [t or ["\x00"] for t in self.tokens]
-        self.bm25 = BM25Okapi(corpus)
+        self.bm25 = _bm25([t or ["\x00"] for t in self.tokens])
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
+        #: Token sets of markdown blocks, keyed by text: passages re-read the same sections call after call.
+        self.block_tokens: dict[str, list[str]] = {}
 
     def idf(self, term: str) -> float:
         # A term seen only in headings is as rare as the rarest body term.
@@ -113,7 +129,10 @@ def passages(index: PageIndex, text: str, query: str, count: int, size: int = PA
     weights = {t: index.idf(t) or 0.1 for t in terms}
     scored = []
     for k, (s, e) in enumerate(blocks):
-        toks = tokenize(text[s:e])
+        chunk = text[s:e]
+        toks = index.block_tokens.get(chunk)
+        if toks is None:
+            toks = index.block_tokens[chunk] = tokenize(chunk)
         present = set(toks)
         # Coverage of distinct terms dominates; repetitions add a little (log-damped).
         score = sum(w * (1 + 0.2 * math.log1p(toks.count(t))) for t, w in weights.items() if t in present)

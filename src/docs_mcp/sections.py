@@ -10,6 +10,7 @@ import lxml.html
 from lxml import etree
 
 from .config import SECTION_CONTAINER_CLASSES
+from .document import Section
 from .parsing import HEADING_TAGS, clean_heading, normalize_space, simplify
 
 _HEADING_SET = frozenset(HEADING_TAGS)
@@ -18,22 +19,6 @@ _SLUG_SPACE = re.compile(r"[\s_-]+")
 _MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _MD_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _MD_ID = re.compile(r"\s*\{#([A-Za-z0-9_:.-]+)\}\s*$")
-
-
-@dataclass(frozen=True)
-class Section:
-    """One heading and its own content (subsections excluded); level 0 is content before any heading."""
-
-    id: str
-    title: str
-    level: int
-    parent: str | None
-    #: Own body as simplified HTML (HTML pages) ...
-    body_html: str = ""
-    #: ... or as Markdown (Markdown pages).
-    body_md: str | None = None
-    #: Own plain text, for scoring and snippets.
-    text: str = ""
 
 
 def slugify(text: str) -> str:

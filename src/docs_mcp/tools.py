@@ -10,10 +10,9 @@ from typing import Protocol
 from . import config as C
 from .budget import clamp_length, clamp_range, open_fence, paginate, truncate
 from .cache import DocumentCache
-from .document import Document, build_document
+from .document import Document
 from .errors import InvalidArgument
 from .fetching import Fetcher
-from .ranking import Passage, page_index, passages, select_sections
 from .sources import Location, SourceSet
 
 
@@ -73,6 +72,8 @@ class DocsTools:
                 stored = await asyncio.to_thread(self.store.load_document, loc.uid)
                 if stored is not None:
                     return stored
+            from .pipeline import build_document
+
             raw = await self.fetcher.fetch(loc)
             # Parsing is CPU work: keep the event loop free for other requests meanwhile.
             return await asyncio.to_thread(build_document, raw, self.sources.display_url(loc))
@@ -157,6 +158,8 @@ class DocsTools:
         return await asyncio.to_thread(self._search_in_doc, doc, query, count, limit, include_code_blocks)
 
     def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
+        from .ranking import Passage, page_index, passages, select_sections
+
         idx = page_index(doc)
         chosen = select_sections(doc, idx.rank(query), count)
         if not chosen:
@@ -252,6 +255,7 @@ class DocsTools:
 
     def _search_cache(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
         """Fallback search over the documents already in memory."""
+        from .ranking import page_index
         from .snippets import snippet
 
         hits = []

