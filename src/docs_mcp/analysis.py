@@ -10,6 +10,8 @@ import snowballstemmer
 # CJK ideographs, kana and hangul: written without spaces, so runs are indexed as overlapping bigrams.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
+#: A one-letter command-line flag ("-O", "-m") is a real search term, unlike other single letters.
+_FLAG = re.compile(r"(?:^|\s)-([A-Za-z])\b")
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+(?:['’][^\\W_]+)?", re.UNICODE)
 
 #: Function words that carry no topic; dropped from queries (documents keep them for BM25 lengths).
@@ -53,7 +55,8 @@ def tokenize(text: str) -> list[str]:
 def query_terms(query: str) -> list[str]:
     """Distinct content terms of a query, in order; stopwords dropped unless nothing else is left."""
     words = [m.group(0) for m in _TOKEN.finditer(query.lower())]
-    kept = [w for w in words if w not in STOPWORDS and (len(w) > 1 or _CJK_RUN.fullmatch(w))] or words
+    flags = {m.group(1).lower() for m in _FLAG.finditer(query)}
+    kept = [w for w in words if w not in STOPWORDS and (len(w) > 1 or w in flags or _CJK_RUN.fullmatch(w))] or words
     terms: list[str] = []
     for w in kept:
         for t in tokenize(w):

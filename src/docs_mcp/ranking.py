@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import math
 import re
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ class PageIndex:
         # rank_bm25 divides by the corpus size; an all-empty page still needs one token somewhere.
         self.bm25 = _bm25([t or ["\x00"] for t in self.tokens])
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
-        #: Token sets of markdown blocks, keyed by text: passages re-read the same sections call after call.
+        #: Tokens of markdown lines, keyed by text: passages re-read the same sections call after call.
         self.block_tokens: dict[str, list[str]] = {}
 
     def idf(self, term: str) -> float:
@@ -105,81 +106,88 @@ def select_sections(doc: Document, ranked: list[ScoredSection], limit: int) -> l
     return chosen
 
 
-_BLOCK_SPLIT = re.compile(r"\n{2,}")
-
-
-def _blocks(text: str) -> list[tuple[int, int]]:
-    """(start, end) of paragraph-like blocks of a markdown text."""
+def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each non-blank line; passages are windows of consecutive lines."""
     out, pos = [], 0
-    for m in _BLOCK_SPLIT.finditer(text):
-        if m.start() > pos:
-            out.append((pos, m.start()))
-        pos = m.end()
-    if pos < len(text):
-        out.append((pos, len(text)))
+    for line in text.split("\n"):
+        if line.strip():
+            out.append((pos, pos + len(line)))
+        pos += len(line) + 1
     return out
 
 
 def passages(index: PageIndex, text: str, query: str, count: int, size: int = PASSAGE_CHARS) -> list[Passage]:
-    """The `count` best non-overlapping windows of `text` for the query, each grown around its best block."""
+    """The `count` best non-overlapping windows of whole lines (≤ size chars) for the query.
+
+    A window's score is the IDF-weighted coverage of distinct query terms, log-damped for repeats:
+    the sentence that answers a question usually holds several of its rarer words close together.
+    """
     terms = query_terms(query)
-    blocks = _blocks(text)
-    if not blocks or not terms:
+    lines = _lines(text)
+    if not lines or not terms:
         return []
     weights = {t: index.idf(t) or 0.1 for t in terms}
-    scored = []
-    for k, (s, e) in enumerate(blocks):
+    line_terms = []
+    for s, e in lines:
         chunk = text[s:e]
         toks = index.block_tokens.get(chunk)
         if toks is None:
             toks = index.block_tokens[chunk] = tokenize(chunk)
-        present = set(toks)
-        # Coverage of distinct terms dominates; repetitions add a little (log-damped).
-        score = sum(w * (1 + 0.2 * math.log1p(toks.count(t))) for t, w in weights.items() if t in present)
-        if score > 0:
-            scored.append((score, k))
-    scored.sort(key=lambda x: (-x[0], x[1]))
+        line_terms.append([t for t in toks if t in weights])
+    windows = []
+    counts: dict[str, int] = {}
+    j = 0
+    for i in range(len(lines)):
+        if j < i:
+            j, counts = i, {}
+        while j < len(lines) and lines[j][1] - lines[i][0] <= size:
+            for t in line_terms[j]:
+                counts[t] = counts.get(t, 0) + 1
+            j += 1
+        if j == i:  # a single line longer than the window: cut it at a boundary
+            windows.append((_score(weights, line_terms[i]), i, lines[i][0], boundary_cut(text, lines[i][0], size)))
+            continue
+        if line_terms[i]:  # windows start on a line that matches: no leading filler
+            windows.append((_window_score(weights, counts), i, lines[i][0], lines[j - 1][1]))
+        for t in line_terms[i]:
+            counts[t] -= 1
+            if not counts[t]:
+                del counts[t]
+    windows.sort(key=lambda w: (-w[0], w[1]))
     taken: list[tuple[int, int]] = []
-    for _, k in scored:
-        if len(taken) >= count:
+    for score, _, s, e in windows:
+        if len(taken) >= count or score <= 0:
             break
-        s, e = _grow(text, blocks, k, size)
         if any(s < te and ts < e for ts, te in taken):
-            # Its neighbourhood is taken already: keep just the block itself, if that is still new.
-            s, e = blocks[k][0], min(blocks[k][1], blocks[k][0] + size)
-            if any(s < te and ts < e for ts, te in taken):
-                continue
-        taken.append((s, e))
+            continue
+        taken.append((_lead_in_start(text, s, e, size), e))
     return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text)]
 
 
+def _score(weights: dict[str, float], toks: list[str]) -> float:
+    counts: dict[str, int] = {}
+    for t in toks:
+        counts[t] = counts.get(t, 0) + 1
+    return _window_score(weights, counts)
+
+
+def _window_score(weights: dict[str, float], counts: dict[str, int]) -> float:
+    return sum(weights[t] * (1 + 0.2 * math.log1p(n)) for t, n in counts.items())
+
+
+def _lead_in_start(text: str, s: int, e: int, size: int) -> int:
+    """Start a window at the previous line when it fits: it is usually the signature or the lead-in."""
+    prev = text.rfind("\n", 0, max(0, s - 1))
+    start = prev + 1 if prev >= 0 else 0
+    return start if e - start <= size and start < s else s
+
+
 def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """Join windows separated only by blank lines: one passage reads better than two halves."""
+    """Join windows that touch or overlap, or are separated only by blank lines."""
     out: list[tuple[int, int]] = []
     for s, e in spans:
-        if out and not text[out[-1][1] : s].strip():
-            out[-1] = (out[-1][0], e)
+        if out and (s <= out[-1][1] or not text[out[-1][1] : s].strip()):
+            out[-1] = (out[-1][0], max(e, out[-1][1]))
         else:
             out.append((s, e))
     return out
-
-
-def _grow(text: str, blocks: list[tuple[int, int]], k: int, size: int) -> tuple[int, int]:
-    """Window around block k: the block (cut if it alone is too long), then neighbours while they fit."""
-    start, end = blocks[k]
-    if end - start > size:
-        return start, boundary_cut(text, start, size)
-    lo, hi = k, k
-    while True:
-        grown = False
-        # The block before is usually the API signature or the lead-in sentence: prefer it.
-        if lo > 0 and end - blocks[lo - 1][0] <= size:
-            lo -= 1
-            start = blocks[lo][0]
-            grown = True
-        if hi + 1 < len(blocks) and blocks[hi + 1][1] - start <= size:
-            hi += 1
-            end = blocks[hi][1]
-            grown = True
-        if not grown:
-            return start, end
