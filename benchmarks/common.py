@@ -30,8 +30,11 @@ if str(SRC_DIR) not in sys.path:  # `python benchmarks/X.py` works without PYTHO
 def require_docs(directory: Path = DOCS_DIR) -> Path:
     """Exit 2 with an install hint when the Python HTML docs are missing."""
     if not (directory / "library" / "os.html").is_file():
-        print(f"error: the Python 3.11 HTML docs are not at {directory}.\n"
-              "Install them with:  sudo apt-get install python3-doc", file=sys.stderr)
+        print(
+            f"error: the Python 3.11 HTML docs are not at {directory}.\n"
+            "Install them with:  sudo apt-get install python3-doc",
+            file=sys.stderr,
+        )
         raise SystemExit(2)
     return directory
 
@@ -48,8 +51,16 @@ def docs_server(directory: Path = DOCS_DIR, timeout: float = 10.0) -> Iterator[s
     """Serve `directory` with http.server on loopback; yields the root URL and stops the server on exit."""
     require_docs(directory)
     port = free_port()
-    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
-           str(directory)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "http.server",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--directory",
+        str(directory),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     root = f"http://127.0.0.1:{port}/"
     try:

@@ -133,7 +133,7 @@ async def paged(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
     """Baseline: the whole markdown in plain 5,000-char slices from the start until a needle shows."""
     text = await whole_markdown(tools, gold)
     for start in range(0, max(len(text), 1), PAGE_SLICE):
-        if r.see(text[start:start + PAGE_SLICE], q["needles"]):
+        if r.see(text[start : start + PAGE_SLICE], q["needles"]):
             return
 
 
@@ -194,22 +194,37 @@ def summarise(runs: list[Run], policies: list[str]) -> dict[str, dict[str, float
         rs = [r for r in runs if r.policy == p]
         solved = [r for r in rs if r.solved]
         total = sum(r.chars for r in rs)
-        out[p] = {"n": len(rs), "solved": len(solved), "solved_pct": 100 * len(solved) / max(1, len(rs)),
-                  "median_chars": cm.median([r.chars for r in solved]),
-                  "chars_per_solved": total / len(solved) if solved else float("inf"),
-                  "calls": sum(r.calls for r in rs) / max(1, len(rs))}
+        out[p] = {
+            "n": len(rs),
+            "solved": len(solved),
+            "solved_pct": 100 * len(solved) / max(1, len(rs)),
+            "median_chars": cm.median([r.chars for r in solved]),
+            "chars_per_solved": total / len(solved) if solved else float("inf"),
+            "calls": sum(r.calls for r in rs) / max(1, len(rs)),
+        }
     return out
 
 
 def table(stats: dict[str, dict[str, float]]) -> str:
     """The results table."""
+
     def num(x: float) -> str:
         return "—" if x != x or x == float("inf") else f"{x:,.0f}"
 
-    rows = [[p, f"{s['solved_pct']:.0f}% ({s['solved']:.0f}/{s['n']:.0f})", num(s["median_chars"]),
-             num(s["chars_per_solved"]), f"{s['calls']:.2f}"] for p, s in stats.items()]
-    return cm.md_table(["policy", "solved %", "median chars when solved", "chars per solved question",
-                     "calls per question"], rows)
+    rows = [
+        [
+            p,
+            f"{s['solved_pct']:.0f}% ({s['solved']:.0f}/{s['n']:.0f})",
+            num(s["median_chars"]),
+            num(s["chars_per_solved"]),
+            f"{s['calls']:.2f}",
+        ]
+        for p, s in stats.items()
+    ]
+    return cm.md_table(
+        ["policy", "solved %", "median chars when solved", "chars per solved question", "calls per question"],
+        rows,
+    )
 
 
 def targets(stats: dict[str, dict[str, float]]) -> list[str]:
@@ -218,13 +233,21 @@ def targets(stats: dict[str, dict[str, float]]) -> list[str]:
     ratio = pag["median_chars"] / ind["median_chars"] if ind and pag and ind["median_chars"] > 0 else None
     checks: list[tuple[str, float | None, Callable[[float], bool], str]] = [
         ("in-doc solves ≥ 95%", ind["solved_pct"] if ind else None, lambda v: v >= 95, "{:.0f}%"),
-        ("in-doc median chars when solved ≤ 3,000", ind["median_chars"] if ind else None,
-         lambda v: v <= 3000, "{:,.0f}"),
+        (
+            "in-doc median chars when solved ≤ 3,000",
+            ind["median_chars"] if ind else None,
+            lambda v: v <= 3000,
+            "{:,.0f}",
+        ),
         ("in-doc ≥ 3× fewer chars than paged-5000 (median when solved)", ratio, lambda v: v >= 3, "{:.1f}×"),
         ("pipeline solves ≥ 85%", pip["solved_pct"] if pip else None, lambda v: v >= 85, "{:.0f}%"),
         ("pipeline ≤ 2.5 calls per question", pip["calls"] if pip else None, lambda v: v <= 2.5, "{:.2f}"),
-        ("pipeline ≤ 6,000 chars per solved question", pip["chars_per_solved"] if pip else None,
-         lambda v: v <= 6000, "{:,.0f}"),
+        (
+            "pipeline ≤ 6,000 chars per solved question",
+            pip["chars_per_solved"] if pip else None,
+            lambda v: v <= 6000,
+            "{:,.0f}",
+        ),
     ]
     lines = []
     for label, value, ok, fmt in checks:
@@ -244,16 +267,31 @@ def write_report(path: Path, stats: dict[str, dict[str, float]], n: int, args: a
     cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
     qfile = Path(args.questions).resolve()
     qname = qfile.relative_to(cm.REPO_ROOT.parent) if qfile.is_relative_to(cm.REPO_ROOT.parent) else qfile
-    search = ("`search_docs` searches a site index crawled from the served docs first (`--index`)"
-              if args.index else "`search_docs` has no site index, so it knows only pages that run has read")
-    body = "\n".join([
-        f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
-        f"Python {platform.python_version()}; {n} questions from `{qname}` "
-        "over the Python 3.11 HTML docs served on loopback.",
-        "", "```sh", cmd, "```", "",
-        "Characters are what the model saw (sum of all responses up to and including the one holding a "
-        f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}.",
-        "", table(stats), "", "Targets:", "", *targets(stats)])
+    search = (
+        "`search_docs` searches a site index crawled from the served docs first (`--index`)"
+        if args.index
+        else "`search_docs` has no site index, so it knows only pages that run has read"
+    )
+    body = "\n".join(
+        [
+            f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
+            f"Python {platform.python_version()}; {n} questions from `{qname}` "
+            "over the Python 3.11 HTML docs served on loopback.",
+            "",
+            "```sh",
+            cmd,
+            "```",
+            "",
+            "Characters are what the model saw (sum of all responses up to and including the one holding a "
+            f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}.",
+            "",
+            table(stats),
+            "",
+            "Targets:",
+            "",
+            *targets(stats),
+        ]
+    )
     cm.replace_section(path, "## Context to answer", body)
 
 
@@ -293,8 +331,11 @@ async def run_all(args: argparse.Namespace) -> None:
     if args.verbose:
         print_failures(runs, {q["id"]: q for q in questions})
     if args.json:
-        rows = [{k: v for k, v in asdict(r).items() if k != "views"} | {"last_view": r.views[-1][:2000] if
-                r.views else ""} for r in runs]
+        rows = [
+            {k: v for k, v in asdict(r).items() if k != "views"}
+            | {"last_view": r.views[-1][:2000] if r.views else ""}
+            for r in runs
+        ]
         Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.out:
         out = Path(args.out)
@@ -306,10 +347,14 @@ def main() -> None:
     """Parse arguments and run."""
     parser = argparse.ArgumentParser(description=__doc__)
     cm.add_common_args(parser)
-    parser.add_argument("--policies", default=",".join(POLICIES),
-                        help="comma-separated: " + ", ".join(POLICIES))
-    parser.add_argument("--out", default=None,
-                        help=f"update this markdown file (e.g. {cm.BENCH_MD.relative_to(cm.REPO_ROOT)})")
+    parser.add_argument(
+        "--policies", default=",".join(POLICIES), help="comma-separated: " + ", ".join(POLICIES)
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help=f"update this markdown file (e.g. {cm.BENCH_MD.relative_to(cm.REPO_ROOT)})",
+    )
     parser.add_argument("--json", default=None, help="write per-question rows to this JSON file")
     parser.add_argument("--verbose", action="store_true", help="list per-question failures")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")

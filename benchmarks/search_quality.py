@@ -30,8 +30,13 @@ def run_cli(args: list[str], cache: Path) -> float:
     """Run `docs-mcp ARGS` in a subprocess; wall seconds."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "docs_mcp", *args, "--cache-dir", str(cache)], check=True, env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "docs_mcp", *args, "--cache-dir", str(cache)],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
@@ -52,8 +57,11 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
             res = await client.call_tool("search_docs", {"query": q["query"], "max_results": 10})
             times.append((time.perf_counter() - t0) * 1000)
             text = res.content[0].text
-            urls = [line.strip().split(" ")[0].split("#")[0] for line in text.splitlines()
-                    if line.startswith("   http")]
+            urls = [
+                line.strip().split(" ")[0].split("#")[0]
+                for line in text.splitlines()
+                if line.startswith("   http")
+            ]
             # Compare by path: a reused index (--cache-dir) may have been built on another port.
             found = [k for k, u in enumerate(urls, 1) if u.endswith("/" + q["page"])]
             ranks.append(found[0] if found else None)
@@ -75,7 +83,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--questions", default=None)
     ap.add_argument("--docs", default="/usr/share/doc/python3.11/html")
-    ap.add_argument("--cache-dir", type=Path, default=None, help="reuse an index here (skips building if present)")
+    ap.add_argument(
+        "--cache-dir", type=Path, default=None, help="reuse an index here (skips building if present)"
+    )
     ap.add_argument("--json", action="store_true")
     ns = ap.parse_args()
     questions = load_questions(ns.questions)
@@ -91,13 +101,15 @@ def main() -> None:
     if ns.json:
         print(json.dumps(out, indent=1))
         return
-    rows = [("full index build (crawl)", f"{out.get('build_s', float('nan')):.1f} s", "≤ 20 s"),
-            ("refresh, nothing changed", f"{out.get('refresh_s', float('nan')):.1f} s", "≤ 5 s"),
-            ("search_docs p50 (MCP client)", f"{out['p50_ms']:.1f} ms", "≤ 10 ms"),
-            ("search_docs p95 (MCP client)", f"{out['p95_ms']:.1f} ms", "≤ 50 ms"),
-            ("recall@5", f"{out['recall@5']:.3f}", "≥ 0.95"),
-            ("MRR@10", f"{out['mrr@10']:.3f}", "≥ 0.80"),
-            ("peak RSS, index loaded + 60 searches", f"{out['peak_rss_mb']:.0f} MB", "≤ 250 MB")]
+    rows = [
+        ("full index build (crawl)", f"{out.get('build_s', float('nan')):.1f} s", "≤ 20 s"),
+        ("refresh, nothing changed", f"{out.get('refresh_s', float('nan')):.1f} s", "≤ 5 s"),
+        ("search_docs p50 (MCP client)", f"{out['p50_ms']:.1f} ms", "≤ 10 ms"),
+        ("search_docs p95 (MCP client)", f"{out['p95_ms']:.1f} ms", "≤ 50 ms"),
+        ("recall@5", f"{out['recall@5']:.3f}", "≥ 0.95"),
+        ("MRR@10", f"{out['mrr@10']:.3f}", "≥ 0.80"),
+        ("peak RSS, index loaded + 60 searches", f"{out['peak_rss_mb']:.0f} MB", "≤ 250 MB"),
+    ]
     print(f"{out['pages']} pages, {out['sections']} sections, {len(questions)} questions")
     for name, value, target in rows:
         print(f"{name:<38} {value:>10}   target {target}")

@@ -31,8 +31,10 @@ from common import (
 )
 
 PAGES = ("library/os.html", "library/stdtypes.html")
-QUERY = {"library/os.html": "makedirs exist_ok FileExistsError",
-         "library/stdtypes.html": "int to str conversion length limit"}
+QUERY = {
+    "library/os.html": "makedirs exist_ok FileExistsError",
+    "library/stdtypes.html": "int to str conversion length limit",
+}
 TARGET_FIRST_MS, TARGET_HIT_MS, TARGET_START_S = 400.0, 10.0, 1.0
 
 _INPROC_COLD = """\
@@ -70,8 +72,9 @@ async def stdio_start(root: str) -> float:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "docs_mcp", "--source", root],
-                                   env=child_env())
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "docs_mcp", "--source", root], env=child_env()
+    )
     t0 = time.perf_counter()
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (rd, wr), ClientSession(rd, wr) as session:
@@ -98,8 +101,14 @@ async def inproc_start(root: str) -> float:
 def cold_start(root: str) -> tuple[float, float]:
     """(wall s for a fresh interpreter to import, build and list tools; the part after interpreter start)."""
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", _INPROC_COLD, root], env=child_env(), capture_output=True,
-                         text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", _INPROC_COLD, root],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     return time.perf_counter() - t0, float(out.stdout.strip().splitlines()[-1])
 
 
@@ -121,9 +130,11 @@ async def measure_start(root: str, runs: int) -> tuple[list[list[str]], str]:
         cold = [cold_start(root) for _ in range(runs)]
         warm = [await inproc_start(root) for _ in range(runs)]
         wall, inner = [c[0] for c in cold], [c[1] for c in cold]
-        rows += [["fallback: fresh python -c (interp+imports+build+list)", ms(median(wall)), ms(max(wall))],
-                 ["fallback: same, after interpreter start", ms(median(inner)), ms(max(inner))],
-                 ["fallback: in-process build+list (warm imports)", ms(median(warm)), ms(max(warm))]]
+        rows += [
+            ["fallback: fresh python -c (interp+imports+build+list)", ms(median(wall)), ms(max(wall))],
+            ["fallback: same, after interpreter start", ms(median(inner)), ms(max(inner))],
+            ["fallback: in-process build+list (warm imports)", ms(median(warm)), ms(max(warm))],
+        ]
         rows = [[*r, "fallback"] for r in rows]
     return rows, note
 
@@ -154,14 +165,19 @@ async def cache_hits(root: str, page: str, calls: int) -> list[list[Any]]:
     tools = make_tools(root)
     url = root + page
     _, doc = await tools.document(url)
-    big = max((i for i, s in enumerate(doc.sections) if s.level >= 2),
-              key=lambda i: len(doc.section_markdown(i)), default=0)
+    big = max(
+        (i for i, s in enumerate(doc.sections) if s.level >= 2),
+        key=lambda i: len(doc.section_markdown(i)),
+        default=0,
+    )
     sid = doc.sections[big].id
-    args = {"search_docs": {"query": QUERY[page]},
-            "search_in_doc": {"url": url, "query": QUERY[page]},
-            "get_doc_toc": {"url": url},
-            "get_doc_section": {"url": url, "section_id": sid},
-            "get_doc_content": {"url": url}}
+    args = {
+        "search_docs": {"query": QUERY[page]},
+        "search_in_doc": {"url": url, "query": QUERY[page]},
+        "get_doc_toc": {"url": url},
+        "get_doc_section": {"url": url, "section_id": sid},
+        "get_doc_content": {"url": url},
+    }
     rows = []
     async with Client(build_server(tools), mode="legacy") as c:
         for name, a in args.items():
@@ -172,8 +188,15 @@ async def cache_hits(root: str, page: str, calls: int) -> list[list[Any]]:
                 await c.call_tool(name, a)
                 times.append(time.perf_counter() - t0)
             note = f"#{sid}" if name == "get_doc_section" else ""
-            rows.append([page, name + (f" {note}" if note else ""), ms(median(times)), ms(p95(times)),
-                         f"{len(seen):,}"])
+            rows.append(
+                [
+                    page,
+                    name + (f" {note}" if note else ""),
+                    ms(median(times)),
+                    ms(p95(times)),
+                    f"{len(seen):,}",
+                ]
+            )
     return rows
 
 
@@ -236,22 +259,28 @@ async def run(args: argparse.Namespace) -> None:
             f, conv, size, md = naive(root, page, args.runs)
             naive_rows.append([page, f"{size / 1024:,.0f} KB", ms(f), ms(conv), f"{md:,}"])
         emit("reference: naive BeautifulSoup(raw, 'lxml') + markdownify of the whole page (median)\n")
-        emit(md_table(["page", "html", "fetch ms", "parse+markdownify ms", "markdown chars"], naive_rows)
-             + "\n")
+        emit(
+            md_table(["page", "html", "fetch ms", "parse+markdownify ms", "markdown chars"], naive_rows)
+            + "\n"
+        )
 
     real = [r for r in start_rows if r[3] == "real"]
     start_s = float((real or start_rows)[0][1].replace(",", "")) / 1000
     label = "stdio" if real else "FALLBACK cold in-process"
     ok = (first_worst * 1000 <= TARGET_FIRST_MS, hit_worst <= TARGET_HIT_MS, start_s <= TARGET_START_S)
     marks = ["met" if x else "NOT met" for x in ok]
-    emit(f"verdict: first read worst median {first_worst * 1000:,.0f} ms (≤{TARGET_FIRST_MS:.0f}: "
-         f"{marks[0]}) · cache hit worst median {hit_worst:.1f} ms, worst p95 {hit_p95:.1f} ms "
-         f"(≤{TARGET_HIT_MS:.0f}: {marks[1]}) · start→tools/list {start_s * 1000:,.0f} ms [{label}] "
-         f"(≤{TARGET_START_S:.0f} s: {marks[2]})")
+    emit(
+        f"verdict: first read worst median {first_worst * 1000:,.0f} ms (≤{TARGET_FIRST_MS:.0f}: "
+        f"{marks[0]}) · cache hit worst median {hit_worst:.1f} ms, worst p95 {hit_p95:.1f} ms "
+        f"(≤{TARGET_HIT_MS:.0f}: {marks[1]}) · start→tools/list {start_s * 1000:,.0f} ms [{label}] "
+        f"(≤{TARGET_START_S:.0f} s: {marks[2]})"
+    )
     if args.out:
         cmd = " ".join(["PYTHONPATH=src python benchmarks/speed.py", shlex.join(sys.argv[1:])]).strip()
-        head = (f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
-                f"Python {platform.python_version()}.\n\n```sh\n{cmd}\n```\n")
+        head = (
+            f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
+            f"Python {platform.python_version()}.\n\n```sh\n{cmd}\n```\n"
+        )
         out = Path(args.out)
         body = head + "\n" + "\n".join(lines)
         replace_section(out if out.is_absolute() else REPO_ROOT / out, "## Speed", body)

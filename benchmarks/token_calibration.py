@@ -25,10 +25,26 @@ from docs_mcp.sources import SourceSet  # noqa: E402
 from docs_mcp.tokens import WEIGHTS, estimate_tokens, features  # noqa: E402
 from docs_mcp.tools import DocsTools  # noqa: E402
 
-FIXTURE_PAGES = ["sphinx.html", "docbook.html", "mkdocs.html", "docusaurus.html", "seed.html", "japanese.html",
-                 "notes.md", "big-reference.html", "api-3.html"]
-PYTHON_PAGES = ["library/os.html", "library/asyncio-task.html", "tutorial/classes.html", "library/re.html",
-                "reference/datamodel.html", "howto/logging-cookbook.html", "library/json.html"]
+FIXTURE_PAGES = [
+    "sphinx.html",
+    "docbook.html",
+    "mkdocs.html",
+    "docusaurus.html",
+    "seed.html",
+    "japanese.html",
+    "notes.md",
+    "big-reference.html",
+    "api-3.html",
+]
+PYTHON_PAGES = [
+    "library/os.html",
+    "library/asyncio-task.html",
+    "tutorial/classes.html",
+    "library/re.html",
+    "reference/datamodel.html",
+    "howto/logging-cookbook.html",
+    "library/json.html",
+]
 WINDOW = 2000
 
 
@@ -37,8 +53,10 @@ def reference_tokenizer():
     from tokenizers import Tokenizer
 
     tmp = Path(tempfile.mkdtemp())
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "anthropic==0.34.2", "-d", str(tmp)],
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "anthropic==0.34.2", "-d", str(tmp)],
+        check=True,
+    )
     wheel = next(tmp.glob("anthropic-*.whl"))
     with zipfile.ZipFile(wheel) as z:
         z.extract("anthropic/tokenizer.json", tmp)
@@ -48,8 +66,10 @@ def reference_tokenizer():
 async def corpus() -> list[str]:
     """2,000-char windows of real markdown as the tools return it, code on and off."""
     texts = []
-    for root, pages, limit in ((ROOT / "fixtures" / "site", FIXTURE_PAGES, 40_000),
-                               (Path("/usr/share/doc/python3.11/html"), PYTHON_PAGES, 60_000)):
+    for root, pages, limit in (
+        (ROOT / "fixtures" / "site", FIXTURE_PAGES, 40_000),
+        (Path("/usr/share/doc/python3.11/html"), PYTHON_PAGES, 60_000),
+    ):
         if not root.is_dir():
             print(f"skipping {root} (missing)")
             continue
@@ -73,7 +93,9 @@ def main() -> None:
 
     def report(name: str, pred) -> None:
         err = np.abs(pred - y) / y * 100
-        print(f"{name:<28} mean abs error {err.mean():5.1f}%  p90 {np.percentile(err, 90):5.1f}%  max {err.max():5.1f}%")
+        print(
+            f"{name:<28} mean abs error {err.mean():5.1f}%  p90 {np.percentile(err, 90):5.1f}%  max {err.max():5.1f}%"
+        )
 
     print(f"{len(texts)} windows of {WINDOW} chars; reference tokens: {int(y.sum()):,}")
     print("fitted weights:", tuple(round(float(w), 2) for w in fitted))

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -25,7 +26,7 @@ SIZES: dict[tuple[str, str], int] = {}  # (tool, fixture) -> chars; printed at t
 class FixtureHandler(http.server.SimpleHTTPRequestHandler):
     """Static files plus the misbehaviours tests need (slow, errors, redirects, non-HTML, rate limits)."""
 
-    hits: dict[str, int] = {}
+    hits: ClassVar[dict[str, int]] = {}
 
     def log_message(self, *args) -> None:  # keep test output clean
         pass
@@ -57,8 +58,12 @@ class FixtureHandler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Retry-After", "0")
             self.end_headers()
         else:
-            self._status(200, b"<html><body><main><h1>Rate limited page</h1><p>" + b"text " * 60
-                         + b"</p></main></body></html>")
+            self._status(
+                200,
+                b"<html><body><main><h1>Rate limited page</h1><p>"
+                + b"text " * 60
+                + b"</p></main></body></html>",
+            )
 
     def _pdf(self) -> None:
         self.send_response(200)

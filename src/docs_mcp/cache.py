@@ -15,7 +15,7 @@ class DocumentCache:
 
     def __init__(self, maxsize: int, ttl: float):
         self._docs: TTLCache[str, Document] = TTLCache(maxsize=max(1, maxsize), ttl=max(0.001, ttl))
-        self._inflight: dict[str, asyncio.Future[Document]] = {}
+        self._inflight: dict[str, asyncio.Task[Document]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -35,24 +35,25 @@ class DocumentCache:
         if doc is not None:
             self.hits += 1
             return doc
-        pending = self._inflight.get(key)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        self.misses += 1
-        future: asyncio.Future[Document] = asyncio.get_running_loop().create_future()
-        self._inflight[key] = future
+        task = self._inflight.get(key)
+        if task is None:
+            self.misses += 1
+            # The load runs in a task of its own: one caller giving up must not cancel everyone waiting.
+            task = asyncio.ensure_future(self._load(key, load))
+            task.add_done_callback(_retrieve)
+            self._inflight[key] = task
+        return await asyncio.shield(task)
+
+    async def _load(self, key: str, load: Callable[[], Awaitable[Document]]) -> Document:
         try:
             doc = await load()
-        except asyncio.CancelledError:
-            future.cancel()
-            raise
-        except BaseException as exc:
-            future.set_exception(exc)
-            # Waiters get the error; nobody else may be listening, so mark it retrieved.
-            future.exception()
-            raise
+            self._docs[key] = doc
+            return doc
         finally:
             self._inflight.pop(key, None)
-        future.set_result(doc)
-        self._docs[key] = doc
-        return doc
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    """Mark a failed load's exception as seen (callers that gave up no longer await it)."""
+    if not task.cancelled():
+        task.exception()

@@ -28,30 +28,46 @@ BACKGROUND_DELAY = 1.0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--source", action="append", default=[], metavar="[NAME=]URL|DIR",
-                   help="documentation root: an http(s) URL prefix or a local folder; repeatable")
-    p.add_argument("--max-chars", type=int, default=C.HARD_CAP, help=f"hard cap per response (default {C.HARD_CAP})")
+    p.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="[NAME=]URL|DIR",
+        help="documentation root: an http(s) URL prefix or a local folder; repeatable",
+    )
+    p.add_argument(
+        "--max-chars", type=int, default=C.HARD_CAP, help=f"hard cap per response (default {C.HARD_CAP})"
+    )
     p.add_argument("--cache-size", type=int, default=C.CACHE_SIZE, help="pages kept converted in memory")
     p.add_argument("--cache-ttl", type=float, default=C.CACHE_TTL, help="seconds a page stays in memory")
-    p.add_argument("--cache-dir", type=Path, default=None,
-                   help="where the index lives (default: $DOCS_MCP_CACHE_DIR or the user cache dir)")
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="where the index lives (default: $DOCS_MCP_CACHE_DIR or the user cache dir)",
+    )
     p.add_argument("--max-body-bytes", type=int, default=C.MAX_BODY_BYTES, help="largest page accepted")
     p.add_argument("--timeout", type=float, default=C.READ_TIMEOUT, help="read timeout in seconds")
     p.add_argument("--crawl-limit", type=int, default=C.CRAWL_PAGE_LIMIT, help="pages per source at most")
     p.add_argument("--concurrency", type=int, default=C.CRAWL_CONCURRENCY, help="requests at a time per host")
-    p.add_argument("--index-ttl-days", type=float, default=C.INDEX_TTL_DAYS,
-                   help="refresh indexed pages older than this")
+    p.add_argument(
+        "--index-ttl-days", type=float, default=C.INDEX_TTL_DAYS, help="refresh indexed pages older than this"
+    )
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="docs-mcp", description="Documentation for AI coding agents, one section "
-                                  "at a time. Without a command, `serve` is assumed.")
+    top = argparse.ArgumentParser(
+        prog="docs-mcp",
+        description="Documentation for AI coding agents, one section "
+        "at a time. Without a command, `serve` is assumed.",
+    )
     top.add_argument("--version", action="version", version=f"docs-mcp {__version__}")
     sub = top.add_subparsers(dest="command")
     serve = sub.add_parser("serve", help="run the MCP server on stdio (the default command)")
     _common(serve)
-    serve.add_argument("--no-index", action="store_true",
-                       help="do not build or refresh the site index in the background")
+    serve.add_argument(
+        "--no-index", action="store_true", help="do not build or refresh the site index in the background"
+    )
     index = sub.add_parser("index", help="build or refresh the site index, with a progress bar")
     _common(index)
     index.add_argument("--refresh", action="store_true", help="revalidate every page, not only stale ones")
@@ -70,10 +86,18 @@ def parser() -> argparse.ArgumentParser:
 
 
 def settings_from(args: argparse.Namespace) -> C.Settings:
-    return C.Settings(max_chars=max(1000, args.max_chars), cache_size=args.cache_size, cache_ttl=args.cache_ttl,
-                      max_body_bytes=args.max_body_bytes, read_timeout=args.timeout, crawl_limit=args.crawl_limit,
-                      concurrency=max(1, args.concurrency), index_ttl_days=args.index_ttl_days,
-                      cache_dir=args.cache_dir or C.default_cache_dir(), auto_index=not getattr(args, "no_index", False))
+    return C.Settings(
+        max_chars=max(1000, args.max_chars),
+        cache_size=args.cache_size,
+        cache_ttl=args.cache_ttl,
+        max_body_bytes=args.max_body_bytes,
+        read_timeout=args.timeout,
+        crawl_limit=args.crawl_limit,
+        concurrency=max(1, args.concurrency),
+        index_ttl_days=args.index_ttl_days,
+        cache_dir=args.cache_dir or C.default_cache_dir(),
+        auto_index=not getattr(args, "no_index", False),
+    )
 
 
 class App:
@@ -87,8 +111,13 @@ class App:
         self.fetcher = Fetcher(self.sources, self.settings)
         self.index = SiteIndex(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)
         self.workers = workers
-        self.tools = DocsTools(self.sources, self.settings, self.fetcher,
-                               SiteSearch(self.index, lambda: self.indexer.progress()), store=self.index)
+        self.tools = DocsTools(
+            self.sources,
+            self.settings,
+            self.fetcher,
+            SiteSearch(self.index, lambda: self.indexer.progress()),
+            store=self.index,
+        )
 
     @cached_property
     def indexer(self) -> Indexer:
@@ -117,8 +146,10 @@ class ProgressBar:
         eta = (total - p.done) / rate if rate > 0 else 0.0
         width = 30
         filled = int(width * p.done / total)
-        line = (f"{p.source} [{'#' * filled}{'.' * (width - filled)}] {p.done:,}/{total:,} pages "
-                f"({p.method}) · {rate:,.1f} pages/s · ETA {eta:,.0f}s")
+        line = (
+            f"{p.source} [{'#' * filled}{'.' * (width - filled)}] {p.done:,}/{total:,} pages "
+            f"({p.method}) · {rate:,.1f} pages/s · ETA {eta:,.0f}s"
+        )
         if self.tty:
             self.stream.write("\r" + line.ljust(100) + ("\n" if final else ""))
         elif not final:
@@ -127,8 +158,13 @@ class ProgressBar:
 
 
 def summary(p: Progress) -> str:
-    parts = [f"{p.fetched:,} fetched", f"{p.not_modified:,} unchanged (304)", f"{p.fresh:,} still fresh",
-             f"{p.removed:,} removed", f"{p.failed:,} failed"]
+    parts = [
+        f"{p.fetched:,} fetched",
+        f"{p.not_modified:,} unchanged (304)",
+        f"{p.fresh:,} still fresh",
+        f"{p.removed:,} removed",
+        f"{p.failed:,} failed",
+    ]
     if p.robots_skipped:
         parts.append(f"{p.robots_skipped:,} disallowed by robots.txt")
     text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s — " + ", ".join(parts)
@@ -147,18 +183,25 @@ async def _index(args: argparse.Namespace) -> int:
         await app.tools.aclose()
     for r in reports:
         print(summary(r))
-    print(f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.path}")
+    print(
+        f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.path}"
+    )
     return 0
+
+
+async def index_if_empty(app: App) -> None:
+    """Commands that search index empty sources first, showing progress on stderr."""
+    empty = [s for s in app.sources.sources if not app.index.page_count(s.name)]
+    if empty:
+        print(f"indexing {', '.join(s.name for s in empty)} first…", file=sys.stderr)
+        for r in await app.indexer.run(sources=empty, on_progress=ProgressBar()):
+            print(summary(r), file=sys.stderr)
 
 
 async def _search(args: argparse.Namespace) -> int:
     app = App(args)
     try:
-        empty = [s for s in app.sources.sources if not app.index.page_count(s.name)]
-        if empty:
-            print(f"indexing {', '.join(s.name for s in empty)} first…", file=sys.stderr)
-            for r in await app.indexer.run(sources=empty, on_progress=ProgressBar()):
-                print(summary(r), file=sys.stderr)
+        await index_if_empty(app)
         print(await app.tools.search_docs(args.query, args.max_results, args.headings))
     finally:
         await app.tools.aclose()
@@ -195,7 +238,9 @@ def main(argv: list[str] | None = None) -> None:
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv.insert(0, "serve")
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="docs-mcp: %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="docs-mcp: %(levelname)s %(message)s"
+    )
     try:
         if args.command == "serve":
             code = _serve(args)
@@ -206,7 +251,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             from .measure import run_measure
 
-            code = asyncio.run(run_measure(App(args), args))
+            code = asyncio.run(run_measure(App(args), args, index_if_empty))
     except DocsMCPError as exc:
         print(f"docs-mcp: {exc}", file=sys.stderr)
         code = 2

@@ -65,7 +65,9 @@ MAX_RETRY_AFTER = 30.0
 RELEASE_NOTES_TITLE = r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news)\b"
 #: Their score is multiplied by this, unless the query itself asks what changed.
 RELEASE_NOTES_FACTOR = 0.7
-RELEASE_NOTES_QUERY = r"(?i)\b(new|changed?|changes|changelog|added|removed|deprecated|since|release|version)\b"
+RELEASE_NOTES_QUERY = (
+    r"(?i)\b(new|changed?|changes|changelog|added|removed|deprecated|since|release|version)\b"
+)
 #: Weight of "the page title names query terms" (IDF-weighted share of the query), on top of BM25.
 TITLE_MATCH_BONUS = 0.35
 
@@ -158,15 +160,23 @@ NOISE_SELECTORS: tuple[str, ...] = (
 
 #: Headings inside these (admonition titles like DocBook's "Note" h3) label a box, not a section.
 ADMONITION_SELECTORS: tuple[str, ...] = (
-    "div.note", "div.tip", "div.warning", "div.caution", "div.important", "div.admonition", "div.attention",
-    "div.hint", "div.danger", "div.seealso", "div.callout", "div.theme-admonition",
+    "div.note",
+    "div.tip",
+    "div.warning",
+    "div.caution",
+    "div.important",
+    "div.admonition",
+    "div.attention",
+    "div.hint",
+    "div.danger",
+    "div.seealso",
+    "div.callout",
+    "div.theme-admonition",
 )
 #: Classes marking a container that wraps exactly one section (its id names the section).
 SECTION_CONTAINER_CLASSES = frozenset(
     {"section", "sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "simplesect"}
 )
-#: Code blocks: removed whole for the default code-free markdown.
-CODE_BLOCK_SELECTORS: tuple[str, ...] = ("pre", "div.highlight", "div.code-block", "div.code-wrap")
 
 
 def default_cache_dir() -> Path:

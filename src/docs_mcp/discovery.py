@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
@@ -16,8 +17,47 @@ from .sources import Source, SourceSet
 
 #: Links to these are assets or downloads, never documentation pages: not worth a request.
 SKIP_EXTENSIONS = frozenset(
-    ".txt .rst .zip .gz .tgz .bz2 .xz .tar .pdf .epub .png .jpg .jpeg .gif .svg .webp .ico .css .js .json .xml "
-    ".mp4 .webm .mp3 .woff .woff2 .ttf .eot .map .py .ipynb .whl .exe .dmg .msi .csv .yaml .yml .tex".split()
+    [
+        ".txt",
+        ".rst",
+        ".zip",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".tar",
+        ".pdf",
+        ".epub",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".svg",
+        ".webp",
+        ".ico",
+        ".css",
+        ".js",
+        ".json",
+        ".xml",
+        ".mp4",
+        ".webm",
+        ".mp3",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".eot",
+        ".map",
+        ".py",
+        ".ipynb",
+        ".whl",
+        ".exe",
+        ".dmg",
+        ".msi",
+        ".csv",
+        ".yaml",
+        ".yml",
+        ".tex",
+    ]
 )
 _LLMS_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 
@@ -62,9 +102,14 @@ def in_scope(sources: SourceSet, source: Source, url: str) -> str | None:
 def parse_sitemap(body: bytes) -> tuple[list[str], list[str]]:
     """(page URLs, nested sitemap URLs) of a sitemap or sitemap index; gzip is detected by magic bytes."""
     if body[:2] == b"\x1f\x8b":
-        body = gzip.decompress(body)
+        try:
+            body = gzip.decompress(body)
+        except (OSError, EOFError, zlib.error):  # a corrupt or cut archive lists nothing
+            return [], []
     try:
-        root = etree.fromstring(body, parser=etree.XMLParser(recover=True, resolve_entities=False, no_network=True))
+        root = etree.fromstring(
+            body, parser=etree.XMLParser(recover=True, resolve_entities=False, no_network=True)
+        )
     except etree.XMLSyntaxError:
         return [], []
     if root is None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import re
+from dataclasses import dataclass, field
 
 from .errors import InvalidArgument, SectionNotFound
 
@@ -26,8 +25,6 @@ class Section:
     body_md: str | None = None
     #: Own plain text, for scoring and snippets.
     text: str = ""
-
-
 
 
 @dataclass(frozen=True)
@@ -96,7 +93,9 @@ class Document:
         """Index of a section by id, else by heading text (case- and space-insensitive)."""
         wanted = (section_id or "").strip().lstrip("#")
         if not wanted:
-            raise InvalidArgument("section_id is empty: pass an id from get_doc_toc or a search result's #fragment")
+            raise InvalidArgument(
+                "section_id is empty: pass an id from get_doc_toc or a search result's #fragment"
+            )
         for i, s in enumerate(self.sections):
             if s.id == wanted:
                 return i
@@ -114,7 +113,11 @@ class Document:
 
         ids = [s.id for s in self.sections if s.level > 0]
         shown = ", ".join(ids[:UNKNOWN_ID_LIST_CAP])
-        more = f" … and {len(ids) - UNKNOWN_ID_LIST_CAP} more (get_doc_toc lists all)" if len(ids) > UNKNOWN_ID_LIST_CAP else ""
+        more = (
+            f" … and {len(ids) - UNKNOWN_ID_LIST_CAP} more (get_doc_toc lists all)"
+            if len(ids) > UNKNOWN_ID_LIST_CAP
+            else ""
+        )
         return f"no section {wanted!r} in {self.url}. Available ids: {shown}{more}"
 
     def path(self, i: int) -> list[str]:

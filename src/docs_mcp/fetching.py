@@ -58,7 +58,9 @@ def kind_for(content_type: str, path: str) -> str | None:
 class Fetcher:
     """Fetches pages for any source, refusing anything the allow-list or the size limit forbids."""
 
-    def __init__(self, sources: SourceSet, settings: Settings, transport: httpx.AsyncBaseTransport | None = None):
+    def __init__(
+        self, sources: SourceSet, settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+    ):
         self.sources = sources
         self.settings = settings
         self._transport = transport
@@ -69,7 +71,10 @@ class Fetcher:
         # Created lazily so it binds to the running event loop, then shared for connection pooling.
         if self._client is None:
             self._client = httpx.AsyncClient(
-                headers={"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,text/markdown;q=0.9"},
+                headers={
+                    "User-Agent": USER_AGENT,
+                    "Accept": "text/html,application/xhtml+xml,text/markdown;q=0.9",
+                },
                 timeout=httpx.Timeout(self.settings.read_timeout, connect=self.settings.connect_timeout),
                 follow_redirects=False,
                 transport=self._transport,
@@ -105,8 +110,10 @@ class Fetcher:
         try:
             stat = path.stat()
         except OSError:
-            raise PageNotFound(f"{loc.key} does not exist under {loc.source.root}; use get_doc_toc or search_docs "
-                               "to find existing pages") from None
+            raise PageNotFound(
+                f"{loc.key} does not exist under {loc.source.root}; use get_doc_toc or search_docs "
+                "to find existing pages"
+            ) from None
         mtime = str(int(stat.st_mtime))
         if last_modified and last_modified == mtime:
             return RawPage(loc, "", "html", last_modified=mtime, fetched_at=time.time(), not_modified=True)
@@ -117,8 +124,10 @@ class Fetcher:
         return RawPage(loc, decode(body, None), kind, last_modified=mtime, fetched_at=time.time())
 
     def _too_large(self, url: str, size: int) -> str:
-        return (f"{url} is {size:,} bytes, over the {self.settings.max_body_bytes:,}-byte limit; "
-                "raise --max-body-bytes or pick a smaller page")
+        return (
+            f"{url} is {size:,} bytes, over the {self.settings.max_body_bytes:,}-byte limit; "
+            "raise --max-body-bytes or pick a smaller page"
+        )
 
     async def _fetch_http(self, loc: Location, etag: str, last_modified: str) -> RawPage:
         headers = {}
@@ -137,23 +146,37 @@ class Fetcher:
                         continue
                     return await self._read_response(loc, url, resp)
             except httpx.TimeoutException:
-                raise FetchError(f"timed out fetching {url} (connect {self.settings.connect_timeout:g}s, "
-                                 f"read {self.settings.read_timeout:g}s); retry later or pick another page") from None
+                raise FetchError(
+                    f"timed out fetching {url} (connect {self.settings.connect_timeout:g}s, "
+                    f"read {self.settings.read_timeout:g}s); retry later or pick another page"
+                ) from None
             except httpx.TransportError as exc:
-                raise FetchError(f"could not reach {url}: {exc.__class__.__name__}: {exc}; "
-                                 "check that the docs site is up") from None
+                raise FetchError(
+                    f"could not reach {url}: {exc.__class__.__name__}: {exc}; check that the docs site is up"
+                ) from None
         raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     async def _read_response(self, loc: Location, url: str, resp: httpx.Response) -> RawPage:
         status = resp.status_code
         if status == 304:
-            return RawPage(loc, "", "html", resp.headers.get("etag", ""), resp.headers.get("last-modified", ""),
-                           time.time(), not_modified=True)
+            return RawPage(
+                loc,
+                "",
+                "html",
+                resp.headers.get("etag", ""),
+                resp.headers.get("last-modified", ""),
+                time.time(),
+                not_modified=True,
+            )
         if status in (404, 410):
-            raise PageNotFound(f"{url} returned HTTP {status} (not found); use search_docs to find the right page")
+            raise PageNotFound(
+                f"{url} returned HTTP {status} (not found); use search_docs to find the right page"
+            )
         if status in (429, 503):
-            raise RetryLater(f"{url} returned HTTP {status}; the site asks to slow down, retry later",
-                             _retry_after(resp.headers.get("retry-after", "")))
+            raise RetryLater(
+                f"{url} returned HTTP {status}; the site asks to slow down, retry later",
+                _retry_after(resp.headers.get("retry-after", "")),
+            )
         if status >= 500:
             raise FetchError(f"{url} returned HTTP {status}; the site is failing, retry later")
         if status >= 400:
@@ -161,8 +184,10 @@ class Fetcher:
         ctype = resp.headers.get("content-type", "")
         kind = kind_for(ctype, url)
         if kind is None:
-            raise NotDocumentation(f"{url} is {ctype.split(';')[0] or 'an unknown type'}, not HTML or Markdown; "
-                                   "only documentation pages can be read")
+            raise NotDocumentation(
+                f"{url} is {ctype.split(';')[0] or 'an unknown type'}, not HTML or Markdown; "
+                "only documentation pages can be read"
+            )
         limit = self.settings.max_body_bytes
         declared = resp.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
@@ -173,8 +198,14 @@ class Fetcher:
             if size > limit:
                 raise PageTooLarge(self._too_large(url, size))
             chunks.append(chunk)
-        return RawPage(loc, decode(b"".join(chunks), resp.charset_encoding), kind,
-                       resp.headers.get("etag", ""), resp.headers.get("last-modified", ""), time.time())
+        return RawPage(
+            loc,
+            decode(b"".join(chunks), resp.charset_encoding),
+            kind,
+            resp.headers.get("etag", ""),
+            resp.headers.get("last-modified", ""),
+            time.time(),
+        )
 
 
 def _retry_after(value: str) -> float:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 import sqlite3
 import threading
 import time
@@ -10,9 +12,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import math
-import re
 
 from .analysis import index_text, query_terms, tokenize
 from .config import RELEASE_NOTES_FACTOR, RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE, TITLE_MATCH_BONUS
@@ -62,9 +61,16 @@ class PageState:
 
 def _encode(doc: Document) -> bytes:
     payload = {
-        "url": doc.url, "source": doc.source, "title": doc.title, "fetched_at": doc.fetched_at,
-        "etag": doc.etag, "last_modified": doc.last_modified, "hash": doc.content_hash,
-        "sections": [[s.id, s.title, s.level, s.parent, s.body_html, s.body_md, s.text] for s in doc.sections],
+        "url": doc.url,
+        "source": doc.source,
+        "title": doc.title,
+        "fetched_at": doc.fetched_at,
+        "etag": doc.etag,
+        "last_modified": doc.last_modified,
+        "hash": doc.content_hash,
+        "sections": [
+            [s.id, s.title, s.level, s.parent, s.body_html, s.body_md, s.text] for s in doc.sections
+        ],
     }
     return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 1)
 
@@ -72,8 +78,9 @@ def _encode(doc: Document) -> bytes:
 def _decode(blob: bytes) -> Document:
     p = json.loads(zlib.decompress(blob))
     sections = tuple(Section(*row) for row in p["sections"])
-    return Document(p["url"], p["source"], p["title"], sections, p["fetched_at"], p["etag"], p["last_modified"],
-                    p["hash"])
+    return Document(
+        p["url"], p["source"], p["title"], sections, p["fetched_at"], p["etag"], p["last_modified"], p["hash"]
+    )
 
 
 def match_expression(terms: list[str]) -> str | None:
@@ -95,16 +102,22 @@ class SiteIndex:
         self._db.executescript(_SCHEMA)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.sections_vocab USING fts5vocab(main, sections_fts, 'row')")
+        self._db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.sections_vocab USING fts5vocab(main, sections_fts, 'row')"
+        )
         self._init_rank()
         self.progress_state: tuple[int, int] | None = None
 
     def _init_rank(self) -> None:
         with self._lock:
-            self._db.execute("INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', ?)",
-                             ("bm25({}, {}, {})".format(*SECTION_WEIGHTS),))
-            self._db.execute("INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', ?)",
-                             ("bm25({}, {}, {})".format(*PAGE_WEIGHTS),))
+            self._db.execute(
+                "INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', ?)",
+                ("bm25({}, {}, {})".format(*SECTION_WEIGHTS),),
+            )
+            self._db.execute(
+                "INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', ?)",
+                ("bm25({}, {}, {})".format(*PAGE_WEIGHTS),),
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -127,18 +140,37 @@ class SiteIndex:
                 cur = db.execute(
                     "INSERT INTO pages(source, key, url, title, fetched_at, etag, last_modified, hash, listed, links, doc) "
                     "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (doc.source, key, doc.url, doc.title, doc.fetched_at, doc.etag, doc.last_modified,
-                     doc.content_hash, int(listed), "\n".join(links or ()), _encode(doc)))
+                    (
+                        doc.source,
+                        key,
+                        doc.url,
+                        doc.title,
+                        doc.fetched_at,
+                        doc.etag,
+                        doc.last_modified,
+                        doc.content_hash,
+                        int(listed),
+                        "\n".join(links or ()),
+                        _encode(doc),
+                    ),
+                )
                 page_id = cur.lastrowid
                 if listed:
-                    db.execute("INSERT INTO pages_fts(rowid, title, headings, body) VALUES (?,?,?,?)",
-                               (page_id, index_text(doc.title), index_text(headings), index_text(body)))
+                    db.execute(
+                        "INSERT INTO pages_fts(rowid, title, headings, body) VALUES (?,?,?,?)",
+                        (page_id, index_text(doc.title), index_text(headings), index_text(body)),
+                    )
                 for ordinal, anchor, level, title, path, text in rows:
-                    cur = db.execute("INSERT INTO sections(page_id, ord, anchor, level, title, path, text) "
-                                     "VALUES (?,?,?,?,?,?,?)", (page_id, ordinal, anchor, level, title, path, text))
+                    cur = db.execute(
+                        "INSERT INTO sections(page_id, ord, anchor, level, title, path, text) "
+                        "VALUES (?,?,?,?,?,?,?)",
+                        (page_id, ordinal, anchor, level, title, path, text),
+                    )
                     if listed:
-                        db.execute("INSERT INTO sections_fts(rowid, title, path, body) VALUES (?,?,?,?)",
-                                   (cur.lastrowid, index_text(title), index_text(path), index_text(text)))
+                        db.execute(
+                            "INSERT INTO sections_fts(rowid, title, path, body) VALUES (?,?,?,?)",
+                            (cur.lastrowid, index_text(title), index_text(path), index_text(text)),
+                        )
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -149,8 +181,9 @@ class SiteIndex:
         if not row:
             return
         page_id = row[0]
-        self._db.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)",
-                         (page_id,))
+        self._db.execute(
+            "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)", (page_id,)
+        )
         self._db.execute("DELETE FROM sections WHERE page_id=?", (page_id,))
         self._db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
         self._db.execute("DELETE FROM pages WHERE id=?", (page_id,))
@@ -188,8 +221,9 @@ class SiteIndex:
 
     def pages(self, source: str) -> list[PageState]:
         with self._lock:
-            rows = self._db.execute("SELECT key, fetched_at, etag, last_modified FROM pages WHERE source=?",
-                                    (source,)).fetchall()
+            rows = self._db.execute(
+                "SELECT key, fetched_at, etag, last_modified FROM pages WHERE source=?", (source,)
+            ).fetchall()
         return [PageState(k, f, e or "", m or "") for k, f, e, m in rows]
 
     def links(self, key: str) -> list[str]:
@@ -211,7 +245,9 @@ class SiteIndex:
         with self._lock:
             rows = self._db.execute(
                 "SELECT s.level, s.anchor, s.title FROM sections s JOIN pages p ON p.id=s.page_id "
-                "WHERE (p.url=? OR p.key=?) AND s.level>0 ORDER BY s.ord", (key, key)).fetchall()
+                "WHERE (p.url=? OR p.key=?) AND s.level>0 ORDER BY s.ord",
+                (key, key),
+            ).fetchall()
         return [(lv, a, t) for lv, a, t in rows]
 
     def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
@@ -226,13 +262,17 @@ class SiteIndex:
             args: tuple = (expr, source) if source else (expr,)
             sec_rows = self._db.execute(
                 "SELECT s.page_id, s.id, -bm25(sections_fts, {}, {}, {}) AS score FROM sections_fts f ".format(
-                    *SECTION_WEIGHTS) + "JOIN sections s ON s.id=f.rowid JOIN pages p ON p.id=s.page_id "
+                    *SECTION_WEIGHTS
+                )
+                + "JOIN sections s ON s.id=f.rowid JOIN pages p ON p.id=s.page_id "
                 f"WHERE sections_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
-                (*args, SECTION_CANDIDATES)).fetchall()
+                (*args, SECTION_CANDIDATES),
+            ).fetchall()
             page_rows = self._db.execute(
                 "SELECT p.id, -bm25(pages_fts, {}, {}, {}) AS score FROM pages_fts f ".format(*PAGE_WEIGHTS)
                 + f"JOIN pages p ON p.id=f.rowid WHERE pages_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
-                (*args, PAGE_CANDIDATES)).fetchall()
+                (*args, PAGE_CANDIDATES),
+            ).fetchall()
         best_section: dict[int, tuple[int, float]] = {}
         for page_id, section_id, score in sec_rows:
             if page_id not in best_section:
@@ -247,8 +287,9 @@ class SiteIndex:
         demote = not re.search(RELEASE_NOTES_QUERY, query)
         combined = {}
         for pid in candidates:
-            score = ((1 - PAGE_SHARE) * best_section.get(pid, (0, 0.0))[1] / top_sec
-                     + PAGE_SHARE * page_score.get(pid, 0.0) / top_page)
+            score = (1 - PAGE_SHARE) * best_section.get(pid, (0, 0.0))[
+                1
+            ] / top_sec + PAGE_SHARE * page_score.get(pid, 0.0) / top_page
             title_tokens = set(tokenize(titles.get(pid, "")))
             score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
             if demote and re.search(RELEASE_NOTES_TITLE, titles.get(pid, "")):
@@ -260,13 +301,21 @@ class SiteIndex:
     def _doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """Sections containing each term, and the number of sections."""
         marks = ",".join("?" * len(terms))
-        df = dict(self._db.execute(f"SELECT term, doc FROM sections_vocab WHERE term IN ({marks})", terms).fetchall())
+        df = dict(
+            self._db.execute(
+                f"SELECT term, doc FROM sections_vocab WHERE term IN ({marks})", terms
+            ).fetchall()
+        )
         return df, self._db.execute("SELECT max(rowid) FROM sections").fetchone()[0] or 1
 
     def _titles(self, page_ids: set[int]) -> dict[int, str]:
         ids = list(page_ids)
         marks = ",".join("?" * len(ids))
-        return dict(self._db.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", ids).fetchall()) if ids else {}
+        return (
+            dict(self._db.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", ids).fetchall())
+            if ids
+            else {}
+        )
 
     @staticmethod
     def _selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
@@ -284,18 +333,21 @@ class SiteIndex:
                 row = self._db.execute(
                     "SELECT s.id FROM sections_fts f JOIN sections s ON s.id=f.rowid WHERE sections_fts MATCH ? "
                     "AND s.page_id=? ORDER BY f.rank LIMIT 1",
-                    (match_expression(query_terms(query)), page_id)).fetchone()
+                    (match_expression(query_terms(query)), page_id),
+                ).fetchone()
                 section_id = row[0] if row else None
-            page = self._db.execute("SELECT url, title, source, fetched_at FROM pages WHERE id=?",
-                                    (page_id,)).fetchone()
+            page = self._db.execute(
+                "SELECT url, title, source, fetched_at FROM pages WHERE id=?", (page_id,)
+            ).fetchone()
             sec = None
             if section_id is not None:
-                sec = self._db.execute("SELECT anchor, title, path, text, level FROM sections WHERE id=?",
-                                       (section_id,)).fetchone()
+                sec = self._db.execute(
+                    "SELECT anchor, title, path, text FROM sections WHERE id=?", (section_id,)
+                ).fetchone()
         url, title, source, fetched_at = page
         if sec is None:
             return SearchHit(url, title, "", (), "", source, fetched_at, score)
-        anchor, sec_title, path, text, level = sec
+        anchor, sec_title, path, text = sec
         parts = [p for p in path.split(" > ") if p and p != title]
         if sec_title and sec_title != title:
             parts.append(sec_title)

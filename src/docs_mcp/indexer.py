@@ -15,11 +15,11 @@ from urllib.robotparser import RobotFileParser
 from .config import MAX_RETRY_AFTER, USER_AGENT, Settings
 from .discovery import in_scope, local_pages, page_links, parse_llms_txt, parse_robots, parse_sitemap
 from .document import Document
-from .pipeline import build_document
 from .errors import DocsMCPError, FetchError, PageNotFound, RetryLater
 from .fetching import Fetcher, RawPage
 from .index import SiteIndex
 from .parsing import find_main, normalize_space, parse_html
+from .pipeline import build_document
 from .sources import Location, Source, SourceSet
 
 #: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
@@ -70,8 +70,14 @@ def digest(raw: RawPage, url: str) -> tuple[Document, list[str], bool]:
 class Indexer:
     """Builds or refreshes the index of each source; one build per source at a time."""
 
-    def __init__(self, sources: SourceSet, settings: Settings, fetcher: Fetcher, index: SiteIndex,
-                 workers: int | None = None):
+    def __init__(
+        self,
+        sources: SourceSet,
+        settings: Settings,
+        fetcher: Fetcher,
+        index: SiteIndex,
+        workers: int | None = None,
+    ):
         self.sources = sources
         self.settings = settings
         self.fetcher = fetcher
@@ -84,8 +90,13 @@ class Indexer:
         live = [p for p in self.running.values() if p.finished is None]
         return sum(p.done for p in live), sum(p.discovered for p in live)
 
-    async def run(self, refresh: bool = False, only_empty: bool = False, on_progress: ProgressFn | None = None,
-                  sources: list[Source] | None = None) -> list[Progress]:
+    async def run(
+        self,
+        refresh: bool = False,
+        only_empty: bool = False,
+        on_progress: ProgressFn | None = None,
+        sources: list[Source] | None = None,
+    ) -> list[Progress]:
         """Index every source (or those given); `only_empty` skips sources already indexed."""
         executor = self._executor()
         reports = []
@@ -106,8 +117,13 @@ class Indexer:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
 
-    async def build(self, source: Source, refresh: bool = False, on_progress: ProgressFn | None = None,
-                    executor: Executor | None = None) -> Progress:
+    async def build(
+        self,
+        source: Source,
+        refresh: bool = False,
+        on_progress: ProgressFn | None = None,
+        executor: Executor | None = None,
+    ) -> Progress:
         prog = Progress(source.name)
         self.running[source.name] = prog
         known = {p.key: p for p in self.index.pages(source.name)}
@@ -146,7 +162,9 @@ class Indexer:
                 follow(self.index.links(uid))
                 return
             try:
-                raw = await self._fetch(loc, state.etag if state else "", state.last_modified if state else "", prog)
+                raw = await self._fetch(
+                    loc, state.etag if state else "", state.last_modified if state else "", prog
+                )
             except PageNotFound as exc:
                 if state:  # it was indexed and is gone now (404/410): it leaves the index
                     await asyncio.to_thread(self.index.remove, uid)
@@ -245,8 +263,14 @@ class Indexer:
         method = "sitemap" if keys else ""
         body = await self.fetcher.fetch_file(source.root + "llms.txt")
         if body:
-            llms = [k for k in (in_scope(self.sources, source, u)
-                                for u in parse_llms_txt(body.decode("utf-8", "replace"), source.root)) if k]
+            llms = [
+                k
+                for k in (
+                    in_scope(self.sources, source, u)
+                    for u in parse_llms_txt(body.decode("utf-8", "replace"), source.root)
+                )
+                if k
+            ]
             if llms:
                 keys = _unique([*keys, *llms])
                 method = f"{method}+llms.txt" if method else "llms.txt"

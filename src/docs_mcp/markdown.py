@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import re
 
-import lxml.html
 from bs4 import BeautifulSoup, Tag
-from lxml import etree
 from markdownify import ATX, MarkdownConverter
 
-from .config import CODE_BLOCK_SELECTORS
-from .parsing import _xpath
-
-_CODE_BLOCKS = _xpath(CODE_BLOCK_SELECTORS)
 _MD_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$\n?", re.S | re.M)
 
 
@@ -48,26 +42,21 @@ class DocsConverter(MarkdownConverter):
         return self.convert_soup(soup)
 
 
-_converter = DocsConverter()
+class CodeFreeConverter(DocsConverter):
+    """Drops code blocks whole: a <pre> renders as nothing (markdownify's `strip` would keep its text)."""
+
+    def convert_pre(self, el, text, parent_tags):  # type: ignore[override]
+        return ""
+
+
+_converters = {True: DocsConverter(), False: CodeFreeConverter()}
 
 
 def html_to_markdown(fragment: str, include_code: bool) -> str:
-    """Convert a simplified HTML fragment; without code, code blocks are removed from the HTML first."""
+    """Convert a simplified HTML fragment (code blocks are flattened <pre> elements by then)."""
     if not fragment.strip():
         return ""
-    if not include_code and ("<pre" in fragment or "highlight" in fragment):
-        fragment = strip_code_blocks(fragment)
-    return clean_markdown(_converter.convert_fragment(fragment))
-
-
-def strip_code_blocks(fragment: str) -> str:
-    """Remove <pre> and code-block wrappers at HTML level (markdownify's `strip` would keep their text)."""
-    root = lxml.html.fragment_fromstring(fragment, create_parent="div")
-    for el in _CODE_BLOCKS(root):
-        if el.getparent() is not None:
-            el.drop_tree()
-    inner = (root.text or "") + "".join(etree.tostring(c, encoding=str, method="html") for c in root)
-    return inner
+    return clean_markdown(_converters[include_code].convert_fragment(fragment))
 
 
 def markdown_without_code(text: str) -> str:

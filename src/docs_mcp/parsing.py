@@ -19,7 +19,21 @@ _NO_LANG = {"default", "none", "text", "notranslate", "plaintext", "output", "co
 #: Attributes that survive simplification (ids and classes were read before it; bs4 pays for each one).
 _KEEP_ATTRS = frozenset({"colspan", "rowspan", "data-lang"})
 #: Inline wrappers with no markdown meaning; unwrapping them cuts markdownify's work in half.
-_UNWRAP_TAGS = ("a", "span", "font", "abbr", "small", "big", "cite", "dfn", "bdi", "bdo", "wbr", "data", "time")
+_UNWRAP_TAGS = (
+    "a",
+    "span",
+    "font",
+    "abbr",
+    "small",
+    "big",
+    "cite",
+    "dfn",
+    "bdi",
+    "bdo",
+    "wbr",
+    "data",
+    "time",
+)
 
 _translator = HTMLTranslator()
 
@@ -85,8 +99,10 @@ class SelectorSet:
             if p.classes:
                 self.by_class.setdefault(min(p.classes), []).append(p)
         self.classless = tuple(p for p in rest if not p.classes)
-        self.classless_attrs = frozenset({n for p in self.classless for n, _ in p.attrs} | (
-            {"id"} if any(p.id for p in self.classless) else set()))
+        self.classless_attrs = frozenset(
+            {n for p in self.classless for n, _ in p.attrs}
+            | ({"id"} if any(p.id for p in self.classless) else set())
+        )
 
     def matches(self, el: etree._Element) -> bool:
         if el.tag in self.bare_tags:
@@ -107,24 +123,10 @@ class SelectorSet:
 
     def select(self, root: etree._Element) -> list[etree._Element]:
         """Outermost matches in document order (nothing inside a match is reported)."""
-        out: list[etree._Element] = []
-        skip_until: etree._Element | None = None
-        for el in root.iter(tag=etree.Element):
-            if skip_until is not None:
-                if _is_inside(el, skip_until):
-                    continue
-                skip_until = None
-            if el is not root and self.matches(el):
-                out.append(el)
-                skip_until = el
-        return out
-
-
-def _is_inside(el: etree._Element, ancestor: etree._Element) -> bool:
-    for anc in el.iterancestors():
-        if anc is ancestor:
-            return True
-    return False
+        found = [el for el in root.iter(tag=etree.Element) if el is not root and self.matches(el)]
+        chosen = set(found)
+        # Few matches, shallow trees: checking each match's ancestors beats testing every element's.
+        return [el for el in found if not any(anc in chosen for anc in el.iterancestors())]
 
 
 _MAIN = [_xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
@@ -200,6 +202,16 @@ def simplify(main: lxml.html.HtmlElement) -> None:
         if lang:
             pre.set("data-lang", lang)
     etree.strip_tags(main, *_UNWRAP_TAGS)
+    # A div that only wraps one element (Sphinx: div.highlight-x > div.highlight > pre) means nothing in
+    # markdown; unwrapping it spares markdownify hundreds of nodes on a big page.
+    for div in list(main.iter("div")):
+        if (
+            div is not main
+            and len(div) == 1
+            and not (div.text or "").strip()
+            and not (div[0].tail or "").strip()
+        ):
+            div.drop_tag()
     names: set[str] = set()
     for el in main.iter():
         names.update(el.attrib)

@@ -26,5 +26,13 @@ def build_document(raw: RawPage, url: str, root=None) -> Document:
     if not title:
         title = url.rsplit("/", 1)[-1]
     digest = hashlib.sha1(raw.text.encode("utf-8", "replace")).hexdigest()
-    return Document(url, raw.location.source.name, title, tuple(sections), raw.fetched_at, raw.etag,
-                    raw.last_modified, digest)
+    return Document(
+        url,
+        raw.location.source.name,
+        title,
+        tuple(sections),
+        raw.fetched_at,
+        raw.etag,
+        raw.last_modified,
+        digest,
+    )

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import math
-import re
 from dataclasses import dataclass
 
 from .analysis import query_terms, tokenize
@@ -117,7 +115,7 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def passages(index: PageIndex, text: str, query: str, count: int, size: int = PASSAGE_CHARS) -> list[Passage]:
-    """The `count` best non-overlapping windows of whole lines (≤ size chars) for the query.
+    """The `count` best non-overlapping windows of whole lines (≤ size chars each; touching ones merge).
 
     A window's score is the IDF-weighted coverage of distinct query terms, log-damped for repeats:
     the sentence that answers a question usually holds several of its rarer words close together.
@@ -144,23 +142,24 @@ def passages(index: PageIndex, text: str, query: str, count: int, size: int = PA
             for t in line_terms[j]:
                 counts[t] = counts.get(t, 0) + 1
             j += 1
-        if j == i:  # a single line longer than the window: cut it at a boundary
-            windows.append((_score(weights, line_terms[i]), i, lines[i][0], boundary_cut(text, lines[i][0], size)))
+        if j == i:  # a single line longer than the window: cut at a boundary (full already: no lead-in)
+            cut = boundary_cut(text, lines[i][0], size)
+            windows.append((_score(weights, line_terms[i]), i, lines[i][0], cut, False))
             continue
         if line_terms[i]:  # windows start on a line that matches: no leading filler
-            windows.append((_window_score(weights, counts), i, lines[i][0], lines[j - 1][1]))
+            windows.append((_window_score(weights, counts), i, lines[i][0], lines[j - 1][1], True))
         for t in line_terms[i]:
             counts[t] -= 1
             if not counts[t]:
                 del counts[t]
     windows.sort(key=lambda w: (-w[0], w[1]))
     taken: list[tuple[int, int]] = []
-    for score, _, s, e in windows:
+    for score, _, s, e, whole_lines in windows:
         if len(taken) >= count or score <= 0:
             break
         if any(s < te and ts < e for ts, te in taken):
             continue
-        taken.append((_lead_in_start(text, s, e, size), e))
+        taken.append((_lead_in_start(text, s, e, size) if whole_lines else s, e))
     return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text)]
 
 
@@ -176,10 +175,14 @@ def _window_score(weights: dict[str, float], counts: dict[str, int]) -> float:
 
 
 def _lead_in_start(text: str, s: int, e: int, size: int) -> int:
-    """Start a window at the previous line when it fits: it is usually the signature or the lead-in."""
-    prev = text.rfind("\n", 0, max(0, s - 1))
-    start = prev + 1 if prev >= 0 else 0
-    return start if e - start <= size and start < s else s
+    """Start a window at the previous non-blank line when it fits: usually the signature or the lead-in."""
+    end = text.rfind("\n", 0, s)
+    while end > 0 and not text[text.rfind("\n", 0, end) + 1 : end].strip():
+        end = text.rfind("\n", 0, end)  # step over blank lines
+    if end <= 0:
+        return s
+    start = text.rfind("\n", 0, end) + 1
+    return start if e - start <= size and text[start:end].strip() else s
 
 
 def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:

@@ -59,9 +59,13 @@ def heading_anchor(h: etree._Element, main: etree._Element) -> str:
         if a.get("id") or a.get("name"):
             return a.get("id") or a.get("name")
     anc = h.getparent()
-    while anc is not None and anc is not main and _first_heading(anc) is h:
+    # Up through the containers this heading opens; the content root counts too (a DocBook chapter page's
+    # main container is the chapter div that carries the chapter's id).
+    while anc is not None and _first_heading(anc) is h:
         if anc.get("id"):
             return anc.get("id")
+        if anc is main:
+            break
         anc = anc.getparent()
     prev = h.getprevious()
     if prev is not None and prev.tag == "a" and (prev.get("id") or prev.get("name")) and not len(prev):
@@ -76,13 +80,23 @@ class _Open:
     level: int
     parent: str | None
     parts: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    #: Heading tag level (h2 → 2); `level` above is the level in the outline, at least its parent's + 1.
+    tag_level: int = 0
+    #: Section-container nesting depth where the heading stood.
+    depth: int = 0
 
 
 class _Walker:
     """Walks the tree in document order; a heading opens a section, a section container closes it."""
 
-    def __init__(self, main: etree._Element, ids: dict[etree._Element, str], holders: set[etree._Element],
-                 containers: set[etree._Element]):
+    def __init__(
+        self,
+        main: etree._Element,
+        ids: dict[etree._Element, str],
+        holders: set[etree._Element],
+        containers: set[etree._Element],
+    ):
         self.main = main
         self.ids = ids
         self.holders = holders
@@ -90,26 +104,38 @@ class _Walker:
         self.sections: list[_Open] = [_Open("", "", 0, None)]
         self.current = self.sections[0]
         self.stack: list[_Open] = []
+        self.depth = 0
 
     def run(self) -> list[_Open]:
         self.visit(self.main)
         return self.sections
 
-    def emit(self, fragment: str) -> None:
+    def emit(self, fragment: str, text: str) -> None:
         self.current.parts.append(fragment)
+        self.current.texts.append(text)
 
     def open(self, h: etree._Element) -> None:
-        level = int(h.tag[1])
-        while self.stack and self.stack[-1].level >= level:
+        tag_level = int(h.tag[1])
+        # A heading closes same-or-deeper sections, but never one opened outside its own container:
+        # DocBook gives a chapter and its sect1s the same <h2>; the divs say which holds which.
+        while self.stack and self.stack[-1].tag_level >= tag_level and self.stack[-1].depth >= self.depth:
             self.stack.pop()
-        parent = self.stack[-1].id if self.stack else None
-        self.current = _Open(self.ids[h], clean_heading(h.text_content()), level, parent)
+        parent = self.stack[-1] if self.stack else None
+        level = max(tag_level, parent.level + 1) if parent else tag_level
+        self.current = _Open(
+            self.ids[h],
+            clean_heading(h.text_content()),
+            level,
+            parent.id if parent else None,
+            tag_level=tag_level,
+            depth=self.depth,
+        )
         self.sections.append(self.current)
         self.stack.append(self.current)
 
     def visit(self, el: etree._Element) -> None:
         if el.text and el.text.strip():
-            self.emit(html.escape(el.text))
+            self.emit(html.escape(el.text), el.text)
         for child in el:
             if not isinstance(child.tag, str):
                 pass
@@ -119,14 +145,16 @@ class _Walker:
                 if child in self.containers:
                     # Content after a nested section container closes belongs to the enclosing section again.
                     saved_stack, saved_current = list(self.stack), self.current
+                    self.depth += 1
                     self.visit(child)
+                    self.depth -= 1
                     self.stack, self.current = saved_stack, saved_current
                 else:
                     self.visit(child)
             else:
-                self.emit(lxml.html.tostring(child, encoding=str, with_tail=False))
+                self.emit(lxml.html.tostring(child, encoding=str, with_tail=False), _own_text(child))
             if child.tail and child.tail.strip():
-                self.emit(html.escape(child.tail))
+                self.emit(html.escape(child.tail), child.tail)
 
 
 def split_html(main: lxml.html.HtmlElement) -> list[Section]:
@@ -158,7 +186,7 @@ def split_html(main: lxml.html.HtmlElement) -> list[Section]:
         body = "".join(sec.parts)
         if sec.level == 0 and not body.strip():
             continue
-        text = _text_of(body)
+        text = normalize_space(" ".join(sec.texts))
         if sec.level == 0 and not text:
             continue
         sid = sec.id or registry.claim("top")
@@ -166,14 +194,30 @@ def split_html(main: lxml.html.HtmlElement) -> list[Section]:
     return out
 
 
-def _text_of(fragment: str) -> str:
-    if not fragment.strip():
-        return ""
-    try:
-        el = lxml.html.fragment_fromstring(fragment, create_parent="div")
-    except (etree.ParserError, ValueError):
-        return normalize_space(fragment)
-    return normalize_space(" ".join(el.itertext()))
+#: Elements whose boundaries separate words; inline ones (code, em, b, …) do not.
+_BLOCK_TAGS = frozenset(
+    ["p", "div", "li", "dt", "dd", "tr", "td", "th", "table", "ul", "ol", "dl", "pre", "blockquote", "section", "article", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "figure", "figcaption", "caption", "thead", "tbody", "details", "summary"]
+)
+
+
+def _own_text(el: etree._Element) -> str:
+    """Text of an element without its tail; a space at block boundaries only, so words never merge or split."""
+    parts: list[str] = []
+    for event, node in etree.iterwalk(el, events=("start", "end")):
+        if not isinstance(node.tag, str):
+            continue
+        block = node.tag in _BLOCK_TAGS
+        if event == "start":
+            if block:
+                parts.append(" ")
+            if node.text:
+                parts.append(node.text)
+        else:
+            if block:
+                parts.append(" ")
+            if node is not el and node.tail:
+                parts.append(node.tail)
+    return "".join(parts)
 
 
 def split_markdown(text: str) -> tuple[str, list[Section]]:
@@ -186,8 +230,12 @@ def split_markdown(text: str) -> tuple[str, list[Section]]:
         if m:
             marker = m.group(1)
             if not fence:
-                fence = marker[0] * 3
-            elif marker.startswith(fence):
+                fence = marker
+            elif (
+                marker[0] == fence[0]
+                and len(marker) >= len(fence)
+                and not line.strip()[len(marker) :].strip()
+            ):
                 fence = ""
         h = None if fence or m else _MD_HEADING.match(line)
         if h:
@@ -206,11 +254,15 @@ def split_markdown(text: str) -> tuple[str, list[Section]]:
         body = "\n".join(lines).strip("\n")
         if level == 0:
             if body.strip():
-                out.append(Section(registry.claim("top"), "", 0, None, body_md=body, text=normalize_space(body)))
+                out.append(
+                    Section(registry.claim("top"), "", 0, None, body_md=body, text=normalize_space(body))
+                )
             continue
         while stack and stack[-1].level >= level:
             stack.pop()
-        sec = Section(sid, title, level, stack[-1].id if stack else None, body_md=body, text=normalize_space(body))
+        sec = Section(
+            sid, title, level, stack[-1].id if stack else None, body_md=body, text=normalize_space(body)
+        )
         out.append(sec)
         stack.append(sec)
     first = next((s.title for s in out if s.level == 1), "") or next((s.title for s in out if s.level), "")

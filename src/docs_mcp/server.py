@@ -29,13 +29,23 @@ for the best matching passages of one page (with offsets to read around them).
 everything, and follow next_start_index.
 Responses are capped; code blocks are left out unless include_code_blocks=true."""
 
-URL = Annotated[str, Field(description="Page URL under a configured root (a search result's url), or a path "
-                                      "relative to a local root. A #fragment is ignored except as section.")]
+URL = Annotated[
+    str,
+    Field(
+        description="Page URL under a configured root (a search result's url), or a path "
+        "relative to a local root. A #fragment is ignored except as section."
+    ),
+]
 QUERY = Annotated[str, Field(description="What you are looking for, in words.")]
-MAX_LENGTH = Annotated[int, Field(description=f"Max content chars (default {C.DEFAULT_MAX_LENGTH}; 0 = the cap; "
-                                              "capped server-side).")]
-START = Annotated[int, Field(description="Offset to start from: a previous next_start_index or a passage "
-                                         "offset.", ge=0)]
+MAX_LENGTH = Annotated[
+    int,
+    Field(
+        description=f"Max content chars (default {C.DEFAULT_MAX_LENGTH}; 0 = the cap; capped server-side)."
+    ),
+]
+START = Annotated[
+    int, Field(description="Offset to start from: a previous next_start_index or a passage offset.", ge=0)
+]
 CODE = Annotated[bool, Field(description="Include code blocks (off: prose only, much shorter).")]
 _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
 
@@ -49,8 +59,9 @@ async def _call(work: Awaitable[str]) -> str:
         raise
     except Exception as exc:  # an agent can do nothing with a bare "Error executing tool"
         log.exception("unexpected error")
-        raise ToolError(f"unexpected {exc.__class__.__name__}: {exc}. Try again; if it persists, report it.") \
-            from exc
+        raise ToolError(
+            f"unexpected {exc.__class__.__name__}: {exc}. Try again; if it persists, report it."
+        ) from exc
 
 
 def build_server(tools: DocsTools, on_start=None) -> MCPServer:
@@ -73,8 +84,9 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
         query: QUERY,
         ctx: Context,
         max_results: Annotated[int, Field(description=f"Hits, 1-{C.MAX_RESULTS}.")] = C.DEFAULT_MAX_RESULTS,
-        include_headings: Annotated[bool, Field(description=f"Add each page's headings (≤{C.HEADINGS_CAP}).")]
-        = False,
+        include_headings: Annotated[
+            bool, Field(description=f"Add each page's headings (≤{C.HEADINGS_CAP}).")
+        ] = False,
         source: Annotated[str | None, Field(description="Only this named source.")] = None,
     ) -> str:
         """Search the documentation site(s). Returns pages with the url#section of their best section, its \
@@ -90,7 +102,9 @@ heading path and a short snippet. Next: get_doc_section or search_in_doc on a hi
     async def search_in_doc(
         url: URL,
         query: QUERY,
-        max_sections: Annotated[int, Field(description=f"Sections, 1-{C.MAX_SECTIONS}.")] = C.DEFAULT_MAX_SECTIONS,
+        max_sections: Annotated[
+            int, Field(description=f"Sections, 1-{C.MAX_SECTIONS}.")
+        ] = C.DEFAULT_MAX_SECTIONS,
         max_length: MAX_LENGTH = C.DEFAULT_MAX_LENGTH,
         include_code_blocks: CODE = False,
     ) -> str:
@@ -106,14 +120,17 @@ with offsets for get_doc_section's start_index). Cheapest way to answer a questi
     @mcp.tool(structured_output=False, annotations=_READ_ONLY)
     async def get_doc_section(
         url: URL,
-        section_id: Annotated[str, Field(description="Section id (from get_doc_toc or a url's #fragment) "
-                                                     "or the heading text.")],
+        section_id: Annotated[
+            str, Field(description="Section id (from get_doc_toc or a url's #fragment) or the heading text.")
+        ],
         max_length: MAX_LENGTH = C.DEFAULT_MAX_LENGTH,
         start_index: START = 0,
         include_code_blocks: CODE = False,
     ) -> str:
         """One section with its subsections as markdown. When cut, the header gives next_start_index."""
-        return await _call(tools.get_doc_section(url, section_id, max_length, start_index, include_code_blocks))
+        return await _call(
+            tools.get_doc_section(url, section_id, max_length, start_index, include_code_blocks)
+        )
 
     @mcp.tool(structured_output=False, annotations=_READ_ONLY)
     async def get_doc_content(

@@ -8,6 +8,7 @@ from functools import lru_cache
 from .analysis import query_terms
 from .config import SNIPPET_CHARS
 
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 #: Context kept before the first matched term of the window.
 LEAD_CHARS = 30
 
@@ -17,9 +18,13 @@ def _term_pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
     """Words starting with a query stem (a stem ending in 'i' also matches 'y': happi → happy)."""
     alts = []
     for t in sorted(terms, key=len, reverse=True):
+        if _CJK.match(t):  # bigrams sit inside runs of CJK text: no word boundary to anchor on
+            alts.append(re.escape(t))
+            continue
         stem = re.escape(t)
-        alts.append(stem[:-1] + "[iy]" if t.endswith("i") and len(t) > 2 else stem)
-    return re.compile(r"(?<!\w)(?:" + "|".join(alts) + r")\w*", re.I)
+        stem = stem[:-1] + "[iy]" if t.endswith("i") and len(t) > 2 else stem
+        alts.append(r"(?<!\w)" + stem + r"\w*")
+    return re.compile("|".join(alts), re.I)
 
 
 def _term_of(word: str, terms: tuple[str, ...]) -> str:
@@ -30,24 +35,41 @@ def _term_of(word: str, terms: tuple[str, ...]) -> str:
     return low
 
 
+def _span(hits: list[tuple[int, str]], i: int, j: int, distinct: int) -> int:
+    """Characters from hits[i] to where all `distinct` terms of hits[i:j] have been seen."""
+    seen: set[str] = set()
+    for pos, term in hits[i:j]:
+        seen.add(term)
+        if len(seen) == distinct:
+            return pos - hits[i][0]
+    return hits[j - 1][0] - hits[i][0]
+
+
 def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
     """The window of `text` holding the most distinct query terms, trimmed to whole words, with ellipses."""
     text = " ".join(text.split())
     if len(text) <= size:
         return text
     terms = tuple(sorted(set(query_terms(query)), key=len, reverse=True))
-    hits = [(m.start(), _term_of(m.group(0), terms)) for m in _term_pattern(terms).finditer(text)] if terms else []
+    hits = (
+        [(m.start(), _term_of(m.group(0), terms)) for m in _term_pattern(terms).finditer(text)]
+        if terms
+        else []
+    )
     start = 0
     if hits:
-        # Two pointers: the window [hits[i], hits[i] + size) covering the most distinct terms.
-        best_i, best_cover, j = 0, 0, 0
+        # Two pointers: the window [hits[i], hits[i] + size) covering the most distinct terms; among equals,
+        # the one whose terms sit closest together (the phrase itself, not a run-up to it).
+        best_i, best_key, j = 0, (0, 0), 0
         counts: dict[str, int] = {}
         for i in range(len(hits)):
             while j < len(hits) and hits[j][0] < hits[i][0] + size - LEAD_CHARS:
                 counts[hits[j][1]] = counts.get(hits[j][1], 0) + 1
                 j += 1
-            if len(counts) > best_cover:
-                best_i, best_cover = i, len(counts)
+            if len(counts) >= best_key[0]:
+                key = (len(counts), -_span(hits, i, j, len(counts)))
+                if key > best_key:
+                    best_i, best_key = i, key
             term = hits[i][1]
             counts[term] -= 1
             if not counts[term]:

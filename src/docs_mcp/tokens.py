@@ -12,13 +12,15 @@ import re
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]")
 _WORD = re.compile(r"[A-Za-z]+")
 _DIGITS = re.compile(r"[0-9]+")
-_PUNCT = re.compile(r"[^\sA-Za-z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]")
+_PUNCT = re.compile(
+    r"[^\sA-Za-z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]"
+)
 
 #: Weights for (words, extra pieces of words longer than 6 letters, digit groups of 3, CJK characters,
 #: punctuation characters, line breaks), fitted by benchmarks/token_calibration.py.
-WEIGHTS = (1.0, 0.5, 1.0, 1.0, 0.8, 0.5)
+WEIGHTS = (1.05, 0.1, 1.47, 1.03, 0.58, 1.32)
 #: Error against the reference tokenizer on the calibration set (mean / p90 / max absolute error, %).
-CALIBRATION_ERROR = "not yet calibrated"
+CALIBRATION_ERROR = "mean 2.6%, p90 5.4%, max 15.4% (chars/4: mean 8.9%, p90 18.5%, max 70%)"
 
 
 def features(text: str) -> tuple[float, ...]:
@@ -26,8 +28,14 @@ def features(text: str) -> tuple[float, ...]:
     words = _WORD.findall(text)
     long_pieces = sum((len(w) - 1) // 6 for w in words)
     digit_groups = sum((len(d) + 2) // 3 for d in _DIGITS.findall(text))
-    return (len(words), long_pieces, digit_groups, len(_CJK.findall(text)), len(_PUNCT.findall(text)),
-            text.count("\n"))
+    return (
+        len(words),
+        long_pieces,
+        digit_groups,
+        len(_CJK.findall(text)),
+        len(_PUNCT.findall(text)),
+        text.count("\n"),
+    )
 
 
 def estimate_tokens(text: str) -> int:

@@ -45,8 +45,14 @@ def _fmt_time(ts: float) -> str:
 class DocsTools:
     """search_docs, search_in_doc, get_doc_toc, get_doc_section, get_doc_content over one shared pipeline."""
 
-    def __init__(self, sources: SourceSet, settings: C.Settings, fetcher: Fetcher | None = None,
-                 searcher: Searcher | None = None, store=None):
+    def __init__(
+        self,
+        sources: SourceSet,
+        settings: C.Settings,
+        fetcher: Fetcher | None = None,
+        searcher: Searcher | None = None,
+        store=None,
+    ):
         self.sources = sources
         self.settings = settings
         self.fetcher = fetcher or Fetcher(sources, settings)
@@ -81,20 +87,34 @@ class DocsTools:
         return loc, await self.cache.get(loc.key, load)
 
     # --- get_doc_content --------------------------------------------------------------------------
-    async def get_doc_content(self, url: str, max_length: int = C.DEFAULT_MAX_LENGTH, start_index: int = 0,
-                              include_code_blocks: bool = False) -> str:
+    async def get_doc_content(
+        self,
+        url: str,
+        max_length: int = C.DEFAULT_MAX_LENGTH,
+        start_index: int = 0,
+        include_code_blocks: bool = False,
+    ) -> str:
         _, doc = await self.document(url)
         text = await asyncio.to_thread(doc.markdown, include_code_blocks)
         return self._window(doc, text, doc.url, max_length, start_index, "get_doc_content", "total_length")
 
-    def _window(self, doc: Document, text: str, where: str, max_length: int, start_index: int, tool: str,
-                total_name: str) -> str:
+    def _window(
+        self,
+        doc: Document,
+        text: str,
+        where: str,
+        max_length: int,
+        start_index: int,
+        tool: str,
+        total_name: str,
+    ) -> str:
         limit = clamp_length(max_length, self.cap)
         if start_index < 0:
             raise InvalidArgument(f"start_index must be ≥ 0 (got {start_index})")
         if text and start_index >= len(text):
-            raise InvalidArgument(f"start_index {start_index} is past the end ({total_name}={len(text)}); "
-                                  "start again from 0")
+            raise InvalidArgument(
+                f"start_index {start_index} is past the end ({total_name}={len(text)}); start again from 0"
+            )
         win = paginate(text, start_index, limit)
         body = win.content
         if win.start and open_fence(text[: win.start]):
@@ -106,14 +126,22 @@ class DocsTools:
         nxt = f"next_start_index={win.next_start}" if win.next_start is not None else "end of content"
         head = f"# {doc.title}\n{where} · chars {win.start}-{end} of {total_name}={win.total} · {nxt}"
         if win.next_start is not None:
-            tail = f"\n\n[cut at {end:,} of {win.total:,} chars: call {tool} with start_index={win.next_start}]"
+            tail = (
+                f"\n\n[cut at {end:,} of {win.total:,} chars: call {tool} with start_index={win.next_start}]"
+            )
         else:
             tail = ""
         return f"{head}\n\n{body}{tail}"
 
     # --- get_doc_section --------------------------------------------------------------------------
-    async def get_doc_section(self, url: str, section_id: str, max_length: int = C.DEFAULT_MAX_LENGTH,
-                              start_index: int = 0, include_code_blocks: bool = False) -> str:
+    async def get_doc_section(
+        self,
+        url: str,
+        section_id: str,
+        max_length: int = C.DEFAULT_MAX_LENGTH,
+        start_index: int = 0,
+        include_code_blocks: bool = False,
+    ) -> str:
         loc, doc = await self.document(url)
         i = doc.find(section_id or loc.fragment)
         sec = doc.sections[i]
@@ -125,12 +153,18 @@ class DocsTools:
     # --- get_doc_toc ------------------------------------------------------------------------------
     async def get_doc_toc(self, url: str) -> str:
         _, doc = await self.document(url)
-        sizes = await asyncio.to_thread(lambda: [len(doc.section_markdown(i)) for i in range(len(doc.sections))])
+        sizes = await asyncio.to_thread(
+            lambda: [len(doc.section_markdown(i)) for i in range(len(doc.sections))]
+        )
         total = len(doc.markdown())
-        head = (f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections · "
-                "line: indent=level, title #id (chars incl. subsections, code excluded)\n")
-        lines = [(s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title or '(intro)'} #{s.id} ({sizes[i]:,})")
-                 for i, s in enumerate(doc.sections)]
+        head = (
+            f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections · "
+            "line: indent=level, title #id (chars incl. subsections, code excluded)\n"
+        )
+        lines = [
+            (s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title or '(intro)'} #{s.id} ({sizes[i]:,})")
+            for i, s in enumerate(doc.sections)
+        ]
         body, note = self._fit_outline(lines, self.cap - len(head))
         return head + body + note
 
@@ -141,15 +175,27 @@ class DocsTools:
             body = "\n".join(kept)
             if len(body) <= budget:
                 dropped = len(lines) - len(kept)
-                note = (f"\n[{dropped} headings deeper than h{max_level} omitted to fit {self.cap:,} chars; "
-                        "get_doc_section on a parent lists them]") if dropped else ""
+                note = (
+                    (
+                        f"\n[{dropped} headings deeper than h{max_level} omitted to fit {self.cap:,} chars; "
+                        "get_doc_section on a parent lists them]"
+                    )
+                    if dropped
+                    else ""
+                )
                 return body, note
         body, _ = truncate("\n".join(text for level, text in lines if level <= 1), budget)
         return body, "\n[outline truncated]"
 
     # --- search_in_doc ----------------------------------------------------------------------------
-    async def search_in_doc(self, url: str, query: str, max_sections: int = C.DEFAULT_MAX_SECTIONS,
-                            max_length: int = C.DEFAULT_MAX_LENGTH, include_code_blocks: bool = False) -> str:
+    async def search_in_doc(
+        self,
+        url: str,
+        query: str,
+        max_sections: int = C.DEFAULT_MAX_SECTIONS,
+        max_length: int = C.DEFAULT_MAX_LENGTH,
+        include_code_blocks: bool = False,
+    ) -> str:
         if not (query or "").strip():
             raise InvalidArgument("query is empty: say what you are looking for, e.g. 'timeout parameter'")
         _, doc = await self.document(url)
@@ -163,10 +209,14 @@ class DocsTools:
         idx = page_index(doc)
         chosen = select_sections(doc, idx.rank(query), count)
         if not chosen:
-            outline = [(s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title} #{s.id}") for s in doc.sections if s.level]
+            outline = [
+                (s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title} #{s.id}") for s in doc.sections if s.level
+            ]
             body, note = self._fit_outline(outline, min(limit, self.cap) - 200)
-            return (f"# {doc.title}\n{doc.url} · no section matches {query!r}. Outline (pick one with "
-                    f"get_doc_section, or try other words):\n{body}{note}")
+            return (
+                f"# {doc.title}\n{doc.url} · no section matches {query!r}. Outline (pick one with "
+                f"get_doc_section, or try other words):\n{body}{note}"
+            )
         parts, used = [], 0
         for rank, hit in enumerate(chosen):
             remaining = limit - used
@@ -176,7 +226,9 @@ class DocsTools:
             own = doc.own_markdown(hit.index, code)
             path = " > ".join(doc.short_path(hit.index)) or doc.title
             # The best section may take half the budget whole; later ones share what is left.
-            whole_limit = limit // 2 if rank == 0 else min(C.SMALL_SECTION_CHARS, remaining // (len(chosen) - rank))
+            whole_limit = (
+                limit // 2 if rank == 0 else min(C.SMALL_SECTION_CHARS, remaining // (len(chosen) - rank))
+            )
             if len(own) <= min(whole_limit, remaining):
                 piece, used = own, used + len(own)
             else:
@@ -185,16 +237,25 @@ class DocsTools:
                 found = passages(idx, own, query, n, size) or [Passage(0, truncate(own, size)[0])]
                 used += sum(len(p.text) for p in found)
                 piece = "\n…\n".join(f"[offset {p.offset}]\n{p.text}" for p in found)
-                piece += (f"\n[passages of a {len(own):,}-char section: get_doc_section {sec.id} "
-                          "with start_index=offset reads around them]")
+                piece += (
+                    f"\n[passages of a {len(own):,}-char section: get_doc_section {sec.id} "
+                    "with start_index=offset reads around them]"
+                )
             parts.append(f"## {path} #{sec.id}\n{piece}")
-        head = (f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) for {query!r} · "
-                f"total_content_chars={used}")
+        head = (
+            f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) for {query!r} · "
+            f"total_content_chars={used}"
+        )
         return head + "\n\n" + "\n\n".join(parts)
 
     # --- search_docs ------------------------------------------------------------------------------
-    async def search_docs(self, query: str, max_results: int = C.DEFAULT_MAX_RESULTS,
-                          include_headings: bool = False, source: str | None = None) -> str:
+    async def search_docs(
+        self,
+        query: str,
+        max_results: int = C.DEFAULT_MAX_RESULTS,
+        include_headings: bool = False,
+        source: str | None = None,
+    ) -> str:
         if not (query or "").strip():
             raise InvalidArgument("query is empty: describe what you need, e.g. 'configure retries'")
         if source:
@@ -205,8 +266,10 @@ class DocsTools:
             status = self.searcher.status_line()
         else:
             hits = await asyncio.to_thread(self._search_cache, query, limit, source or None)
-            status = (f"searched the {len(self.cache.documents())} page(s) read so far (no site index); "
-                      "run `docs-mcp index` for site-wide search")
+            status = (
+                f"searched the {len(self.cache.documents())} page(s) read so far (no site index); "
+                "run `docs-mcp index` for site-wide search"
+            )
         if not hits:
             return f"search_docs {query!r}: no matches. {status}. Try other words or fewer of them."
         multi = len(self.sources.sources) > 1
@@ -216,8 +279,10 @@ class DocsTools:
             path = f" — {path}" if path and path != h.title else ""
             src = f" · source {h.source}" if multi else ""
             anchor = f"#{h.section_id}" if h.section_id else ""
-            blocks.append(f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
-                          f"   {h.snippet}")
+            blocks.append(
+                f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
+                f"   {h.snippet}"
+            )
         head = f"search_docs {query!r}: {len(hits)} result(s). {status}"
         if include_headings:
             blocks = self._with_headings(hits, blocks, self.cap - len(head) - sum(len(b) + 2 for b in blocks))
@@ -266,7 +331,17 @@ class DocsTools:
             if ranked:
                 best = ranked[0]
                 sec = doc.sections[best.index]
-                hits.append(SearchHit(doc.url, doc.title, sec.id, tuple(doc.short_path(best.index)),
-                                      snippet(sec.text, query), doc.source, doc.fetched_at, best.score))
+                hits.append(
+                    SearchHit(
+                        doc.url,
+                        doc.title,
+                        sec.id,
+                        tuple(doc.short_path(best.index)),
+                        snippet(sec.text, query),
+                        doc.source,
+                        doc.fetched_at,
+                        best.score,
+                    )
+                )
         hits.sort(key=lambda h: -h.score)
         return hits[:limit]

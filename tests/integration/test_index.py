@@ -44,7 +44,8 @@ async def test_sitemap_lists_the_pages_and_nothing_off_root(site_copy, tmp_path)
         '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
         f"<url><loc>{u}sphinx.html</loc></url><url><loc>{u}guide/quickstart.html#x</loc></url>"
         "<url><loc>http://elsewhere.invalid/a.html</loc></url>"
-        f"<url><loc>{u}img/logo.png</loc></url></urlset>")
+        f"<url><loc>{u}img/logo.png</loc></url></urlset>"
+    )
     app = app_for(tmp_path / "c", u)
     [report] = await build(app)
     assert report.method == "sitemap"
@@ -57,10 +58,14 @@ async def test_sitemap_index_named_in_robots_with_gzip(site_copy, tmp_path):
     (d / "maps").mkdir()
     (d / "maps" / "index.xml").write_text(
         '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-        f"<sitemap><loc>{u}maps/a.xml.gz</loc></sitemap></sitemapindex>")
+        f"<sitemap><loc>{u}maps/a.xml.gz</loc></sitemap></sitemapindex>"
+    )
     pages = "".join(f"<url><loc>{u}{p}</loc></url>" for p in ("seed.html", "mkdocs.html", "docbook.html"))
-    (d / "maps" / "a.xml.gz").write_bytes(gzip.compress(
-        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{pages}</urlset>'.encode()))
+    (d / "maps" / "a.xml.gz").write_bytes(
+        gzip.compress(
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{pages}</urlset>'.encode()
+        )
+    )
     app = app_for(tmp_path / "c", u)
     [report] = await build(app)
     assert rel(app, site_copy) == {"seed.html", "docbook.html"}
@@ -69,7 +74,8 @@ async def test_sitemap_index_named_in_robots_with_gzip(site_copy, tmp_path):
 
 async def test_llms_txt_links_are_indexed(site_copy, tmp_path):
     (site_copy.directory / "llms.txt").write_text(
-        "# Tidepool\n\n- [Datums](seed.html): tidal datums\n- [Stations](docusaurus.html): finding stations\n")
+        "# Tidepool\n\n- [Datums](seed.html): tidal datums\n- [Stations](docusaurus.html): finding stations\n"
+    )
     app = app_for(tmp_path / "c", site_copy.url)
     [report] = await build(app)
     assert report.method == "llms.txt"

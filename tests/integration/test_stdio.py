@@ -25,7 +25,12 @@ async def test_stdio_server_lists_tools_and_answers(tmp_path):
         assert "search_docs" in (init.instructions or "")
         tools = await session.list_tools()
         assert {t.name for t in tools.tools} == {
-            "search_docs", "search_in_doc", "get_doc_toc", "get_doc_section", "get_doc_content"}
+            "search_docs",
+            "search_in_doc",
+            "get_doc_toc",
+            "get_doc_section",
+            "get_doc_content",
+        }
         res = await session.call_tool("get_doc_section", {"url": "seed.html", "section_id": "chart-datum"})
         assert not res.is_error
         assert "### Chart datum" in res.content[0].text

@@ -57,9 +57,12 @@ async def test_section_includes_subsections_and_nothing_after(server, site):
 
 
 async def test_section_accepts_heading_text_and_url_fragment(server, site):
-    by_title = await text_of(server, "get_doc_section", url=site.url + "sphinx.html", section_id="Station metadata")
-    by_fragment = await text_of(server, "get_doc_section", url=site.url + "sphinx.html#station-metadata",
-                                section_id="")
+    by_title = await text_of(
+        server, "get_doc_section", url=site.url + "sphinx.html", section_id="Station metadata"
+    )
+    by_fragment = await text_of(
+        server, "get_doc_section", url=site.url + "sphinx.html#station-metadata", section_id=""
+    )
     assert "## Station metadata" in by_title
     assert by_title == by_fragment
 
@@ -89,7 +92,9 @@ async def test_content_pagination_reproduces_the_page_exactly(site):
         head, body = out.split("\n\n", 1)
         m = re.search(r"chars (\d+)-(\d+) of total_length=(\d+)", head)
         assert int(m.group(1)) == start
-        body = re.sub(r"\n\n\[cut at [\d,]+ of [\d,]+ chars: call get_doc_content with start_index=\d+\]$", "", body)
+        body = re.sub(
+            r"\n\n\[cut at [\d,]+ of [\d,]+ chars: call get_doc_content with start_index=\d+\]$", "", body
+        )
         assert len(body) <= 7000
         pieces.append(body)
         nxt = re.search(r"next_start_index=(\d+)", head)
@@ -107,8 +112,12 @@ async def test_start_index_past_end_is_an_error(server, site):
 
 # --- search_in_doc -----------------------------------------------------------------------------
 async def test_search_in_doc_returns_the_deep_subsection_not_its_parent(server, site):
-    out = await text_of(server, "search_in_doc", url=site.url + "big-reference.html",
-                        query="harmonic constituents fitted by least squares phase lag")
+    out = await text_of(
+        server,
+        "search_in_doc",
+        url=site.url + "big-reference.html",
+        query="harmonic constituents fitted by least squares phase lag",
+    )
     first = out.split("\n## ", 2)[1]
     assert first.splitlines()[0].endswith("#resampling-with-tidal-harmonics")
     assert "harmonic constituents are fitted by least squares" in out
@@ -133,8 +142,18 @@ async def test_empty_query_is_refused(server, site):
 # --- noise and content -------------------------------------------------------------------------
 async def test_seed_page_has_content_and_no_noise(server, site):
     out = await text_of(server, "get_doc_content", url=site.url + "seed.html", max_length=0)
-    for noise in ("¶", "Was this page helpful", "Rate this page", "Copy\n", "Previous", "breadcrumb", "<script",
-                  "function(", "](", ".css"):
+    for noise in (
+        "¶",
+        "Was this page helpful",
+        "Rate this page",
+        "Copy\n",
+        "Previous",
+        "breadcrumb",
+        "<script",
+        "function(",
+        "](",
+        ".css",
+    ):
         assert noise not in out, noise
     body = out.split("\n\n", 1)[1]
     lines = [line for line in body.splitlines() if line.strip()]
@@ -179,7 +198,9 @@ async def test_too_large_page_is_refused(site):
     assert "over the 100,000-byte limit" in msg
 
 
-@pytest.mark.parametrize("url", ["http://elsewhere.invalid/x.html", "ftp://127.0.0.1/x", "../../etc/passwd.html"])
+@pytest.mark.parametrize(
+    "url", ["http://elsewhere.invalid/x.html", "ftp://127.0.0.1/x", "../../etc/passwd.html"]
+)
 async def test_urls_outside_the_roots_are_refused_naming_them(server, site, url):
     msg = await error_of(server, "get_doc_content", url=url)
     assert "not allowed" in msg and site.url in msg

@@ -1,0 +1,155 @@
+"""budget: clamping sizes, cutting at natural boundaries, exact pagination over every fixture page."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+
+import pytest
+from conftest import SITE, make_tools
+
+from docs_mcp.budget import boundary_cut, clamp_length, open_fence, paginate, truncate
+from docs_mcp.config import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
+
+PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.suffix in (".html", ".md"))
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
+
+
+@functools.cache
+def page_markdown(name: str, include_code: bool) -> str:
+    return asyncio.run(make_tools(str(SITE)).document(name))[1].markdown(include_code)
+
+
+def cut(text: str, limit: int = 1000, start: int = 0) -> str:
+    """The text of the window boundary_cut chooses."""
+    return text[start : boundary_cut(text, start, limit)]
+
+
+# --- clamp_length ------------------------------------------------------------------------------
+def test_clamp_zero_means_the_hard_cap():
+    assert clamp_length(0, 20_000) == 20_000
+
+
+def test_clamp_negative_means_the_default():
+    assert clamp_length(-1, 20_000) == DEFAULT_MAX_LENGTH == 5000
+    assert clamp_length(-500, 3000) == 3000  # the default never exceeds the cap either
+
+
+def test_clamp_above_the_cap_is_the_cap():
+    assert clamp_length(50_000, 20_000) == 20_000
+
+
+def test_clamp_keeps_a_value_within_the_cap():
+    assert clamp_length(1234, 20_000) == 1234
+
+
+# --- boundary_cut ------------------------------------------------------------------------------
+def test_cut_prefers_a_paragraph_break_over_a_later_line_break():
+    text = "a" * 850 + "\n\n" + "b" * 50 + "\n" + "c" * 50 + ". " + "d" * 500
+    assert cut(text) == "a" * 850 + "\n\n"
+
+
+def test_cut_falls_back_to_a_line_break():
+    text = "a" * 850 + "\n" + "b" * 50 + ". " + "c" * 20 + " " + "d" * 500
+    assert cut(text) == "a" * 850 + "\n"
+
+
+def test_cut_falls_back_to_a_sentence_end_over_a_later_space():
+    text = "a" * 850 + ". " + "b" * 30 + " " + "c" * 500
+    assert cut(text) == "a" * 850 + "."
+
+
+def test_cut_treats_the_japanese_full_stop_as_a_sentence_end():
+    text = "あ" * 850 + "。" + "い" * 500
+    assert cut(text) == "あ" * 850 + "。"
+
+
+def test_cut_falls_back_to_a_space():
+    text = "a" * 850 + " " + "b" * 500
+    assert cut(text) == "a" * 850 + " "
+
+
+def test_cut_looks_for_boundaries_only_in_the_last_window_chars():
+    assert BOUNDARY_WINDOW == 200
+    text = "a" * 700 + "\n\n" + "b" * 1000  # the break is 298 chars before the limit: too far back
+    assert boundary_cut(text, 0, 1000) == 1000
+
+
+def test_cut_is_hard_when_there_is_no_boundary():
+    assert boundary_cut("x" * 2000, 0, 1000) == 1000
+
+
+def test_cut_is_relative_to_the_start():
+    text = "a" * 1250 + "\n\n" + "b" * 1000
+    assert boundary_cut(text, 300, 1000) == 1252
+
+
+def test_cut_past_the_end_returns_the_end():
+    assert boundary_cut("short text", 0, 1000) == len("short text")
+    assert boundary_cut("a" * 100, 50, 50) == 100
+
+
+def test_cut_moves_before_a_fence_that_would_be_left_open():
+    text = "p" * 700 + "\n\n```python\n" + "code line\n" * 60 + "```\n\nafter\n"
+    window = cut(text)
+    assert window == "p" * 700 + "\n\n"
+    assert "```" not in window
+
+
+def test_cut_keeps_a_fence_that_closes_inside_the_window():
+    text = "intro\n\n```python\nx = 1\n```\n\n" + "word " * 400
+    window = cut(text)
+    assert "```python\nx = 1\n```" in window
+    assert open_fence(window) is None
+
+
+def test_cut_inside_a_block_larger_than_the_limit_keeps_the_fence_it_opened():
+    text = "```\n" + "line\n" * 500 + "```\n"
+    window = cut(text)
+    assert 800 < len(window) <= 1000 and window.startswith("```\nline\n")
+    assert open_fence(window) == "```"  # unavoidable: the caller is told which fence to close
+
+
+# --- paginate ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("include_code", [False, True], ids=["no-code", "code"])
+@pytest.mark.parametrize("name", PAGES)
+def test_following_next_start_reproduces_every_page_exactly(name, include_code):
+    text = page_markdown(name, include_code)
+    assert text
+    for limit in (300, 777, 1000, 5000):
+        pieces, start = [], 0
+        while start is not None:
+            window = paginate(text, start, limit)
+            assert window.start == start and window.total == len(text)
+            assert 0 < len(window.content) <= limit, (limit, start)
+            inside = len(FENCE.findall(text, 0, start)) % 2 == 1
+            fences = list(FENCE.finditer(window.content))
+            # A window leaves a fence open only when one code block alone outsizes it.
+            assert inside or len(fences) % 2 == 0 or fences[-1].start() == 0, (limit, start)
+            pieces.append(window.content)
+            start = window.next_start
+        assert "".join(pieces) == text, limit
+
+
+def test_paginate_marks_the_last_window_with_no_next_start():
+    w = paginate("one\n\ntwo", 0, 100)
+    assert (w.content, w.start, w.next_start, w.total) == ("one\n\ntwo", 0, None, 8)
+
+
+def test_paginate_clamps_a_start_past_the_end():
+    w = paginate("abc", 99, 10)
+    assert (w.content, w.start, w.next_start) == ("", 3, None)
+
+
+# --- truncate ------------------------------------------------------------------------------------
+def test_truncate_returns_a_short_text_whole_and_uncut():
+    assert truncate("short text", 100) == ("short text", False)
+
+
+def test_truncate_cuts_at_a_boundary_and_says_so():
+    text = "First paragraph. " * 30 + "\n\n" + "Second paragraph. " * 30
+    out, was_cut = truncate(text, 600)
+    assert was_cut
+    assert out == ("First paragraph. " * 30).rstrip()
+    assert "Second" not in out

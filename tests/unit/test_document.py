@@ -1,0 +1,174 @@
+"""document: the page as sections, section markdown as exact slices of the page, lookup by id or heading."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import pytest
+from conftest import SITE, make_tools
+
+from docs_mcp.config import UNKNOWN_ID_LIST_CAP
+from docs_mcp.document import SEPARATOR, Document, Section
+from docs_mcp.errors import InvalidArgument, SectionNotFound
+
+PAGES = [
+    "sphinx.html",
+    "docbook.html",
+    "mkdocs.html",
+    "docusaurus.html",
+    "seed.html",
+    "japanese.html",
+    "malformed.html",
+    "notes.md",
+    "api-3.html",
+]
+
+
+@functools.cache
+def page(name: str) -> Document:
+    return asyncio.run(make_tools(str(SITE)).document(name))[1]
+
+
+def synthetic(n: int) -> Document:
+    return Document(
+        "many.html",
+        "src",
+        "Many",
+        tuple(
+            Section(f"sec{i:02d}", f"Section {i}", 2, None, body_html="<p>x</p>", text="x") for i in range(n)
+        ),
+    )
+
+
+# --- markdown slices -----------------------------------------------------------------------------
+@pytest.mark.parametrize("include_code", [False, True], ids=["no-code", "code"])
+@pytest.mark.parametrize("name", PAGES)
+def test_section_markdown_is_the_exact_slice_of_its_span(name, include_code):
+    doc = page(name)
+    full = doc.markdown(include_code)
+    for i in range(len(doc.sections)):
+        start, stop = doc.span(i)
+        piece = doc.section_markdown(i, include_code)
+        assert piece == doc.join(start, stop, include_code)
+        at = full.find(piece)
+        assert at >= 0, doc.sections[i].id
+        assert piece.startswith(doc.own_markdown(i, include_code))
+        after = doc.join(stop, len(doc.sections), include_code)
+        # What follows the slice in the page is exactly the rest of the sections, nothing of its own.
+        assert full[at + len(piece) :] == (SEPARATOR + after if after else "")
+
+
+def test_section_markdown_includes_subsections_and_stops_at_the_next_sibling():
+    doc = page("sphinx.html")
+    out = doc.section_markdown(doc.find("resampling"))
+    assert out.startswith("## Resampling\n\nGauges rarely share a sampling interval.")
+    assert "### Choosing a frequency" in out
+    assert "#### Fixed intervals" in out and "#### Event-based sampling" in out
+    assert "Exporting results" not in out
+    assert "¶" not in out
+
+
+def test_own_markdown_excludes_subsections():
+    doc = page("sphinx.html")
+    out = doc.own_markdown(doc.find("resampling"))
+    assert "Resampling never extrapolates" in out
+    assert "Choosing a frequency" not in out
+
+
+def test_markdown_without_code_has_no_fences_but_keeps_inline_code():
+    doc = page("mkdocs.html")
+    assert "```" not in doc.markdown()
+    assert "exports/west-jetty.csv" not in doc.markdown()
+    assert "`tidepool.load`" in doc.markdown()
+    assert "```python" in doc.markdown(include_code=True)
+    assert "exports/west-jetty.csv" in doc.markdown(include_code=True)
+
+
+def test_markdown_page_sections_render_their_markdown_body():
+    doc = page("notes.md")
+    out = doc.section_markdown(doc.find("breaking-changes"))
+    assert out.startswith("### Breaking changes\n\n- `tidepool.load` no longer accepts")
+    assert "```bash" not in out
+    assert "```bash\ntidepool upgrade-archive" in doc.section_markdown(doc.find("breaking-changes"), True)
+
+
+# --- find ----------------------------------------------------------------------------------------
+def test_find_by_id():
+    doc = page("sphinx.html")
+    assert doc.sections[doc.find("station-metadata")].title == "Station metadata"
+    assert doc.find("#station-metadata") == doc.find("station-metadata")
+
+
+def test_find_by_heading_text_ignores_case_and_spacing():
+    doc = page("sphinx.html")
+    assert doc.sections[doc.find("  station   METADATA ")].id == "station-metadata"
+
+
+def test_find_by_id_ignores_case_as_a_last_resort():
+    doc = page("docbook.html")
+    assert doc.sections[doc.find("tide-setup-custom")].id == "TIDE-SETUP-CUSTOM"
+
+
+def test_unknown_id_lists_the_available_ids():
+    with pytest.raises(SectionNotFound) as exc:
+        page("sphinx.html").find("nope")
+    msg = str(exc.value)
+    assert "no section 'nope' in sphinx.html" in msg
+    assert "Available ids: working-with-tide-series, loading-data, station-metadata, resampling," in msg
+    assert "more" not in msg
+
+
+def test_unknown_id_list_is_capped():
+    n = UNKNOWN_ID_LIST_CAP + 5
+    with pytest.raises(SectionNotFound) as exc:
+        synthetic(n).find("nope")
+    msg = str(exc.value)
+    listed = msg.split("Available ids: ", 1)[1].split(" … ", 1)[0].split(", ")
+    assert listed == [f"sec{i:02d}" for i in range(UNKNOWN_ID_LIST_CAP)]
+    assert "and 5 more" in msg
+
+
+def test_empty_section_id_is_an_invalid_argument():
+    with pytest.raises(InvalidArgument, match="section_id is empty"):
+        page("sphinx.html").find(" # ")
+
+
+# --- paths ---------------------------------------------------------------------------------------
+def test_path_runs_from_the_top_heading_down():
+    doc = page("sphinx.html")
+    assert doc.path(doc.find("fixed-intervals")) == [
+        "Working with tide series",
+        "Resampling",
+        "Choosing a frequency",
+        "Fixed intervals",
+    ]
+
+
+def test_short_path_drops_the_page_title():
+    doc = page("sphinx.html")
+    assert doc.short_path(doc.find("fixed-intervals")) == [
+        "Resampling",
+        "Choosing a frequency",
+        "Fixed intervals",
+    ]
+    assert doc.short_path(doc.find("working-with-tide-series")) == ["Working with tide series"]
+
+
+def test_short_path_keeps_a_top_heading_that_is_not_the_title():
+    doc = Document(
+        "p.html",
+        "src",
+        "Site manual",
+        (
+            Section("intro", "Introduction", 1, None, text="a"),
+            Section("setup", "Setup", 2, "intro", text="b"),
+        ),
+    )
+    assert doc.short_path(1) == ["Introduction", "Setup"]
+
+
+def test_document_of_a_page_has_its_title_source_and_a_content_hash():
+    doc = page("seed.html")
+    assert (doc.title, doc.source, doc.url) == ("Tidal datums", "site", "seed.html")
+    assert len(doc.content_hash) == 40

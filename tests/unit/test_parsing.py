@@ -1,0 +1,228 @@
+"""parsing: lenient parsing, the theme's content container, noise removal, selectors, titles."""
+
+from __future__ import annotations
+
+import lxml.html
+import pytest
+from conftest import SITE
+
+from docs_mcp.errors import NotDocumentation
+from docs_mcp.parsing import (
+    SelectorSet,
+    find_main,
+    normalize_space,
+    page_title,
+    parse_html,
+    strip_noise,
+)
+
+
+def main_of(name: str):
+    return find_main(parse_html((SITE / name).read_text(encoding="utf-8")))
+
+
+def cleaned_text(name: str) -> str:
+    main = main_of(name)
+    strip_noise(main)
+    return normalize_space(main.text_content())
+
+
+def el(html: str):
+    return lxml.html.fragment_fromstring(html)
+
+
+# --- find_main ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "tag", "cls"),
+    [
+        ("sphinx.html", "div", "body"),
+        ("mkdocs.html", "article", "md-content__inner md-typeset"),
+        ("docusaurus.html", "div", "theme-doc-markdown markdown"),
+        ("docbook.html", "div", "chapter"),
+        ("seed.html", "main", "content"),
+    ],
+)
+def test_find_main_picks_the_theme_container(name, tag, cls):
+    main = main_of(name)
+    assert (main.tag, main.get("class")) == (tag, cls)
+
+
+def test_find_main_skips_a_container_with_too_little_text():
+    root = parse_html("<html><body><main><p>tiny</p></main><p>" + "body text " * 40 + "</p></body></html>")
+    assert find_main(root).tag == "body"
+
+
+# --- strip_noise: per theme ----------------------------------------------------------------------
+def test_sphinx_noise_is_stripped_and_content_kept():
+    text = cleaned_text("sphinx.html")
+    assert "¶" not in text
+    assert "SPHINX_SCRIPT_SENTINEL" not in text and "Quick search" not in text
+    assert "Working with tide series A tide series is the central object in Tidepool" in text
+    assert "Event-based sampling keeps only turning points" in text
+
+
+def test_mkdocs_noise_is_stripped_and_content_kept():
+    text = cleaned_text("mkdocs.html")
+    for noise in (
+        "¶",
+        "Was this page helpful?",
+        "Thanks for your feedback!",
+        "March 14, 2025",
+        "Back to top",
+    ):
+        assert noise not in text, noise
+    assert text.startswith("Tide series A TideSeries pairs water levels")
+    assert "Daylight saving gaps Local clocks skip an hour in spring." in text
+    assert "Interpolated by Tidepool" in text
+
+
+def test_docusaurus_noise_is_stripped_and_content_kept():
+    main = main_of("docusaurus.html")
+    strip_noise(main)
+    text = main.text_content()
+    assert "Copy" not in text
+    assert "\u200b" not in text  # the hash-link's zero-width text goes with the link
+    assert main.find(".//h1") is not None  # <header><h1> is unwrapped, not dropped
+    assert "Working with stations" in text
+    assert "Name searches ignore case and accents" in text
+
+
+def test_docbook_noise_is_stripped_and_content_kept():
+    text = cleaned_text("docbook.html")
+    assert "Table of Contents" not in text
+    assert "1.2.2.1. Custom Catalogs" in text
+    assert "Binary wheels are published for Linux, macOS and Windows." in text
+
+
+def test_seed_noise_is_stripped_and_content_kept():
+    text = cleaned_text("seed.html")
+    for noise in (
+        "¶",
+        "Was this page helpful?",
+        "Rate this page",
+        "Copy",
+        "Previous",
+        "Next",
+        "Guides",
+        "SEED_STYLE_SENTINEL_MAIN",
+        "SEED_SCRIPT_SENTINEL_MAIN",
+        "SVG_TEXT_SENTINEL",
+        "★",
+    ):
+        assert noise not in text, noise
+    assert "Chart datum is chosen so that the water is almost never lower than it" in text
+    assert "A semidiurnal curve crossing the mean level twice per cycle." in text  # figcaption stays
+    assert "Record which datum every file uses before merging anything." in text
+
+
+def test_japanese_feedback_form_is_stripped():
+    text = cleaned_text("japanese.html")
+    assert "このページは役に立ちましたか" not in text
+    assert "潮位データを読み込むには load 関数を使います。" in text
+
+
+def test_headings_inside_admonitions_are_not_headings_afterwards():
+    main = main_of("docbook.html")
+    strip_noise(main)
+    headings = [normalize_space(h.text_content()) for h in main.iter("h1", "h2", "h3", "h4", "h5", "h6")]
+    assert "Note" not in headings
+    assert "1.1. Installation" in headings
+    assert "Note" in normalize_space(main.text_content())  # the label stays, as a paragraph
+
+
+def test_admonition_heading_becomes_a_paragraph():
+    box = el('<div><div class="note"><h3>Careful</h3><p>Body</p></div><h2>Real</h2></div>')
+    strip_noise(box)
+    assert [h.text for h in box.iter("h2", "h3")] == ["Real"]
+    assert box.find(".//p").text == "Careful"
+
+
+def test_comments_are_removed():
+    box = el("<div><!-- build 1234 --><p>kept</p></div>")
+    strip_noise(box)
+    assert "build 1234" not in lxml.html.tostring(box, encoding=str)
+
+
+# --- SelectorSet ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("selector", "matching", "not_matching"),
+    [
+        ("nav", "<nav>x</nav>", "<div>x</div>"),
+        (".feedback", '<div class="box feedback">x</div>', '<div class="feedbacks">x</div>'),
+        ("#searchbox", '<div id="searchbox">x</div>', '<div id="searchbox2">x</div>'),
+        ("[aria-hidden=true]", '<span aria-hidden="true">x</span>', '<span aria-hidden="false">x</span>'),
+        ("[hidden]", "<div hidden>x</div>", "<div>x</div>"),
+        ("a.headerlink", '<a class="headerlink">x</a>', '<span class="headerlink">x</span>'),
+        ("div.note.warning", '<div class="warning note">x</div>', '<div class="note">x</div>'),
+        (
+            "div#main.body[role=main]",
+            '<div id="main" class="body" role="main">x</div>',
+            '<div id="main" class="body" role="nav">x</div>',
+        ),
+    ],
+)
+def test_selector_set_matches(selector, matching, not_matching):
+    sel = SelectorSet((selector,))
+    assert sel.matches(el(matching))
+    assert not sel.matches(el(not_matching))
+
+
+def test_selector_set_accepts_comma_separated_groups():
+    sel = SelectorSet(("nav, footer", ".x"))
+    samples = ("<nav>a</nav>", "<footer>a</footer>", '<p class="x">a</p>', "<p>a</p>")
+    assert [sel.matches(el(h)) for h in samples] == [True, True, True, False]
+
+
+def test_selector_set_select_returns_outermost_matches_in_order_never_the_root():
+    root = el('<nav><div class="x"><nav>inner</nav></div><p>keep</p><footer>f</footer><nav>2</nav></nav>')
+    found = SelectorSet(("nav", "footer")).select(root)
+    assert [(e.tag, e.text_content()) for e in found] == [("nav", "inner"), ("footer", "f"), ("nav", "2")]
+    found = SelectorSet((".x", "nav")).select(root)
+    assert [e.get("class") for e in found] == ["x", None]  # the nav inside .x is not reported
+
+
+# --- page_title ----------------------------------------------------------------------------------
+def test_page_title_prefers_the_h1_when_the_title_starts_with_it():
+    root = parse_html("<html><head><title>Resampling — Tidepool 2.0</title></head><body><h1>Resampling</h1>")
+    assert page_title(root) == "Resampling"
+
+
+def test_page_title_keeps_a_title_that_does_not_start_with_the_h1():
+    root = parse_html("<html><head><title>Tidepool manual</title></head><body><h1>Welcome</h1></body></html>")
+    assert page_title(root) == "Tidepool manual"
+
+
+def test_page_title_falls_back_to_the_h1_then_untitled():
+    root = parse_html("<body><h1>Only heading<a class='headerlink'>¶</a></h1></body>")
+    assert page_title(root) == "Only heading"
+    assert page_title(parse_html("<body><p>nothing</p></body>")) == "(untitled)"
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("sphinx.html", "Working with tide series"),
+        ("seed.html", "Tidal datums"),
+        ("japanese.html", "Tidepool ユーザーガイド"),
+    ],
+)
+def test_page_title_of_fixtures(name, title):
+    assert page_title(parse_html((SITE / name).read_text(encoding="utf-8"))) == title
+
+
+# --- parse_html ----------------------------------------------------------------------------------
+def test_parse_html_keeps_text_after_a_stray_body_close():
+    body = parse_html((SITE / "malformed.html").read_text(encoding="utf-8")).find("body")
+    text = normalize_space(body.text_content())
+    assert "Text after a stray closing body tag is still part of the document." in text
+    assert "This paragraph survives broken markup." in text
+
+
+def test_parse_html_accepts_an_xml_declaration():
+    root = parse_html((SITE / "docbook.html").read_text(encoding="utf-8"))
+    assert page_title(root) == "Chapter 1. Getting Started with Tidepool"
+
+
+def test_parse_html_refuses_an_empty_page():
+    with pytest.raises(NotDocumentation, match="empty"):
+        parse_html("  \n ")

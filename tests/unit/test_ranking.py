@@ -1,0 +1,208 @@
+"""ranking: BM25 over each section's own text, heading boost, nested de-duplication, passages."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+
+import pytest
+from conftest import SITE, make_tools
+
+from docs_mcp.config import SECONDARY_SCORE_RATIO
+from docs_mcp.document import Document, Section
+from docs_mcp.ranking import PageIndex, ScoredSection, page_index, passages, select_sections
+
+
+@functools.cache
+def page(name: str) -> Document:
+    return asyncio.run(make_tools(str(SITE)).document(name))[1]
+
+
+def doc(*rows: tuple[str, str, int, str | None, str]) -> Document:
+    """A page built by hand from (id, title, level, parent, text) rows."""
+    sections = tuple(Section(i, t, lv, p, body_md=x, text=x) for i, t, lv, p, x in rows)
+    return Document("p.html", "src", rows[0][1], sections)
+
+
+def ids(d: Document, ranked) -> list[str]:
+    return [d.sections[s.index].id for s in ranked]
+
+
+STORE = doc(
+    ("store", "Store", 1, None, "This page describes how the store keeps data on disk and in memory."),
+    ("storage", "Storage", 2, "store", "Files are written to disk in segments, one per hour of data."),
+    (
+        "compaction",
+        "Compaction",
+        3,
+        "storage",
+        "Compaction merges segment files and reclaims tombstone space.",
+    ),
+    ("retention", "Retention", 2, "store", "Old records are deleted once the configured period has passed."),
+    (
+        "backups",
+        "Backups",
+        2,
+        "store",
+        "Backups copy every file to object storage each night; the copies follow the same retention as the live "
+        "data and are verified after upload by comparing checksums of each file against the manifest written at "
+        "the start of the run.",
+    ),
+    (
+        "metrics",
+        "Metrics",
+        2,
+        "store",
+        "Counters for reads, writes and cache hits are exported every minute.",
+    ),
+)
+
+
+# --- rank ----------------------------------------------------------------------------------------
+def test_section_excludes_child_text_from_score():
+    ranked = PageIndex(STORE).rank("compaction tombstone segment")
+    assert ids(STORE, ranked)[0] == "compaction"
+    scores = {STORE.sections[s.index].id: s.score for s in ranked}
+    # The parent's own "segments" counts, its child's text does not.
+    assert scores["storage"] < scores["compaction"] / 2
+    assert "store" not in scores
+
+
+def test_term_in_a_heading_outranks_a_single_mention_in_a_body():
+    assert ids(STORE, PageIndex(STORE).rank("retention"))[:2] == ["retention", "backups"]
+
+
+def test_no_match_ranks_nothing():
+    assert PageIndex(STORE).rank("zyzzyva quokka") == []
+
+
+def test_fixture_query_ranks_the_section_that_explains_it():
+    d = page("sphinx.html")
+    assert ids(d, page_index(d).rank("fixed intervals anchored at midnight"))[0] == "fixed-intervals"
+
+
+def test_cjk_query_ranks_the_japanese_section():
+    d = page("japanese.html")
+    assert ids(d, page_index(d).rank("潮位データの読み込み"))[0] == "loading-tide-data"
+
+
+def test_page_index_is_memoized_with_the_document():
+    d = page("seed.html")
+    assert page_index(d) is page_index(d)
+
+
+# --- select_sections -----------------------------------------------------------------------------
+def test_select_never_returns_a_section_with_its_ancestor_or_descendant():
+    d = page("sphinx.html")
+    at = {s.id: i for i, s in enumerate(d.sections)}
+    ranked = [
+        ScoredSection(at["resampling"], 10.0),
+        ScoredSection(at["choosing-a-frequency"], 9.0),
+        ScoredSection(at["loading-data"], 8.0),
+        ScoredSection(at["working-with-tide-series"], 7.0),
+        ScoredSection(at["fixed-intervals"], 6.0),
+        ScoredSection(at["exporting-results"], 5.5),
+    ]
+    assert ids(d, select_sections(d, ranked, 10)) == ["resampling", "loading-data", "exporting-results"]
+
+
+def test_select_respects_the_limit():
+    d = page("sphinx.html")
+    ranked = [ScoredSection(i, 10.0 - i) for i in (1, 2, 7, 8)]
+    assert ids(d, select_sections(d, ranked, 2)) == ["loading-data", "station-metadata"]
+
+
+def test_select_drops_sections_below_the_secondary_ratio_of_the_best():
+    d = page("sphinx.html")
+    best = 10.0
+    ranked = [
+        ScoredSection(1, best),
+        ScoredSection(2, best * SECONDARY_SCORE_RATIO),
+        ScoredSection(7, best * SECONDARY_SCORE_RATIO - 0.01),
+    ]
+    assert ids(d, select_sections(d, ranked, 10)) == ["loading-data", "station-metadata"]
+
+
+@pytest.mark.parametrize(
+    "query", ["resampling series", "station datum", "load timestamps", "save format suffix"]
+)
+def test_selected_sections_are_never_nested(query):
+    d = page("sphinx.html")
+    chosen = [s.index for s in select_sections(d, page_index(d).rank(query), 10)]
+    assert chosen
+    for a in chosen:
+        start, stop = d.span(a)
+        assert not [b for b in chosen if b != a and start <= b < stop], (query, ids(d, chosen))
+
+
+# --- passages ------------------------------------------------------------------------------------
+FILLER = "Gauges report water levels every few minutes and the values are stored as they arrive. " * 2
+DENSE = "Harmonic constituents are fitted by least squares to the record, then the phase lag is reported."
+DECOY = "Harmonic analysis, harmonic series, harmonic everything: this paragraph only repeats one word."
+
+
+def paragraphs(*blocks: str) -> str:
+    return "\n\n".join(blocks)
+
+
+def index_for(text: str) -> PageIndex:
+    return PageIndex(doc(("p", "Page", 1, None, text)))
+
+
+def test_passage_offsets_index_into_the_text_exactly():
+    d = page("sphinx.html")
+    idx = page_index(d)
+    for i in range(len(d.sections)):
+        text = d.section_markdown(i, include_code=True)
+        for p in passages(idx, text, "resample series station", 3, size=300):
+            assert text[p.offset : p.offset + len(p.text)] == p.text
+
+
+def test_best_passage_contains_the_densest_match():
+    text = paragraphs(DECOY, *[FILLER] * 4, DENSE, *[FILLER] * 4)
+    (best,) = passages(index_for(text), text, "harmonic constituents least squares phase lag", 1, size=300)
+    assert DENSE in best.text
+    assert DECOY not in best.text
+    assert text[best.offset : best.offset + len(best.text)] == best.text
+
+
+def test_passages_do_not_overlap():
+    text = paragraphs(
+        DENSE, *[FILLER] * 3, DECOY, *[FILLER] * 3, "Least squares fits need long records.", FILLER
+    )
+    found = passages(index_for(text), text, "harmonic least squares", 3, size=250)
+    assert len(found) >= 2
+    spans = [(p.offset, p.offset + len(p.text)) for p in found]
+    assert spans == sorted(spans)
+    assert all(end <= nxt for (_, end), (nxt, _) in itertools.pairwise(spans))
+
+
+def test_passages_stay_within_their_budget():
+    text = paragraphs(*[FILLER] * 3, DENSE, *[FILLER] * 3, DECOY)
+    for size in (120, 250, 700):
+        found = passages(index_for(text), text, "harmonic least squares", 2, size=size)
+        assert found
+        # Adjacent windows are merged into one passage, so the budget holds for all of them together.
+        assert sum(len(p.text) for p in found) <= 2 * (size + 2), size
+
+
+def test_passage_starts_with_the_lead_in_line_before_the_match():
+    text = paragraphs(
+        FILLER,
+        "tidepool.fit(series, names)",
+        "Fits harmonic constituents by least squares and reports the phase lag.",
+        FILLER,
+    )
+    (p,) = passages(index_for(text), text, "harmonic constituents least squares", 1)
+    assert p.text.startswith("tidepool.fit(series, names)\n\nFits harmonic constituents")
+
+
+def test_block_longer_than_the_size_is_cut_at_a_boundary():
+    long_block = " ".join(f"Sentence {n} explains tidal harmonics in more detail." for n in range(60))
+    text = paragraphs("Intro.", long_block, "Outro.")
+    (p,) = passages(index_for(text), text, "tidal harmonics", 1, size=300)
+    assert text[p.offset : p.offset + len(p.text)] == p.text
+    assert p.text.strip().startswith("Sentence 0 explains")
+    assert 200 < len(p.text) <= 300
+    assert p.text.endswith("detail.")  # at a sentence end, not mid-word

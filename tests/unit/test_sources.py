@@ -1,0 +1,208 @@
+"""sources: --source parsing and the URL allow-list every tool call and redirect goes through."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SITE
+
+from docs_mcp.errors import InvalidArgument, URLNotAllowed
+from docs_mcp.sources import SourceSet, parse_source
+
+ROOT = "https://example.org/docs/"
+
+
+def remote(*specs: str) -> SourceSet:
+    return SourceSet.from_specs(list(specs or [ROOT]))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """root/ with pages, a sub-folder with an index, a text file, and symlinks out of it."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "guide").mkdir(parents=True)
+    outside.mkdir()
+    (root / "page.html").write_text("<h1>Page</h1>")
+    (root / "notes.md").write_text("# Notes")
+    (root / "data.txt").write_text("plain text")
+    (root / "guide" / "index.html").write_text("<h1>Guide</h1>")
+    (outside / "secret.html").write_text("<h1>Secret</h1>")
+    (root / "link.html").symlink_to(outside / "secret.html")
+    (root / "linkdir").symlink_to(outside, target_is_directory=True)
+    return root
+
+
+# --- parse_source ------------------------------------------------------------------------------
+def test_root_naming_a_page_scopes_to_its_directory():
+    assert (
+        parse_source("https://docs.python.org/3/library/index.html").root
+        == "https://docs.python.org/3/library/"
+    )
+
+
+def test_root_gets_a_trailing_slash_and_a_lowercase_host():
+    assert parse_source("https://Docs.Example.COM/Guide").root == "https://docs.example.com/Guide/"
+    assert parse_source("https://example.org").root == "https://example.org/"
+
+
+def test_named_url_source():
+    src = parse_source("pg=https://www.postgresql.org/docs/16/")
+    assert (src.name, src.root, src.is_local) == ("pg", "https://www.postgresql.org/docs/16/", False)
+
+
+def test_named_directory_source():
+    src = parse_source(f"mine={SITE}")
+    assert (src.name, src.root, src.is_local) == ("mine", str(SITE), True)
+
+
+def test_default_name_is_the_site_name_without_www():
+    assert parse_source("https://www.postgresql.org/docs/current/").name == "postgresql"
+    assert parse_source("https://docs.python.org/3/").name == "python"
+
+
+def test_default_name_of_an_ip_host_is_docs():
+    assert parse_source("http://127.0.0.1:8000/").name == "docs"
+    assert parse_source("http://127.0.0.1:8000/", 1).name == "docs2"
+
+
+def test_default_name_of_a_directory_is_its_folder_name():
+    assert parse_source(str(SITE)).name == "site"
+
+
+def test_nonexistent_directory_is_an_invalid_argument(tmp_path):
+    with pytest.raises(InvalidArgument, match="neither an http"):
+        parse_source(str(tmp_path / "missing"))
+
+
+def test_two_roots_on_one_host_get_distinct_names():
+    names = [s.name for s in remote("https://example.org/a/", "https://example.org/b/").sources]
+    assert names == ["example", "example2"]
+
+
+# --- resolve: http roots -----------------------------------------------------------------------
+def test_url_under_the_root_is_accepted_with_its_fragment_split_off():
+    loc = remote().resolve("https://example.org/docs/guide/intro.html#install")
+    assert loc.key == "https://example.org/docs/guide/intro.html"
+    assert loc.fragment == "install"
+    assert loc.source.root == ROOT
+
+
+def test_url_on_another_host_is_refused_naming_the_roots():
+    with pytest.raises(URLNotAllowed) as exc:
+        remote().resolve("https://evil.example.net/docs/page.html")
+    assert "not allowed" in str(exc.value)
+    assert ROOT in str(exc.value)
+
+
+def test_dotdot_escaping_an_http_root_is_refused():
+    with pytest.raises(URLNotAllowed, match="outside the configured roots"):
+        remote().resolve("https://example.org/docs/../admin/users.html")
+
+
+def test_encoded_dotdot_escaping_an_http_root_is_refused():
+    with pytest.raises(URLNotAllowed):
+        remote().resolve("https://example.org/docs/%2e%2e/admin/users.html")
+
+
+def test_prefix_sibling_of_the_root_is_refused():
+    with pytest.raises(URLNotAllowed):
+        remote().resolve("https://example.org/docs-internal/page.html")
+
+
+def test_dotdot_that_stays_inside_the_root_is_accepted():
+    assert remote().resolve("https://example.org/docs/a/../b.html").key == "https://example.org/docs/b.html"
+
+
+@pytest.mark.parametrize("url", ["ftp://example.org/docs/x.html", "javascript:alert(1)", "data:text/html,hi"])
+def test_non_http_scheme_is_refused(url):
+    with pytest.raises(URLNotAllowed) as exc:
+        remote().resolve(url)
+    assert ROOT in str(exc.value)
+
+
+def test_relative_path_resolves_against_the_only_http_root():
+    assert remote().resolve("guide/intro.html").key == "https://example.org/docs/guide/intro.html"
+
+
+def test_relative_path_climbing_out_of_an_http_root_is_refused():
+    with pytest.raises(URLNotAllowed, match="escapes the root"):
+        remote().resolve("guide/../../admin.html")
+
+
+def test_empty_url_is_an_invalid_argument():
+    with pytest.raises(InvalidArgument, match="url is empty"):
+        remote().resolve("  ")
+
+
+# --- resolve: local roots ----------------------------------------------------------------------
+def test_local_relative_path_is_accepted(tree):
+    loc = SourceSet.from_specs([str(tree)]).resolve("page.html#intro")
+    assert (loc.key, loc.fragment) == ("page.html", "intro")
+    assert loc.path == tree / "page.html"
+
+
+def test_local_absolute_path_under_the_root_is_accepted(tree):
+    assert SourceSet.from_specs([str(tree)]).resolve(str(tree / "notes.md")).key == "notes.md"
+
+
+@pytest.mark.parametrize(
+    "url", ["../outside/secret.html", "guide/../../outside/secret.html", "%2e%2e/outside/secret.html"]
+)
+def test_local_dotdot_escape_is_refused(tree, url):
+    with pytest.raises(URLNotAllowed, match="escapes the local root"):
+        SourceSet.from_specs([str(tree)]).resolve(url)
+
+
+@pytest.mark.parametrize("url", ["link.html", "linkdir/secret.html"])
+def test_symlink_pointing_out_of_the_root_is_refused(tree, url):
+    with pytest.raises(URLNotAllowed, match="escapes the local root"):
+        SourceSet.from_specs([str(tree)]).resolve(url)
+
+
+def test_absolute_path_outside_every_root_is_refused(tree):
+    with pytest.raises(URLNotAllowed, match="outside the configured roots"):
+        SourceSet.from_specs([str(tree)]).resolve(str(tree.parent / "outside" / "secret.html"))
+
+
+@pytest.mark.parametrize("url", ["guide", "guide/"])
+def test_directory_maps_to_its_index_html(tree, url):
+    assert SourceSet.from_specs([str(tree)]).resolve(url).key == "guide/index.html"
+
+
+def test_non_documentation_file_is_refused(tree):
+    with pytest.raises(URLNotAllowed, match=r"only \.html, \.htm, \.md files"):
+        SourceSet.from_specs([str(tree)]).resolve("data.txt")
+
+
+# --- display_url and redirects ------------------------------------------------------------------
+def test_display_url_is_the_bare_path_with_one_local_source(tree):
+    sources = SourceSet.from_specs([str(tree)])
+    assert sources.display_url(sources.resolve("guide/index.html")) == "guide/index.html"
+
+
+def test_display_url_names_the_source_with_two_local_sources(tree):
+    other = tree.parent / "other"
+    other.mkdir()
+    (other / "a.html").write_text("<h1>A</h1>")
+    sources = SourceSet.from_specs([str(tree), str(other)])
+    assert sources.display_url(sources.resolve("page.html")) == "root:page.html"
+    assert sources.display_url(sources.resolve("a.html")) == "other:a.html"
+    assert sources.resolve("other:a.html").path == other / "a.html"
+
+
+def test_display_url_of_an_http_page_is_its_url():
+    sources = remote()
+    assert sources.display_url(sources.resolve("a.html#x")) == "https://example.org/docs/a.html"
+
+
+def test_redirect_inside_the_root_is_allowed():
+    assert (
+        remote().check_redirect("https://example.org/docs/new.html").key
+        == "https://example.org/docs/new.html"
+    )
+
+
+def test_redirect_to_another_host_is_refused():
+    with pytest.raises(URLNotAllowed, match="outside the configured roots"):
+        remote().check_redirect("https://elsewhere.example.net/docs/new.html")
