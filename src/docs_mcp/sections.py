@@ -196,7 +196,39 @@ def split_html(main: lxml.html.HtmlElement) -> list[Section]:
 
 #: Elements whose boundaries separate words; inline ones (code, em, b, …) do not.
 _BLOCK_TAGS = frozenset(
-    ["p", "div", "li", "dt", "dd", "tr", "td", "th", "table", "ul", "ol", "dl", "pre", "blockquote", "section", "article", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "figure", "figcaption", "caption", "thead", "tbody", "details", "summary"]
+    [
+        "p",
+        "div",
+        "li",
+        "dt",
+        "dd",
+        "tr",
+        "td",
+        "th",
+        "table",
+        "ul",
+        "ol",
+        "dl",
+        "pre",
+        "blockquote",
+        "section",
+        "article",
+        "br",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "figure",
+        "figcaption",
+        "caption",
+        "thead",
+        "tbody",
+        "details",
+        "summary",
+    ]
 )
 
 
