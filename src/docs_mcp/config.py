@@ -69,7 +69,7 @@ RELEASE_NOTES_QUERY = (
     r"(?i)\b(new|changed?|changes|changelog|added|removed|deprecated|since|release|version)\b"
 )
 #: Weight of "the page title names query terms" (IDF-weighted share of the query), on top of BM25.
-TITLE_MATCH_BONUS = 0.35
+TITLE_MATCH_BONUS = 0.5
 
 # --- HTML: where the content is, and what is noise --------------------------------------------
 #: Tried in order; the first match with enough text wins.

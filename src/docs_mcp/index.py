@@ -21,7 +21,7 @@ from .tools import SearchHit
 
 SCHEMA_VERSION = 1
 #: Column weights: a term in a section's heading counts most, its heading path next, its body least.
-SECTION_WEIGHTS = (8.0, 2.0, 1.0)
+SECTION_WEIGHTS = (8.0, 4.0, 1.0)
 #: Page-level BM25 (title, headings, whole text) complements section scores for spread-out queries.
 PAGE_WEIGHTS = (6.0, 3.0, 1.0)
 #: Share of the page-level score in a page's final score (the rest is its best section's).
@@ -29,7 +29,7 @@ PAGE_SHARE = 0.4
 SECTION_CANDIDATES = 300
 PAGE_CANDIDATES = 100
 #: Query terms in more than this share of sections add little to BM25 but most of its cost: dropped.
-COMMON_TERM_SHARE = 0.10
+COMMON_TERM_SHARE = 0.20
 MIN_QUERY_TERMS = 2
 
 _SCHEMA = f"""
@@ -106,7 +106,7 @@ class SiteIndex:
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.sections_vocab USING fts5vocab(main, sections_fts, 'row')"
         )
         self._init_rank()
-        self.progress_state: tuple[int, int] | None = None
+        self._title_memo: dict[int, tuple[str, frozenset[str]]] = {}
 
     def _init_rank(self) -> None:
         with self._lock:
@@ -181,6 +181,7 @@ class SiteIndex:
         if not row:
             return
         page_id = row[0]
+        self._title_memo.pop(page_id, None)
         self._db.execute(
             "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)", (page_id,)
         )
@@ -260,14 +261,31 @@ class SiteIndex:
                 return []
             src = "AND p.source=?" if source else ""
             args: tuple = (expr, source) if source else (expr,)
-            sec_rows = self._db.execute(
-                "SELECT s.page_id, s.id, -bm25(sections_fts, {}, {}, {}) AS score FROM sections_fts f ".format(
-                    *SECTION_WEIGHTS
+            bm25 = "-bm25(sections_fts, {}, {}, {})".format(*SECTION_WEIGHTS)
+            if source:
+                sec_rows = self._db.execute(
+                    f"SELECT s.page_id, s.id, {bm25} AS score FROM sections_fts f JOIN sections s ON s.id=f.rowid "
+                    f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
+                    (*args, SECTION_CANDIDATES),
+                ).fetchall()
+            else:
+                # Rank inside FTS alone, then join only the rows kept: joining every match costs more.
+                top = self._db.execute(
+                    f"SELECT rowid, {bm25} AS score FROM sections_fts WHERE sections_fts MATCH ? "
+                    "ORDER BY score DESC LIMIT ?",
+                    (expr, SECTION_CANDIDATES),
+                ).fetchall()
+                marks = ",".join("?" * len(top))
+                owner = (
+                    dict(
+                        self._db.execute(
+                            f"SELECT id, page_id FROM sections WHERE id IN ({marks})", [r for r, _ in top]
+                        ).fetchall()
+                    )
+                    if top
+                    else {}
                 )
-                + "JOIN sections s ON s.id=f.rowid JOIN pages p ON p.id=s.page_id "
-                f"WHERE sections_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
-                (*args, SECTION_CANDIDATES),
-            ).fetchall()
+                sec_rows = [(owner[r], r, score) for r, score in top if r in owner]
             page_rows = self._db.execute(
                 "SELECT p.id, -bm25(pages_fts, {}, {}, {}) AS score FROM pages_fts f ".format(*PAGE_WEIGHTS)
                 + f"JOIN pages p ON p.id=f.rowid WHERE pages_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
@@ -290,13 +308,15 @@ class SiteIndex:
             score = (1 - PAGE_SHARE) * best_section.get(pid, (0, 0.0))[
                 1
             ] / top_sec + PAGE_SHARE * page_score.get(pid, 0.0) / top_page
-            title_tokens = set(tokenize(titles.get(pid, "")))
+            title, title_tokens = titles.get(pid, ("", frozenset()))
             score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
-            if demote and re.search(RELEASE_NOTES_TITLE, titles.get(pid, "")):
+            if demote and re.search(RELEASE_NOTES_TITLE, title):
                 score *= RELEASE_NOTES_FACTOR
             combined[pid] = score
         ranked = sorted(combined, key=lambda pid: -combined[pid])[:limit]
-        return [self._hit(pid, best_section.get(pid, (None, 0.0))[0], combined[pid], query) for pid in ranked]
+        return self._hits(
+            [(pid, best_section.get(pid, (None, 0.0))[0], combined[pid]) for pid in ranked], query
+        )
 
     def _doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """Sections containing each term, and the number of sections."""
@@ -308,14 +328,14 @@ class SiteIndex:
         )
         return df, self._db.execute("SELECT max(rowid) FROM sections").fetchone()[0] or 1
 
-    def _titles(self, page_ids: set[int]) -> dict[int, str]:
-        ids = list(page_ids)
-        marks = ",".join("?" * len(ids))
-        return (
-            dict(self._db.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", ids).fetchall())
-            if ids
-            else {}
-        )
+    def _titles(self, page_ids: set[int]) -> dict[int, tuple[str, frozenset[str]]]:
+        """Title and title tokens per page; tokens are memoized (titles only change when a page is rewritten)."""
+        missing = [pid for pid in page_ids if pid not in self._title_memo]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            for pid, title in self._db.execute(f"SELECT id, title FROM pages WHERE id IN ({marks})", missing):
+                self._title_memo[pid] = (title, frozenset(tokenize(title)))
+        return {pid: self._title_memo[pid] for pid in page_ids if pid in self._title_memo}
 
     @staticmethod
     def _selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
@@ -327,31 +347,57 @@ class SiteIndex:
             kept = sorted(terms, key=lambda t: df.get(t, 0))[:MIN_QUERY_TERMS]
         return kept
 
-    def _hit(self, page_id: int, section_id: int | None, score: float, query: str) -> SearchHit:
+    def _hits(self, ranked: list[tuple[int, int | None, float]], query: str) -> list[SearchHit]:
+        """Build the hits with two queries in all (pages, sections), not two per hit."""
         with self._lock:
-            if section_id is None:
-                row = self._db.execute(
-                    "SELECT s.id FROM sections_fts f JOIN sections s ON s.id=f.rowid WHERE sections_fts MATCH ? "
-                    "AND s.page_id=? ORDER BY f.rank LIMIT 1",
-                    (match_expression(query_terms(query)), page_id),
-                ).fetchone()
-                section_id = row[0] if row else None
-            page = self._db.execute(
-                "SELECT url, title, source, fetched_at FROM pages WHERE id=?", (page_id,)
-            ).fetchone()
-            sec = None
-            if section_id is not None:
-                sec = self._db.execute(
-                    "SELECT anchor, title, path, text FROM sections WHERE id=?", (section_id,)
-                ).fetchone()
-        url, title, source, fetched_at = page
-        if sec is None:
-            return SearchHit(url, title, "", (), "", source, fetched_at, score)
-        anchor, sec_title, path, text = sec
-        parts = [p for p in path.split(" > ") if p and p != title]
-        if sec_title and sec_title != title:
-            parts.append(sec_title)
-        return SearchHit(url, title, anchor, tuple(parts), snippet(text, query), source, fetched_at, score)
+            ranked = [
+                (pid, sid if sid is not None else self._best_section(pid, query), score)
+                for pid, sid, score in ranked
+            ]
+            page_ids = [pid for pid, _, _ in ranked]
+            section_ids = [sid for _, sid, _ in ranked if sid is not None]
+            pages = {
+                row[0]: row[1:]
+                for row in self._db.execute(
+                    f"SELECT id, url, title, source, fetched_at FROM pages WHERE id IN ({','.join('?' * len(page_ids))})",
+                    page_ids,
+                )
+            }
+            secs = (
+                {
+                    row[0]: row[1:]
+                    for row in self._db.execute(
+                        f"SELECT id, anchor, title, path, text FROM sections WHERE id IN ({','.join('?' * len(section_ids))})",
+                        section_ids,
+                    )
+                }
+                if section_ids
+                else {}
+            )
+        hits = []
+        for pid, sid, score in ranked:
+            url, title, source, fetched_at = pages[pid]
+            sec = secs.get(sid)
+            if sec is None:
+                hits.append(SearchHit(url, title, "", (), "", source, fetched_at, score))
+                continue
+            anchor, sec_title, path, text = sec
+            parts = [p for p in path.split(" > ") if p and p != title]
+            if sec_title and sec_title != title:
+                parts.append(sec_title)
+            hits.append(
+                SearchHit(url, title, anchor, tuple(parts), snippet(text, query), source, fetched_at, score)
+            )
+        return hits
+
+    def _best_section(self, page_id: int, query: str) -> int | None:
+        """For a page found by page-level BM25 only: its best-matching section."""
+        row = self._db.execute(
+            "SELECT s.id FROM sections_fts f JOIN sections s ON s.id=f.rowid WHERE sections_fts MATCH ? "
+            "AND s.page_id=? ORDER BY f.rank LIMIT 1",
+            (match_expression(query_terms(query)), page_id),
+        ).fetchone()
+        return row[0] if row else None
 
 
 class SiteSearch:

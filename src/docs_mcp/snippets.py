@@ -14,25 +14,24 @@ LEAD_CHARS = 30
 
 
 @lru_cache(maxsize=256)
-def _term_pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
-    """Words starting with a query stem (a stem ending in 'i' also matches 'y': happi → happy)."""
-    alts = []
+def _term_pattern(terms: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """A regex with one group per term (words start with the stem; 'happi' also matches 'happy') and the
+    term of each group, so a match names its term through `lastindex` without re-reading the word."""
+    words, cjk = [], []
     for t in sorted(terms, key=len, reverse=True):
         if _CJK.match(t):  # bigrams sit inside runs of CJK text: no word boundary to anchor on
-            alts.append(re.escape(t))
-            continue
-        stem = re.escape(t)
-        stem = stem[:-1] + "[iy]" if t.endswith("i") and len(t) > 2 else stem
-        alts.append(r"(?<!\w)" + stem + r"\w*")
-    return re.compile("|".join(alts), re.I)
-
-
-def _term_of(word: str, terms: tuple[str, ...]) -> str:
-    low = word.lower()
-    for t in terms:
-        if low.startswith(t) or low.startswith(t[:-1]):
-            return t
-    return low
+            cjk.append(t)
+        else:
+            words.append(t)
+    groups = [
+        "(" + (re.escape(t)[:-1] + "[iy]" if t.endswith("i") and len(t) > 2 else re.escape(t)) + ")"
+        for t in words
+    ]
+    # One shared lookbehind: a lookbehind per alternative makes the scan several times slower.
+    alts = [r"(?<!\w)(?:" + "|".join(groups) + r")\w*"] if groups else []
+    alts += ["(" + re.escape(t) + ")" for t in cjk]
+    names = words + cjk
+    return re.compile("|".join(alts), re.I), tuple(names)
 
 
 def _span(hits: list[tuple[int, str]], i: int, j: int, distinct: int) -> int:
@@ -51,11 +50,8 @@ def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
     if len(text) <= size:
         return text
     terms = tuple(sorted(set(query_terms(query)), key=len, reverse=True))
-    hits = (
-        [(m.start(), _term_of(m.group(0), terms)) for m in _term_pattern(terms).finditer(text)]
-        if terms
-        else []
-    )
+    pattern, names = _term_pattern(terms) if terms else (None, ())
+    hits = [(m.start(), names[m.lastindex - 1]) for m in pattern.finditer(text)] if terms else []
     start = 0
     if hits:
         # Two pointers: the window [hits[i], hits[i] + size) covering the most distinct terms; among equals,
