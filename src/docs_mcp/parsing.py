@@ -93,6 +93,8 @@ class SelectorSet:
         parsed = [SimpleSelector.parse(s) for sel in selectors for s in sel.split(",")]
         self.bare_tags = frozenset(p.tag for p in parsed if p.tag and not (p.classes or p.id or p.attrs))
         rest = [p for p in parsed if not (p.tag and not (p.classes or p.id or p.attrs))]
+        tags = {p.tag for p in parsed}
+        self.tags: tuple[str, ...] = () if None in tags else tuple(sorted(tags))
         # Bucket by one required class, so an element is only tested against selectors naming its classes.
         self.by_class: dict[str, list[SimpleSelector]] = {}
         for p in rest:
@@ -105,25 +107,28 @@ class SelectorSet:
         )
 
     def matches(self, el: etree._Element) -> bool:
+        # Hot loop (every element of a page): no allocation unless a class or attribute is a candidate.
         if el.tag in self.bare_tags:
             return True
+        cls = el.get("class")
+        tokens = cls.split() if cls else ()
+        for c in tokens:
+            if c in self.by_class:
+                classes = frozenset(tokens)
+                if any(p.matches(el, classes) for p in self.by_class[c]):
+                    return True
         attrib = el.attrib
-        cls = attrib.get("class")
-        if cls:
-            classes = frozenset(cls.split())
-            for c in classes:
-                for p in self.by_class.get(c, ()):
-                    if p.matches(el, classes):
-                        return True
-        else:
-            classes = frozenset()
-        if self.classless_attrs.isdisjoint(attrib.keys()):
+        if len(attrib) <= (1 if cls is not None else 0):  # only a class (most elements): no class-free match
             return False
-        return any(p.matches(el, classes) for p in self.classless)
+        if not any(name in attrib for name in self.classless_attrs):
+            return False
+        return any(p.matches(el, frozenset(tokens)) for p in self.classless)
 
     def select(self, root: etree._Element) -> list[etree._Element]:
         """Outermost matches in document order (nothing inside a match is reported)."""
-        found = [el for el in root.iter(tag=etree.Element) if el is not root and self.matches(el)]
+        # When every selector names its tag, lxml filters by tag in C and Python sees only those.
+        elements = root.iter(*self.tags) if self.tags else root.iter(tag=etree.Element)
+        found = [el for el in elements if el is not root and self.matches(el)]
         chosen = set(found)
         # Few matches, shallow trees: checking each match's ancestors beats testing every element's.
         return [el for el in found if not any(anc in chosen for anc in el.iterancestors())]
