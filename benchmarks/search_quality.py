@@ -23,7 +23,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from common import docs_server, load_questions  # noqa: E402
+from common import docs_server, load_questions, replace_section, require_docs  # noqa: E402
+
+
+def scaled_root(docs: Path, copies: int) -> Path:
+    """A folder holding `copies` symlinked copies of the docs: N × the sections, for latency at scale."""
+    root = Path(tempfile.mkdtemp(prefix="docs-mcp-scale-"))
+    for k in range(copies):
+        (root / f"copy{k}").symlink_to(docs.resolve(), target_is_directory=True)
+    (root / "index.html").write_text(
+        "<html><body><main><h1>copies</h1>"
+        + "".join(f'<a href="copy{k}/index.html">copy {k}</a> ' for k in range(copies))
+        + "</main></body></html>"
+    )
+    return root
 
 
 def run_cli(args: list[str], cache: Path) -> float:
@@ -93,14 +106,20 @@ def main() -> None:
         "--cache-dir", type=Path, default=None, help="reuse an index here (skips building if present)"
     )
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--scale", type=int, default=1, help="index N symlinked copies of the docs (N × sections)"
+    )
+    ap.add_argument("--out", type=Path, default=None, help="write the '## Site search' section of this file")
     ns = ap.parse_args()
     questions = load_questions(ns.questions)
     cache = ns.cache_dir or Path(tempfile.mkdtemp(prefix="docs-mcp-bench-"))
-    with docs_server(Path(ns.docs)) as root:
+    docs = Path(ns.docs) if ns.scale <= 1 else scaled_root(require_docs(Path(ns.docs)), ns.scale)
+    with docs_server(docs, check=ns.scale <= 1) as root:
         out: dict = {}
         if not (cache / "index.sqlite").exists():
-            out["build_s"] = run_cli(["index", "--source", root], cache)
-            out["refresh_s"] = run_cli(["index", "--refresh", "--source", root], cache)
+            limit = ["--crawl-limit", str(1000 * ns.scale)]
+            out["build_s"] = run_cli(["index", "--source", root, *limit], cache)
+            out["refresh_s"] = run_cli(["index", "--refresh", "--source", root, *limit], cache)
         out.update(asyncio.run(measure(root, cache, questions)))
     if ns.cache_dir is None:
         shutil.rmtree(cache, ignore_errors=True)
@@ -110,16 +129,43 @@ def main() -> None:
     rows = [
         ("full index build (crawl)", f"{out.get('build_s', float('nan')):.1f} s", "≤ 20 s"),
         ("refresh, nothing changed", f"{out.get('refresh_s', float('nan')):.1f} s", "≤ 5 s"),
-        ("search_docs p50 (MCP client)", f"{out['p50_ms']:.1f} ms", "≤ 10 ms"),
-        ("search_docs p95 (MCP client)", f"{out['p95_ms']:.1f} ms", "≤ 50 ms"),
+        ("search_docs p50, default 5 results (MCP client)", f"{out['p50_ms']:.1f} ms", "≤ 10 ms"),
+        ("search_docs p95, default 5 results (MCP client)", f"{out['p95_ms']:.1f} ms", "≤ 50 ms"),
+        (
+            "search_docs p50 / p95 with max_results=10",
+            f"{out['p50_ms_10']:.1f} / {out['p95_ms_10']:.1f} ms",
+            "—",
+        ),
         ("recall@5", f"{out['recall@5']:.3f}", "≥ 0.95"),
         ("MRR@10", f"{out['mrr@10']:.3f}", "≥ 0.80"),
         ("peak RSS, index loaded + 60 searches", f"{out['peak_rss_mb']:.0f} MB", "≤ 250 MB"),
     ]
-    print(f"{out['pages']} pages, {out['sections']} sections, {len(questions)} questions")
-    for name, value, target in rows:
-        print(f"{name:<38} {value:>10}   target {target}")
-    print("misses (gold page not in top 5):", ", ".join(out["misses"]) or "none")
+    lines = [f"{out['pages']} pages, {out['sections']} sections, {len(questions)} questions", ""]
+    lines += ["| what | result | target |", "|---|--:|---|"]
+    lines += [f"| {name} | {value} | {target} |" for name, value, target in rows]
+    lines += ["", "misses (gold page not in top 5): " + (", ".join(out["misses"]) or "none")]
+    print("\n".join(lines))
+    if ns.out:
+        import datetime
+        import platform
+
+        cmd = "python benchmarks/search_quality.py" + (f" --questions {ns.questions}" if ns.questions else "")
+        head = [
+            f"{datetime.date.today()} · {platform.platform()} · {os.cpu_count()} cores · Python "
+            f"{platform.python_version()}",
+            "",
+            "```sh",
+            cmd + " --out docs/benchmarks.md",
+            "```",
+            "",
+            "Python 3.11 docs (`apt-get install python3-doc`) served by `python3 -m http.server` on 127.0.0.1, "
+            "discovered by link crawl; latency through the in-process MCP client; peak RSS of the "
+            "benchmark process (index open, 120 searches).",
+            "",
+        ]
+        replace_section(
+            ns.out if ns.out.is_absolute() else ROOT / ns.out, "## Site search", "\n".join(head + lines)
+        )
 
 
 if __name__ == "__main__":

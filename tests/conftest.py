@@ -15,6 +15,7 @@ from typing import ClassVar
 import pytest
 
 from docs_mcp.config import Settings
+from docs_mcp.measure import model_view  # noqa: F401  (tests import it from here)
 from docs_mcp.sources import SourceSet
 from docs_mcp.tools import DocsTools
 
@@ -143,15 +144,6 @@ async def call(server, name: str, **args):
 
     async with Client(server, mode="legacy") as client:
         return await client.call_tool(name, args)
-
-
-def model_view(result) -> str:
-    """What the model sees: serialized structured content when present, else the text blocks."""
-    import json
-
-    if result.structured_content is not None:
-        return json.dumps(result.structured_content)
-    return "".join(getattr(block, "text", "") for block in result.content)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import zlib
 from dataclasses import dataclass, field
 
 from .errors import InvalidArgument, SectionNotFound
@@ -87,6 +89,38 @@ class Document:
             cached = self.join(0, len(self.sections), include_code)
             self._memo[key] = cached
         return cached
+
+    # --- persistence (the site index stores converted pages) ------------------------------------------
+    def to_blob(self) -> bytes:
+        """Compact bytes (zlib'd JSON) of everything but the memo; `from_blob` restores an equal Document."""
+        payload = {
+            "url": self.url,
+            "source": self.source,
+            "title": self.title,
+            "fetched_at": self.fetched_at,
+            "etag": self.etag,
+            "last_modified": self.last_modified,
+            "hash": self.content_hash,
+            "sections": [
+                [s.id, s.title, s.level, s.parent, s.body_html, s.body_md, s.text] for s in self.sections
+            ],
+        }
+        return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 1)
+
+    @classmethod
+    def from_blob(cls, blob: bytes) -> Document:
+        p = json.loads(zlib.decompress(blob))
+        sections = tuple(Section(*row) for row in p["sections"])
+        return cls(
+            p["url"],
+            p["source"],
+            p["title"],
+            sections,
+            p["fetched_at"],
+            p["etag"],
+            p["last_modified"],
+            p["hash"],
+        )
 
     # --- lookup -------------------------------------------------------------------------------
     def find(self, section_id: str) -> int:

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sqlite3
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis import index_text, query_terms, tokenize
 from .config import RELEASE_NOTES_FACTOR, RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE, TITLE_MATCH_BONUS
-from .document import Document, Section
+from .document import Document
 from .snippets import snippet
 from .tools import SearchHit
 
@@ -57,30 +55,6 @@ class PageState:
     fetched_at: float
     etag: str
     last_modified: str
-
-
-def _encode(doc: Document) -> bytes:
-    payload = {
-        "url": doc.url,
-        "source": doc.source,
-        "title": doc.title,
-        "fetched_at": doc.fetched_at,
-        "etag": doc.etag,
-        "last_modified": doc.last_modified,
-        "hash": doc.content_hash,
-        "sections": [
-            [s.id, s.title, s.level, s.parent, s.body_html, s.body_md, s.text] for s in doc.sections
-        ],
-    }
-    return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 1)
-
-
-def _decode(blob: bytes) -> Document:
-    p = json.loads(zlib.decompress(blob))
-    sections = tuple(Section(*row) for row in p["sections"])
-    return Document(
-        p["url"], p["source"], p["title"], sections, p["fetched_at"], p["etag"], p["last_modified"], p["hash"]
-    )
 
 
 def match_expression(terms: list[str]) -> str | None:
@@ -151,7 +125,7 @@ class SiteIndex:
                         doc.content_hash,
                         int(listed),
                         "\n".join(links or ()),
-                        _encode(doc),
+                        doc.to_blob(),
                     ),
                 )
                 page_id = cur.lastrowid
@@ -239,7 +213,7 @@ class SiteIndex:
             row = self._db.execute("SELECT doc, fetched_at FROM pages WHERE key=?", (key,)).fetchone()
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
-        return _decode(row[0])
+        return Document.from_blob(row[0])
 
     def headings(self, url: str) -> list[tuple[int, str, str]]:
         key = url.split("#", 1)[0]
