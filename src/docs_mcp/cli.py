@@ -214,8 +214,6 @@ def _serve(args: argparse.Namespace) -> int:
     app = App(args)
 
     def start_background():
-        if not app.settings.auto_index:
-            return None
         return asyncio.create_task(_background(app))
 
     build_server(app.tools, start_background).run("stdio")
@@ -223,9 +221,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 async def _background(app: App) -> None:
-    """Build empty sources and refresh stale pages while the server answers from what is indexed."""
+    """Warm the index, then build empty sources and refresh stale pages while the server answers."""
     log = logging.getLogger("docs_mcp")
     await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
+    await asyncio.to_thread(app.index.warm)
+    if not app.settings.auto_index:
+        return
     try:
         for r in await app.indexer.run():
             log.info(summary(r))

@@ -24,11 +24,14 @@ SECTION_WEIGHTS = (8.0, 4.0, 1.0)
 PAGE_WEIGHTS = (6.0, 3.0, 1.0)
 #: Share of the page-level score in a page's final score (the rest is its best section's).
 PAGE_SHARE = 0.4
-SECTION_CANDIDATES = 300
-PAGE_CANDIDATES = 100
+SECTION_CANDIDATES = 150
+PAGE_CANDIDATES = 50
 #: Query terms in more than this share of sections add little to BM25 but most of its cost: dropped.
 COMMON_TERM_SHARE = 0.20
 MIN_QUERY_TERMS = 2
+#: Most postings one query may score: the rarest terms are kept while their document counts fit. BM25's
+#: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
+MAX_POSTINGS = 2_000
 
 _SCHEMA = f"""
 PRAGMA journal_mode=WAL;
@@ -81,6 +84,9 @@ class SiteIndex:
         )
         self._init_rank()
         self._title_memo: dict[int, tuple[str, frozenset[str]]] = {}
+        #: Document frequency of every term, loaded once per index generation (a write bumps it).
+        self._generation = 0
+        self._df: tuple[tuple[int, int], dict[str, int], int] | None = None
 
     def _init_rank(self) -> None:
         with self._lock:
@@ -149,6 +155,7 @@ class SiteIndex:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+            self._generation += 1
 
     def _delete(self, key: str) -> None:
         row = self._db.execute("SELECT id FROM pages WHERE key=?", (key,)).fetchone()
@@ -156,6 +163,7 @@ class SiteIndex:
             return
         page_id = row[0]
         self._title_memo.pop(page_id, None)
+        self._generation += 1
         self._db.execute(
             "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)", (page_id,)
         )
@@ -292,15 +300,21 @@ class SiteIndex:
             [(pid, best_section.get(pid, (None, 0.0))[0], combined[pid]) for pid in ranked], query
         )
 
+    def warm(self) -> None:
+        """Load the term statistics now (the server calls this at start, so the first search is fast)."""
+        with self._lock:
+            self._doc_freq([])
+
     def _doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
-        """Sections containing each term, and the number of sections."""
-        marks = ",".join("?" * len(terms))
-        df = dict(
-            self._db.execute(
-                f"SELECT term, doc FROM sections_vocab WHERE term IN ({marks})", terms
-            ).fetchall()
-        )
-        return df, self._db.execute("SELECT max(rowid) FROM sections").fetchone()[0] or 1
+        """Sections containing each term, and the number of sections (whole vocabulary cached in memory)."""
+        # data_version changes when another connection (an `index` run beside the server) commits.
+        generation = (self._generation, self._db.execute("PRAGMA data_version").fetchone()[0])
+        if self._df is None or self._df[0] != generation:
+            vocab = dict(self._db.execute("SELECT term, doc FROM sections_vocab").fetchall())
+            total = self._db.execute("SELECT count(*) FROM sections").fetchone()[0] or 1
+            self._df = (generation, vocab, total)
+        _, vocab, total = self._df
+        return {t: vocab[t] for t in terms if t in vocab}, total
 
     def _titles(self, page_ids: set[int]) -> dict[int, tuple[str, frozenset[str]]]:
         """Title and title tokens per page; tokens are memoized (titles only change when a page is rewritten)."""
@@ -316,10 +330,17 @@ class SiteIndex:
         """Drop terms most sections contain (keeping the MIN_QUERY_TERMS rarest at least)."""
         if len(terms) <= MIN_QUERY_TERMS:
             return terms
-        kept = [t for t in terms if df.get(t, 0) <= COMMON_TERM_SHARE * total]
-        if len(kept) < MIN_QUERY_TERMS:
-            kept = sorted(terms, key=lambda t: df.get(t, 0))[:MIN_QUERY_TERMS]
-        return kept
+        common = COMMON_TERM_SHARE * total
+        kept, postings = [], 0
+        for t in sorted(
+            (t for t in terms if t in df), key=df.__getitem__
+        ):  # rarest first; unknown terms match nothing
+            n = df[t]
+            if len(kept) >= MIN_QUERY_TERMS and (n > common or postings + n > MAX_POSTINGS):
+                break
+            kept.append(t)
+            postings += n
+        return kept or terms
 
     def _hits(self, ranked: list[tuple[int, int | None, float]], query: str) -> list[SearchHit]:
         """Build the hits with two queries in all (pages, sections), not two per hit."""

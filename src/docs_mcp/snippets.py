@@ -46,7 +46,8 @@ def _span(hits: list[tuple[int, str]], i: int, j: int, distinct: int) -> int:
 
 def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
     """The window of `text` holding the most distinct query terms, trimmed to whole words, with ellipses."""
-    text = " ".join(text.split())
+    if "\n" in text or "\t" in text or "  " in text:  # index text is normalized already: skip the copy
+        text = " ".join(text.split())
     if len(text) <= size:
         return text
     terms = tuple(sorted(set(query_terms(query)), key=len, reverse=True))
