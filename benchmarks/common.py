@@ -88,6 +88,9 @@ def docs_server(directory: Path = DOCS_DIR, timeout: float = 10.0, check: bool =
 # --- what the model sees --------------------------------------------------------------------------
 
 
+from docs_mcp.measure import model_view  # noqa: E402, F401  (one definition of what the model sees)
+
+
 def make_tools(root: str) -> Any:
     """A fresh DocsTools over one source root with default settings."""
     from docs_mcp.config import Settings
