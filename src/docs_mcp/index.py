@@ -24,8 +24,8 @@ SECTION_WEIGHTS = (8.0, 4.0, 1.0)
 PAGE_WEIGHTS = (6.0, 3.0, 1.0)
 #: Share of the page-level score in a page's final score (the rest is its best section's).
 PAGE_SHARE = 0.4
-SECTION_CANDIDATES = 150
-PAGE_CANDIDATES = 50
+SECTION_CANDIDATES = 100
+PAGE_CANDIDATES = 40
 #: Query terms in more than this share of sections add little to BM25 but most of its cost: dropped.
 COMMON_TERM_SHARE = 0.20
 MIN_QUERY_TERMS = 2
@@ -268,11 +268,15 @@ class SiteIndex:
                     else {}
                 )
                 sec_rows = [(owner[r], r, score) for r, score in top if r in owner]
-            page_rows = self._db.execute(
-                "SELECT p.id, -bm25(pages_fts, {}, {}, {}) AS score FROM pages_fts f ".format(*PAGE_WEIGHTS)
-                + f"JOIN pages p ON p.id=f.rowid WHERE pages_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
-                (*args, PAGE_CANDIDATES),
-            ).fetchall()
+            page_bm25 = "-bm25(pages_fts, {}, {}, {})".format(*PAGE_WEIGHTS)
+            if source:
+                page_sql = (
+                    f"SELECT p.id, {page_bm25} AS score FROM pages_fts f JOIN pages p ON p.id=f.rowid "
+                    f"WHERE pages_fts MATCH ? {src} ORDER BY score DESC LIMIT ?"
+                )
+            else:  # a page's FTS rowid is its id: no join needed
+                page_sql = f"SELECT rowid, {page_bm25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
+            page_rows = self._db.execute(page_sql, (*args, PAGE_CANDIDATES)).fetchall()
         best_section: dict[int, tuple[int, float]] = {}
         for page_id, section_id, score in sec_rows:
             if page_id not in best_section:
