@@ -230,7 +230,10 @@ class DocsTools:
                 limit // 2 if rank == 0 else min(C.SMALL_SECTION_CHARS, remaining // (len(chosen) - rank))
             )
             if len(own) <= min(whole_limit, remaining):
-                piece, used = own, used + len(own)
+                # Whole: the label line already names the section, so its own heading line is dropped.
+                head_line = own.split("\n", 1)[0]
+                piece = own.split("\n", 1)[1].lstrip("\n") if head_line.startswith("#") and "\n" in own else own
+                used += len(piece)
             else:
                 n = C.PASSAGES_PER_SECTION if rank == 0 else 1
                 size = min(C.PASSAGE_CHARS, remaining // n)
