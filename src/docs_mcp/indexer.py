@@ -153,7 +153,7 @@ class Indexer:
             if robots is not None and not robots.can_fetch(USER_AGENT, key):
                 prog.robots_skipped += 1
                 return
-            loc = self._location(source, key)
+            loc = Location(source, key)
             uid = loc.uid
             state = known.get(uid)
             age = time.time() - state.fetched_at if state else None
@@ -216,9 +216,6 @@ class Indexer:
             if on_progress:
                 on_progress(prog)
         return prog
-
-    def _location(self, source: Source, key: str) -> Location:
-        return Location(source, key)
 
     async def _fetch(self, loc: Location, etag: str, last_modified: str, prog: Progress) -> RawPage | None:
         """Fetch with backoff on 429/503; None (and an error noted) when it fails; PageNotFound propagates."""

@@ -25,21 +25,24 @@ class Passage:
     text: str
 
 
-def _bm25(corpus: list[list[str]]):
+@cache
+def _lucene_bm25() -> type:
     """rank_bm25's Okapi BM25 with Lucene's IDF, log(1 + (N - n + 0.5) / (n + 0.5)), which never goes negative.
 
     Okapi's own IDF is negative for a term in more than half the sections: on a page of one or two
     sections every term would count against a match, and nothing would ever be found.
     """
-    import math
-
     from rank_bm25 import BM25Okapi  # numpy behind it: imported on first use, not at server start
 
     class LuceneIDF(BM25Okapi):
         def _calc_idf(self, nd: dict[str, int]) -> None:
             self.idf = {w: math.log(1 + (self.corpus_size - n + 0.5) / (n + 0.5)) for w, n in nd.items()}
 
-    return LuceneIDF(corpus)
+    return LuceneIDF
+
+
+def _bm25(corpus: list[list[str]]):
+    return _lucene_bm25()(corpus)
 
 
 class PageIndex:

@@ -22,10 +22,6 @@ class Source:
     root: str  # URL prefix ending in "/", or an absolute directory path
     is_local: bool
 
-    @property
-    def display(self) -> str:
-        return f"{self.name}={self.root}"
-
 
 @dataclass(frozen=True)
 class Location:

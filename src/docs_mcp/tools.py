@@ -11,7 +11,7 @@ from . import config as C
 from .budget import clamp_length, clamp_range, open_fence, paginate, truncate
 from .cache import DocumentCache
 from .document import Document
-from .errors import InvalidArgument
+from .errors import DocsMCPError, InvalidArgument
 from .fetching import Fetcher
 from .sources import Location, SourceSet
 
@@ -38,6 +38,12 @@ class Searcher(Protocol):
     def status_line(self) -> str: ...
 
 
+class DocumentStore(Protocol):
+    """Where converted documents persist between runs (the site index): read before fetching."""
+
+    def load_document(self, key: str) -> Document | None: ...
+
+
 def _fmt_time(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
 
@@ -51,14 +57,13 @@ class DocsTools:
         settings: C.Settings,
         fetcher: Fetcher | None = None,
         searcher: Searcher | None = None,
-        store=None,
+        store: DocumentStore | None = None,
     ):
         self.sources = sources
         self.settings = settings
         self.fetcher = fetcher or Fetcher(sources, settings)
         self.cache = DocumentCache(settings.cache_size, settings.cache_ttl)
         self.searcher = searcher
-        #: Optional persistent store of documents (the site index): read before fetching.
         self.store = store
 
     @property
@@ -232,7 +237,9 @@ class DocsTools:
             if len(own) <= min(whole_limit, remaining):
                 # Whole: the label line already names the section, so its own heading line is dropped.
                 head_line = own.split("\n", 1)[0]
-                piece = own.split("\n", 1)[1].lstrip("\n") if head_line.startswith("#") and "\n" in own else own
+                piece = (
+                    own.split("\n", 1)[1].lstrip("\n") if head_line.startswith("#") and "\n" in own else own
+                )
                 used += len(piece)
             else:
                 n = C.PASSAGES_PER_SECTION if rank == 0 else 1
@@ -316,7 +323,7 @@ class DocsTools:
                 return found
         try:
             loc = self.sources.resolve(url)
-        except Exception:
+        except DocsMCPError:
             return []
         doc = self.cache.peek(loc.key)
         return [(s.level, s.id, s.title) for s in doc.sections if s.level] if doc else []
