@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 from .analysis import query_terms, tokenize
 from .budget import boundary_cut
