@@ -202,3 +202,18 @@ def test_no_response_exceeds_cap_plus_metadata(cap, indexed):
         assert len(out) <= cap + METADATA_ALLOWANCE
 
     asyncio.run(go())
+
+
+# --- what the server costs before any call: instructions and tools/list ------------------------------
+async def test_tool_listing_and_instructions_fit_claude_codes_limits():
+    from mcp import Client
+
+    server = build_server(make_tools(str(SITE)))
+    async with Client(server, mode="legacy") as client:
+        listing = await client.list_tools()
+    total = len(listing.model_dump_json(exclude_none=True))
+    record("tools/list", "(server)", "x" * total)
+    assert total < 6_000  # the whole listing is read into context at the start of every session
+    for tool in listing.tools:
+        assert len((tool.description or "").encode()) < 2048, tool.name  # Claude Code truncates at 2 KB
+    assert len((server.instructions or "").encode()) < 2048
