@@ -199,3 +199,15 @@ async def test_query_matching_nothing_says_so(site, tmp_path):
     await build(app)
     out = await app.tools.search_docs("zyzzyva quokka")
     assert "no matches" in out
+
+
+async def test_rate_limited_page_is_retried_after_429(site_copy, tmp_path):
+    u = site_copy.url
+    (site_copy.directory / "sitemap.xml").write_text(
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{u}_429.html</loc></url>'
+        f"<url><loc>{u}seed.html</loc></url></urlset>"
+    )
+    app = app_for(tmp_path / "c", u)
+    [report] = await build(app)
+    assert report.failed == 0 and report.fetched == 2  # the 429 (Retry-After: 0) was waited out, not dropped
+    assert u + "_429.html" in keys(app)
