@@ -82,6 +82,19 @@ class Document:
         """Section i with its subsections: an exact slice of the page markdown."""
         return self.join(*self.span(i), include_code=include_code)
 
+    def section_sizes(self, include_code: bool = False) -> list[int]:
+        """len(section_markdown(i)) for every section, derived from the own parts in O(n) (the TOC shows them)."""
+        key = ("sizes", include_code)
+        cached = self._memo.get(key)
+        if cached is None:
+            own = [len(self.own_markdown(k, include_code)) for k in range(len(self.sections))]
+            cached = []
+            for i in range(len(self.sections)):
+                lengths = [n for n in own[slice(*self.span(i))] if n]
+                cached.append(sum(lengths) + len(SEPARATOR) * max(len(lengths) - 1, 0))
+            self._memo[key] = cached
+        return cached
+
     def markdown(self, include_code: bool = False) -> str:
         key = ("page", include_code)
         cached = self._memo.get(key)

@@ -291,9 +291,10 @@ class SiteIndex:
         demote = not re.search(RELEASE_NOTES_QUERY, query)
         combined = {}
         for pid in candidates:
-            score = (1 - PAGE_SHARE) * best_section.get(pid, (0, 0.0))[
-                1
-            ] / top_sec + PAGE_SHARE * page_score.get(pid, 0.0) / top_page
+            section_score = best_section.get(pid, (0, 0.0))[1]
+            score = (1 - PAGE_SHARE) * section_score / top_sec + PAGE_SHARE * page_score.get(
+                pid, 0.0
+            ) / top_page
             title, title_tokens = titles.get(pid, ("", frozenset()))
             score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
             if demote and re.search(RELEASE_NOTES_TITLE, title):

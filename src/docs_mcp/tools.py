@@ -44,6 +44,11 @@ class DocumentStore(Protocol):
     def load_document(self, key: str) -> Document | None: ...
 
 
+def _outline_line(level: int, title: str, section_id: str) -> str:
+    """One heading of an outline: indented by level, then the title and the id to pass to get_doc_section."""
+    return f"{'  ' * max(level - 1, 0)}- {title} #{section_id}"
+
+
 def _fmt_time(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
 
@@ -158,16 +163,14 @@ class DocsTools:
     # --- get_doc_toc ------------------------------------------------------------------------------
     async def get_doc_toc(self, url: str) -> str:
         _, doc = await self.document(url)
-        sizes = await asyncio.to_thread(
-            lambda: [len(doc.section_markdown(i)) for i in range(len(doc.sections))]
-        )
+        sizes = await asyncio.to_thread(doc.section_sizes)
         total = len(doc.markdown())
         head = (
             f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections · "
             "line: indent=level, title #id (chars incl. subsections, code excluded)\n"
         )
         lines = [
-            (s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title or '(intro)'} #{s.id} ({sizes[i]:,})")
+            (s.level, _outline_line(s.level, s.title or "(intro)", s.id) + f" ({sizes[i]:,})")
             for i, s in enumerate(doc.sections)
         ]
         body, note = self._fit_outline(lines, self.cap - len(head))
@@ -214,9 +217,7 @@ class DocsTools:
         idx = page_index(doc)
         chosen = select_sections(doc, idx.rank(query), count)
         if not chosen:
-            outline = [
-                (s.level, f"{'  ' * max(s.level - 1, 0)}- {s.title} #{s.id}") for s in doc.sections if s.level
-            ]
+            outline = [(s.level, _outline_line(s.level, s.title, s.id)) for s in doc.sections if s.level]
             body, note = self._fit_outline(outline, min(limit, self.cap) - 200)
             return (
                 f"# {doc.title}\n{doc.url} · no section matches {query!r}. Outline (pick one with "
@@ -236,10 +237,7 @@ class DocsTools:
             )
             if len(own) <= min(whole_limit, remaining):
                 # Whole: the label line already names the section, so its own heading line is dropped.
-                head_line = own.split("\n", 1)[0]
-                piece = (
-                    own.split("\n", 1)[1].lstrip("\n") if head_line.startswith("#") and "\n" in own else own
-                )
+                piece = own.partition("\n")[2].lstrip("\n") if sec.level else own
                 used += len(piece)
             else:
                 n = C.PASSAGES_PER_SECTION if rank == 0 else 1
@@ -307,7 +305,7 @@ class DocsTools:
             if len(heads) > C.HEADINGS_CAP:
                 heads = [x for x in heads if x[0] <= C.HEADINGS_FALLBACK_MAX_LEVEL]
             shown = heads[: C.HEADINGS_CAP]
-            lines = [f"     {'  ' * max(lv - 1, 0)}- {title} #{sid}" for lv, sid, title in shown]
+            lines = ["     " + _outline_line(lv, title, sid) for lv, sid, title in shown]
             text = "\n".join(lines)
             if len(text) > share:
                 text, _ = truncate(text, max(0, share - 40))

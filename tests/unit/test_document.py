@@ -172,3 +172,11 @@ def test_document_of_a_page_has_its_title_source_and_a_content_hash():
     doc = page("seed.html")
     assert (doc.title, doc.source, doc.url) == ("Tidal datums", "site", "seed.html")
     assert len(doc.content_hash) == 40
+
+
+@pytest.mark.parametrize("name", ["big-reference.html", "docbook.html", "notes.md", "sphinx.html"])
+@pytest.mark.parametrize("include_code", [False, True])
+def test_section_sizes_equal_the_length_of_each_section_markdown(name, include_code):
+    doc = page(name)
+    expected = [len(doc.section_markdown(i, include_code)) for i in range(len(doc.sections))]
+    assert doc.section_sizes(include_code) == expected
