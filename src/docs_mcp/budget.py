@@ -62,9 +62,9 @@ def _avoid_open_fence(text: str, start: int, cut: int) -> int:
     return opening if opening > start else cut
 
 
-def open_fence(chunk: str) -> str | None:
-    """The fence marker left open at the end of `chunk`, if any (only when one code block outsizes a window)."""
-    fences = _FENCE_LINE.findall(chunk)
+def open_fence(text: str, end: int | None = None) -> str | None:
+    """The fence marker left open at `end` (default: the end of `text`), if any; no copy of the prefix is made."""
+    fences = _FENCE_LINE.findall(text, 0, len(text) if end is None else end)
     return fences[-1] if len(fences) % 2 else None
 
 

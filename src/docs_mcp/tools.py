@@ -127,9 +127,9 @@ class DocsTools:
             )
         win = paginate(text, start_index, limit)
         body = win.content
-        if win.start and open_fence(text[: win.start]):
+        if win.start and open_fence(text, win.start):
             body = "```\n" + body  # reopen a code block that the previous page had to split
-        fence = open_fence(text[: win.start + len(win.content)])
+        fence = open_fence(text, win.start + len(win.content))
         if fence:
             body += "\n```"
         end = win.start + len(win.content)
