@@ -154,6 +154,18 @@ STOPWORDS = frozenset(
         "need",
         "happen",
         "happens",
+        # Quantifiers and contractions of question phrasing ("how many", "why don't").
+        "many",
+        "much",
+        "don't",
+        "doesn't",
+        "didn't",
+        "can't",
+        "cannot",
+        "isn't",
+        "aren't",
+        "won't",
+        "shouldn't",
     ]
 )
 
@@ -197,6 +209,36 @@ def query_terms(query: str) -> list[str]:
             if t not in terms:
                 terms.append(t)
     return terms
+
+
+#: An API name in a query: qualified (`time.sleep`), called (`round(2.5)`) or snake_case (`lru_cache`).
+#: Bare CamelCase words are left to BM25: `KeyError` in a question is usually the symptom, not the subject.
+_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+|(?=\())|\b[A-Za-z][A-Za-z0-9]*_\w*")
+
+
+#: A command-line option in a query: `-O`, `--system-site-packages`.
+_OPTION = re.compile(r"(?:^|(?<=\s))--?[A-Za-z][\w-]*")
+
+
+def query_names(query: str) -> list[str]:
+    """API names and command-line options a query gives, as written (`time.sleep`, `round`, `-O`)."""
+    out: list[str] = []
+    for m in [*_DOTTED.finditer(query), *_OPTION.finditer(query)]:
+        if m.group(0) not in out:
+            out.append(m.group(0))
+    return out
+
+
+def names_match(defined: str, wanted: str) -> bool:
+    """A defined name is the wanted one, or a qualified form of it (`importlib.reload` for `reload`).
+
+    Options compare case-sensitively (`-O` is not `-o`); an option's definition may list aliases
+    or a value (`-W arg`, `-h, --help`).
+    """
+    if wanted.startswith("-"):
+        return wanted in re.split(r"[\s,=]+", defined)
+    d, w = defined.casefold(), wanted.casefold()
+    return d == w or d.endswith("." + w)
 
 
 def index_text(text: str) -> str:

@@ -70,6 +70,8 @@ RELEASE_NOTES_QUERY = (
 )
 #: Weight of "the page title names query terms" (IDF-weighted share of the query), on top of BM25.
 TITLE_MATCH_BONUS = 0.5
+#: Added for a page that defines a qualified name the query gives (`time.sleep`): its API reference.
+NAME_MATCH_BONUS = 1.0
 
 # --- HTML: where the content is, and what is noise --------------------------------------------
 #: Tried in order; the first match with enough text wins.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import zlib
@@ -11,6 +12,14 @@ from .errors import InvalidArgument, SectionNotFound
 
 SEPARATOR = "\n\n"
 _WS = re.compile(r"\s+")
+_DT = re.compile(r"<dt\b[^>]*>(.*?)</dt>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+#: A definition term longer than this without a call signature is prose, not a name.
+_MAX_TERM_CHARS = 60
+#: Words a signature may start with before the name (Sphinx: "class", "exception", "async", ...).
+_SIGNATURE_PREFIXES = frozenset(
+    ["abstract", "abstractmethod", "async", "attribute", "await", "awaitable", "class", "classmethod", "coroutine", "data", "decorator", "exception", "final", "method", "property", "static", "staticmethod"]
+)
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,26 @@ class Section:
     body_md: str | None = None
     #: Own plain text, for scoring and snippets.
     text: str = ""
+
+    @property
+    def names(self) -> list[str]:
+        """What the section defines: API signatures and glossary terms (definition-list terms).
+
+        API references (Sphinx and similar) describe each function under a <dt>, not a heading;
+        the site index weighs these names like headings, so `time.sleep` finds the time module's page.
+        """
+        out = []
+        for m in _DT.finditer(self.body_html):
+            term = html.unescape(_TAG.sub("", m.group(1))).strip()
+            head = term.split("(", 1)[0].split()
+            if "(" in term and head:
+                out.append(head[-1])
+            elif 0 < len(term) <= _MAX_TERM_CHARS and not term.endswith(":"):  # "Parameters:" labels
+                words = term.split()
+                if len(words) == 2 and words[0] in _SIGNATURE_PREFIXES:  # "exception pkg.Error"
+                    words.pop(0)
+                out.append(" ".join(words))
+        return out
 
 
 @dataclass(frozen=True)

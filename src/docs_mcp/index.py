@@ -11,21 +11,30 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis import index_text, query_terms, tokenize
-from .config import RELEASE_NOTES_FACTOR, RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE, TITLE_MATCH_BONUS
+from .analysis import index_text, names_match, query_names, query_terms, tokenize
+from .config import (
+    NAME_MATCH_BONUS,
+    RELEASE_NOTES_FACTOR,
+    RELEASE_NOTES_QUERY,
+    RELEASE_NOTES_TITLE,
+    TITLE_MATCH_BONUS,
+)
 from .document import Document
 from .snippets import snippet
 from .tools import SearchHit
 
-SCHEMA_VERSION = 1
-#: Column weights: a term in a section's heading counts most, its heading path next, its body least.
-SECTION_WEIGHTS = (8.0, 4.0, 1.0)
-#: Page-level BM25 (title, headings, whole text) complements section scores for spread-out queries.
-PAGE_WEIGHTS = (6.0, 3.0, 1.0)
+SCHEMA_VERSION = 2
+#: Column weights: a term in a section's heading counts most, then the API names it defines
+#: (definition-list terms), its heading path, and its body least.
+SECTION_WEIGHTS = (8.0, 4.0, 1.0, 6.0)
+#: Page-level BM25 (title, headings, whole text, defined names) complements section scores.
+PAGE_WEIGHTS = (6.0, 3.0, 1.0, 3.0)
 #: Share of the page-level score in a page's final score (the rest is its best section's).
 PAGE_SHARE = 0.4
 SECTION_CANDIDATES = 100
 PAGE_CANDIDATES = 40
+#: Sections checked for an exact API-name match (a one-letter option like `-O` has many partial ones).
+NAME_CANDIDATES = 500
 #: Query terms in more than this share of sections add little to BM25 but most of its cost: dropped.
 COMMON_TERM_SHARE = 0.20
 MIN_QUERY_TERMS = 2
@@ -42,10 +51,11 @@ CREATE TABLE IF NOT EXISTS pages(
     listed INTEGER NOT NULL DEFAULT 1, links TEXT, doc BLOB);
 CREATE TABLE IF NOT EXISTS sections(
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
-    level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL);
+    level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
+    names TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(title, path, body, tokenize='unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(title, headings, body, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(title, path, body, names, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(title, headings, body, names, tokenize='unicode61');
 INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
 """
 
@@ -76,6 +86,7 @@ class SiteIndex:
         self.fresh_seconds = fresh_seconds
         self._lock = threading.RLock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._drop_if_older_schema()
         self._db.executescript(_SCHEMA)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=10000")
@@ -88,15 +99,25 @@ class SiteIndex:
         self._generation = 0
         self._df: tuple[tuple[int, int], dict[str, int], int] | None = None
 
+    def _drop_if_older_schema(self) -> None:
+        """An index written by another version is a stale cache: drop it, the next refresh rebuilds it."""
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:  # a new file: no tables yet
+            return
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            for table in ("sections_fts", "pages_fts", "sections", "pages", "meta"):
+                self._db.execute(f"DROP TABLE IF EXISTS {table}")
+
     def _init_rank(self) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', ?)",
-                ("bm25({}, {}, {})".format(*SECTION_WEIGHTS),),
+                ("bm25({}, {}, {}, {})".format(*SECTION_WEIGHTS),),
             )
             self._db.execute(
                 "INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', ?)",
-                ("bm25({}, {}, {})".format(*PAGE_WEIGHTS),),
+                ("bm25({}, {}, {}, {})".format(*PAGE_WEIGHTS),),
             )
 
     def close(self) -> None:
@@ -109,8 +130,9 @@ class SiteIndex:
         rows = []
         for i, s in enumerate(doc.sections):
             path = " > ".join(doc.path(i)[:-1]) or doc.title
-            rows.append((i, s.id, s.level, s.title, path, s.text))
+            rows.append((i, s.id, s.level, s.title, path, s.text, "\n".join(s.names)))
         headings = " ".join(s.title for s in doc.sections)
+        names = "\n".join(r[-1] for r in rows)
         body = " ".join(s.text for s in doc.sections)
         with self._lock:
             db = self._db
@@ -137,19 +159,31 @@ class SiteIndex:
                 page_id = cur.lastrowid
                 if listed:
                     db.execute(
-                        "INSERT INTO pages_fts(rowid, title, headings, body) VALUES (?,?,?,?)",
-                        (page_id, index_text(doc.title), index_text(headings), index_text(body)),
+                        "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
+                        (
+                            page_id,
+                            index_text(doc.title),
+                            index_text(headings),
+                            index_text(body),
+                            index_text(names),
+                        ),
                     )
-                for ordinal, anchor, level, title, path, text in rows:
+                for ordinal, anchor, level, title, path, text, defined in rows:
                     cur = db.execute(
-                        "INSERT INTO sections(page_id, ord, anchor, level, title, path, text) "
-                        "VALUES (?,?,?,?,?,?,?)",
-                        (page_id, ordinal, anchor, level, title, path, text),
+                        "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) "
+                        "VALUES (?,?,?,?,?,?,?,?)",
+                        (page_id, ordinal, anchor, level, title, path, text, defined),
                     )
                     if listed:
                         db.execute(
-                            "INSERT INTO sections_fts(rowid, title, path, body) VALUES (?,?,?,?)",
-                            (cur.lastrowid, index_text(title), index_text(path), index_text(text)),
+                            "INSERT INTO sections_fts(rowid, title, path, body, names) VALUES (?,?,?,?,?)",
+                            (
+                                cur.lastrowid,
+                                index_text(title),
+                                index_text(path),
+                                index_text(text),
+                                index_text(defined),
+                            ),
                         )
                 db.execute("COMMIT")
             except BaseException:
@@ -243,7 +277,7 @@ class SiteIndex:
                 return []
             src = "AND p.source=?" if source else ""
             args: tuple = (expr, source) if source else (expr,)
-            bm25 = "-bm25(sections_fts, {}, {}, {})".format(*SECTION_WEIGHTS)
+            bm25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
             if source:
                 sec_rows = self._db.execute(
                     f"SELECT s.page_id, s.id, {bm25} AS score FROM sections_fts f JOIN sections s ON s.id=f.rowid "
@@ -268,7 +302,7 @@ class SiteIndex:
                     else {}
                 )
                 sec_rows = [(owner[r], r, score) for r, score in top if r in owner]
-            page_bm25 = "-bm25(pages_fts, {}, {}, {})".format(*PAGE_WEIGHTS)
+            page_bm25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
             if source:
                 page_sql = (
                     f"SELECT p.id, {page_bm25} AS score FROM pages_fts f JOIN pages p ON p.id=f.rowid "
@@ -277,6 +311,7 @@ class SiteIndex:
             else:  # a page's FTS rowid is its id: no join needed
                 page_sql = f"SELECT rowid, {page_bm25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
             page_rows = self._db.execute(page_sql, (*args, PAGE_CANDIDATES)).fetchall()
+            defines = self._defining_pages(query)
         best_section: dict[int, tuple[int, float]] = {}
         for page_id, section_id, score in sec_rows:
             if page_id not in best_section:
@@ -284,7 +319,7 @@ class SiteIndex:
         page_score = dict(page_rows)
         top_sec = max((s for _, s in best_section.values()), default=0.0) or 1.0
         top_page = max(page_score.values(), default=0.0) or 1.0
-        candidates = set(best_section) | set(page_score)
+        candidates = set(best_section) | set(page_score) | set(defines)
         titles = self._titles(candidates)
         idf = {t: math.log(1 + total / (1 + df.get(t, 0))) for t in terms}
         idf_sum = sum(idf.values()) or 1.0
@@ -297,13 +332,37 @@ class SiteIndex:
             ) / top_page
             title, title_tokens = titles.get(pid, ("", frozenset()))
             score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
+            if pid in defines:
+                score += NAME_MATCH_BONUS
             if demote and re.search(RELEASE_NOTES_TITLE, title):
                 score *= RELEASE_NOTES_FACTOR
             combined[pid] = score
         ranked = sorted(combined, key=lambda pid: -combined[pid])[:limit]
         return self._hits(
-            [(pid, best_section.get(pid, (None, 0.0))[0], combined[pid]) for pid in ranked], query
+            [(pid, best_section.get(pid, (defines.get(pid), 0.0))[0], combined[pid]) for pid in ranked], query
         )
+
+    def _defining_pages(self, query: str) -> dict[int, int]:
+        """Pages with a section defining an API name the query gives (`time.sleep`), with that section.
+
+        FTS finds sections whose names hold the name's words; only an exact or qualified match counts,
+        so `round` finds the built-in `round`, not every `__round__`.
+        """
+        wanted = query_names(query)
+        phrases = {" ".join(tokenize(w)) for w in wanted} - {""}
+        if not phrases:
+            return {}
+        expr = "names : (" + " OR ".join('"' + p.replace('"', '""') + '"' for p in phrases) + ")"
+        rows = self._db.execute(
+            "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
+            "WHERE sections_fts MATCH ? ORDER BY f.rank LIMIT ?",
+            (expr, NAME_CANDIDATES),
+        ).fetchall()
+        out: dict[int, int] = {}
+        for page_id, section_id, names in rows:
+            if any(names_match(n, w) for n in names.split("\n") for w in wanted):
+                out.setdefault(page_id, section_id)
+        return out
 
     def warm(self) -> None:
         """Load the term statistics now (the server calls this at start, so the first search is fast)."""

@@ -1,4 +1,4 @@
-"""In-page ranking: BM25 over each section's own text, a heading boost, nested de-duplication, passages."""
+"""In-page ranking: BM25 over each section's own text, a heading boost, section choice, passages."""
 
 from __future__ import annotations
 
@@ -87,14 +87,12 @@ def page_index(doc: Document) -> PageIndex:
     return idx
 
 
-def _related(doc: Document, a: int, b: int) -> bool:
-    """True when one section contains the other."""
-    lo, hi = (a, b) if a < b else (b, a)
-    return hi < doc.span(lo)[1]
-
-
 def select_sections(doc: Document, ranked: list[ScoredSection], limit: int) -> list[ScoredSection]:
-    """Best sections, never a section together with its ancestor or descendant; weak ones dropped."""
+    """Best sections, weak ones dropped.
+
+    A section and its ancestor may both be chosen: search_in_doc shows each section's own text, which
+    never includes a subsection's, so nothing repeats (and a page's intro under its h1 stays reachable).
+    """
     chosen: list[ScoredSection] = []
     if not ranked:
         return chosen
@@ -102,8 +100,6 @@ def select_sections(doc: Document, ranked: list[ScoredSection], limit: int) -> l
     for cand in ranked:
         if len(chosen) >= limit or cand.score < floor:
             break
-        if any(_related(doc, cand.index, c.index) for c in chosen):
-            continue
         chosen.append(cand)
     return chosen
 

@@ -32,7 +32,7 @@ BUDGETS: dict[str, tuple[str, dict[str, int]]] = {
     "mkdocs.html": ("filling gaps in a series", {"toc": 520, "section": 750, "in_doc": 350, "content": 2100}),
     "docusaurus.html": (
         "search station by position",
-        {"toc": 500, "section": 720, "in_doc": 400, "content": 1650},
+        {"toc": 500, "section": 720, "in_doc": 780, "content": 1650},
     ),
     "seed.html": ("convert between datums", {"toc": 450, "section": 710, "in_doc": 500, "content": 2000}),
     "big-reference.html": (

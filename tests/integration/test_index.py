@@ -211,3 +211,24 @@ async def test_rate_limited_page_is_retried_after_429(site_copy, tmp_path):
     [report] = await build(app)
     assert report.failed == 0 and report.fetched == 2  # the 429 (Retry-After: 0) was waited out, not dropped
     assert u + "_429.html" in keys(app)
+
+
+# --- API names ---------------------------------------------------------------------------------
+async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
+    # big-reference.html mentions load and time zones more often; sphinx.html has the <dt> for tidepool.load.
+    app = app_for(tmp_path / "c", str(SITE))
+    await build(app)
+    [hit, *_] = app.index.search("how does tidepool.load handle time zones", 3)
+    assert hit.url.endswith("sphinx.html") and hit.section_id == "loading-data"
+
+
+async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path):
+    app = app_for(tmp_path / "c", str(SITE))
+    await build(app)
+    assert app.index.page_count() > 0
+    app.index._db.execute("UPDATE meta SET value='1' WHERE key='schema'")
+    app.index.close()
+    again = app_for(tmp_path / "c", str(SITE))
+    assert again.index.page_count() == 0  # a stale cache, not an error
+    await build(again)
+    assert again.index.page_count() > 0 and again.index.search("tidepool.load", 1)

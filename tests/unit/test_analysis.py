@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docs_mcp.analysis import cjk_bigrams, index_text, query_terms, tokenize
+from docs_mcp.analysis import cjk_bigrams, index_text, names_match, query_names, query_terms, tokenize
 
 
 def test_tokenize_stems_english_words():
@@ -58,3 +58,34 @@ def test_query_terms_drop_single_letters_but_keep_single_cjk_characters():
 
 def test_query_terms_of_a_japanese_question():
     assert query_terms("潮位データの読み込み")[:4] == ["潮位", "位デ", "デー", "ータ"]
+
+
+def test_query_terms_drop_question_quantifiers_and_contractions():
+    assert query_terms("How many times does timeit run by default?") == ["time", "timeit", "run", "default"]
+    assert query_terms("why don't I see warnings") == ["see", "warn"]
+
+
+def test_query_names_are_qualified_called_snake_case_names_and_options():
+    assert query_names("Why does round(2.5) return 2 after logging.basicConfig()?") == [
+        "round",
+        "logging.basicConfig",
+    ]
+    assert query_names("lru_cache default maxsize with python -O and --system-site-packages") == [
+        "lru_cache",
+        "-O",
+        "--system-site-packages",
+    ]
+    assert query_names("Counter missing key KeyError or zero") == []  # CamelCase alone is left to BM25
+
+
+def test_names_match_the_name_or_a_qualified_form_of_it():
+    assert names_match("importlib.reload", "reload")
+    assert names_match("time.sleep", "TIME.SLEEP")
+    assert not names_match("fractions.Fraction.__round__", "round")
+    assert not names_match("timeout", "time")
+
+
+def test_option_names_match_case_sensitively_and_through_aliases():
+    assert names_match("-h, --help", "--help")
+    assert names_match("-W arg", "-W")
+    assert not names_match("-o", "-O")

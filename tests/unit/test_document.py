@@ -180,3 +180,22 @@ def test_section_sizes_equal_the_length_of_each_section_markdown(name, include_c
     doc = page(name)
     expected = [len(doc.section_markdown(i, include_code)) for i in range(len(doc.sections))]
     assert doc.section_sizes(include_code) == expected
+
+
+# --- defined names ---------------------------------------------------------------------------
+def test_names_are_the_api_signatures_a_section_defines():
+    d = page("sphinx.html")
+    names = {n for s in d.sections for n in s.names}
+    # A method inside its class's entry shows its short name, as Sphinx renders it.
+    assert {"tidepool.load", "tidepool.TideSeries", "resample"} <= names
+    assert not [n for n in names if n.endswith(":")]  # "Parameters:" field labels are not names
+
+
+def test_names_drop_signature_keywords_and_keep_options_and_glossary_terms():
+    body = (
+        "<dl><dt>class pkg.Reader(path)</dt><dd>x</dd><dt>exception pkg.ReadError</dt><dd>x</dd>"
+        "<dt>-W arg</dt><dd>x</dd><dt>abstract base class</dt><dd>x</dd>"
+        f"<dt>{'a long sentence that describes something ' * 3}</dt><dd>x</dd></dl>"
+    )
+    section = Section(id="s", title="S", level=2, parent=None, body_html=body)
+    assert section.names == ["pkg.Reader", "pkg.ReadError", "-W arg", "abstract base class"]
