@@ -261,7 +261,9 @@ def targets(stats: dict[str, dict[str, float]]) -> list[str]:
     return lines
 
 
-def write_report(path: Path, stats: dict[str, dict[str, float]], n: int, args: argparse.Namespace) -> None:
+def write_report(
+    path: Path, stats: dict[str, dict[str, float]], n: int, args: argparse.Namespace, missed: list[str]
+) -> None:
     """Replace the '## Context to answer' section of docs/benchmarks.md."""
     argv = sys.argv[1:]
     cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
@@ -290,19 +292,70 @@ def write_report(path: Path, stats: dict[str, dict[str, float]], n: int, args: a
             "Targets:",
             "",
             *targets(stats),
+            "",
+            f"Misses of docs-mcp's own policies ({len([m for m in missed if _ours(m)])}), with the reason the "
+            "benchmark finds (`--verbose` prints the same list):",
+            "",
+            "```",
+            *[m for m in missed if _ours(m)],
+            "```",
         ]
     )
     cm.replace_section(path, "## Context to answer", body)
 
 
-def print_failures(runs: list[Run], questions: dict[str, dict[str, Any]]) -> None:
-    """Per-question failures: id, policy, first needle, gold section, note."""
-    failed = [r for r in runs if not r.solved]
-    print(f"\nfailures ({len(failed)}):")
-    for r in failed:
+def _ours(line: str) -> bool:
+    """A failure line of a docs-mcp policy (not of the whole-page and paged baselines)."""
+    return line.split()[1] in SERVED
+
+
+def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
+    """Why a run missed: where the needle sits on the gold page and what the policy showed of it."""
+    from docs_mcp.ranking import page_index
+
+    if doc is None:
+        return "gold page not read"
+    if r.policy == "pipeline":
+        read = [v.split("\n", 2)[1].split(" ", 1)[0] for v in r.views[1:] if v.count("\n") >= 2]
+        if doc.url not in read:
+            listed = bool(r.views) and doc.url in r.views[0]
+            return (
+                "gold page 3rd in search results, not read"
+                if listed
+                else "gold page not in the top 3 results"
+            )
+    holding = [i for i in range(len(doc.sections)) if cm.found(doc.own_markdown(i), q["needles"])]
+    if not holding:
+        in_code = any(cm.found(doc.own_markdown(i, True), q["needles"]) for i in range(len(doc.sections)))
+        return "needle only in a code block" if in_code else "needle not on the gold page"
+    if r.policy not in ("in-doc", "pipeline"):
+        return "needle section read, needle not reached"
+    order = [s.index for s in page_index(doc).rank(q["query"])]
+    best = min((order.index(i) + 1 for i in holding if i in order), default=None)
+    shown = any(f"#{doc.sections[i].id}\n" in v for i in holding for v in r.views)
+    if shown:
+        return "needle section shown, needle outside the passages shown"
+    return (
+        f"needle section ranked {best} on the page, not shown"
+        if best
+        else "needle section shares no query term"
+    )
+
+
+def failures(
+    runs: list[Run], questions: dict[str, dict[str, Any]], store: SharedDocs, root: str
+) -> list[str]:
+    """One line per failed run: id, policy, why, gold section."""
+    by_url = {doc.url: doc for doc in store.docs.values()}
+    out = []
+    for r in runs:
+        if r.solved:
+            continue
         q = questions[r.id]
+        why = diagnose(r, q, by_url.get(root + q["page"]))
         note = f" [{r.note}]" if r.note else ""
-        print(f"  {r.id} {r.policy:<10} needle={q['needles'][0]!r} section={q['section']!r}{note}")
+        out.append(f"{r.id} {r.policy:<10} {why} (gold section {q['section']!r}){note}")
+    return out
 
 
 async def run_all(args: argparse.Namespace) -> None:
@@ -328,8 +381,10 @@ async def run_all(args: argparse.Namespace) -> None:
     print(f"Context to answer — {len(questions)} questions\n")
     print(table(stats))
     print("\n" + "\n".join(targets(stats)))
+    missed = failures(runs, {q["id"]: q for q in questions}, store, root)
     if args.verbose:
-        print_failures(runs, {q["id"]: q for q in questions})
+        print(f"\nfailures ({len(missed)}):")
+        print("\n".join("  " + m for m in missed))
     if args.json:
         rows = [
             {k: v for k, v in asdict(r).items() if k != "views"}
@@ -339,7 +394,7 @@ async def run_all(args: argparse.Namespace) -> None:
         Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.out:
         out = Path(args.out)
-        write_report(out if out.is_absolute() else cm.REPO_ROOT / out, stats, len(questions), args)
+        write_report(out if out.is_absolute() else cm.REPO_ROOT / out, stats, len(questions), args, missed)
         print(f"\nwrote the '## Context to answer' section of {args.out}")
 
 

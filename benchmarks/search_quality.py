@@ -127,9 +127,15 @@ def main() -> None:
     if ns.json:
         print(json.dumps(out, indent=1))
         return
+    # The build, refresh, recall and MRR targets are for the 530-page docs; at scale only latency and memory count.
+    at_scale = ns.scale > 1
+
+    def target(value: str) -> str:
+        return "— (530-page target)" if at_scale else value
+
     rows = [
-        ("full index build (crawl)", f"{out.get('build_s', float('nan')):.1f} s", "≤ 20 s"),
-        ("refresh, nothing changed", f"{out.get('refresh_s', float('nan')):.1f} s", "≤ 5 s"),
+        ("full index build (crawl)", f"{out.get('build_s', float('nan')):.1f} s", target("≤ 20 s")),
+        ("refresh, nothing changed", f"{out.get('refresh_s', float('nan')):.1f} s", target("≤ 5 s")),
         ("search_docs p50, default 5 results (MCP client)", f"{out['p50_ms']:.1f} ms", "≤ 10 ms"),
         ("search_docs p95, default 5 results (MCP client)", f"{out['p95_ms']:.1f} ms", "≤ 50 ms"),
         (
@@ -137,8 +143,8 @@ def main() -> None:
             f"{out['p50_ms_10']:.1f} / {out['p95_ms_10']:.1f} ms",
             "—",
         ),
-        ("recall@5", f"{out['recall@5']:.3f}", "≥ 0.95"),
-        ("MRR@10", f"{out['mrr@10']:.3f}", "≥ 0.80"),
+        ("recall@5", f"{out['recall@5']:.3f}", target("≥ 0.95")),
+        ("MRR@10", f"{out['mrr@10']:.3f}", target("≥ 0.80")),
         ("peak RSS, index loaded + 60 searches", f"{out['peak_rss_mb']:.0f} MB", "≤ 250 MB"),
     ]
     lines = [f"{out['pages']} pages, {out['sections']} sections, {len(questions)} questions", ""]
