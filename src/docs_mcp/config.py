@@ -31,6 +31,8 @@ SMALL_SECTION_CHARS = 1_200
 PASSAGE_CHARS = 700
 #: Passages returned per long section, best first.
 PASSAGES_PER_SECTION = 2
+#: Extra passages for the best section when fewer sections than `max_sections` pass the score floor.
+SPARE_SLOT_PASSAGES = 1
 #: Secondary sections must score at least this fraction of the best one to be included.
 SECONDARY_SCORE_RATIO = 0.5
 #: Multiplier on BM25 for query terms found in a section's heading.

@@ -18,7 +18,25 @@ _TAG = re.compile(r"<[^>]+>")
 _MAX_TERM_CHARS = 60
 #: Words a signature may start with before the name (Sphinx: "class", "exception", "async", ...).
 _SIGNATURE_PREFIXES = frozenset(
-    ["abstract", "abstractmethod", "async", "attribute", "await", "awaitable", "class", "classmethod", "coroutine", "data", "decorator", "exception", "final", "method", "property", "static", "staticmethod"]
+    [
+        "abstract",
+        "abstractmethod",
+        "async",
+        "attribute",
+        "await",
+        "awaitable",
+        "class",
+        "classmethod",
+        "coroutine",
+        "data",
+        "decorator",
+        "exception",
+        "final",
+        "method",
+        "property",
+        "static",
+        "staticmethod",
+    ]
 )
 
 

@@ -90,7 +90,8 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
         source: Annotated[str | None, Field(description="Only this named source.")] = None,
     ) -> str:
         """Search the documentation site(s). Returns pages with the url#section of their best section, its \
-heading path and a short snippet. Next: get_doc_section or search_in_doc on a hit."""
+heading path and a short snippet. Name APIs as written (time.sleep, round(), -O): the page defining them \
+ranks first. Next: get_doc_section or search_in_doc on a hit."""
         progress = getattr(tools.searcher, "progress", None)
         if progress is not None:
             done, total = progress()

@@ -240,20 +240,19 @@ class DocsTools:
                 piece = own.partition("\n")[2].lstrip("\n") if sec.level else own
                 used += len(piece)
             else:
-                n = C.PASSAGES_PER_SECTION if rank == 0 else 1
+                # Fewer sections qualified than asked for: the best one gets their budget, the evidence is there.
+                spare = min(C.SPARE_SLOT_PASSAGES, count - len(chosen))
+                n = C.PASSAGES_PER_SECTION + spare if rank == 0 else 1
                 size = min(C.PASSAGE_CHARS, remaining // n)
                 found = passages(idx, own, query, n, size) or [Passage(0, truncate(own, size)[0])]
                 used += sum(len(p.text) for p in found)
                 piece = "\n…\n".join(f"[offset {p.offset}]\n{p.text}" for p in found)
                 piece += (
-                    f"\n[passages of a {len(own):,}-char section: get_doc_section {sec.id} "
-                    "with start_index=offset reads around them]"
+                    f"\n[{len(own):,}-char section: get_doc_section {sec.id} start_index=offset reads on]"
                 )
             parts.append(f"## {path} #{sec.id}\n{piece}")
-        head = (
-            f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) for {query!r} · "
-            f"total_content_chars={used}"
-        )
+        # The query is not echoed: the model has it in the call, and every response repeats it otherwise.
+        head = f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) · total_content_chars={used}"
         return head + "\n\n" + "\n\n".join(parts)
 
     # --- search_docs ------------------------------------------------------------------------------

@@ -123,6 +123,24 @@ async def test_search_in_doc_returns_the_deep_subsection_not_its_parent(server, 
     assert "harmonic constituents are fitted by least squares" in out
 
 
+async def test_search_in_doc_gives_unused_section_slots_to_the_best_section(tmp_path):
+    filler = "Gauges report water levels every few minutes and the values are stored as they arrive. " * 9
+    facts = [
+        f"Fact {n}: the harmonic phase lag of constituent M{n} is reported in degrees." for n in (2, 4, 6)
+    ]
+    body = "\n\n".join(part for fact in facts for part in (fact, filler))
+    (tmp_path / "long.md").write_text(
+        f"# Long page\n\n## Phases\n\n{body}\n\n## Other\n\nNothing about that here.\n", encoding="utf-8"
+    )
+    server = build_server(make_tools(str(tmp_path)))
+    query = "harmonic phase lag constituent"
+    one = await text_of(server, "search_in_doc", url="long.md", query=query, max_sections=1)
+    three = await text_of(server, "search_in_doc", url="long.md", query=query, max_sections=3)
+    assert "1 best section(s)" in three  # only one section matches...
+    assert one.count("[offset ") == 2 and three.count("[offset ") == 3  # ...so it gets the spare slot
+    assert all(f in three for f in facts) and sum(f in one for f in facts) == 2
+
+
 async def test_search_in_doc_with_no_match_returns_the_outline(server, site):
     out = await text_of(server, "search_in_doc", url=site.url + "sphinx.html", query="zyzzyva quokka")
     assert "no section matches" in out
