@@ -37,6 +37,8 @@ SPARE_SLOT_PASSAGES = 1
 SECONDARY_SCORE_RATIO = 0.5
 #: Multiplier on BM25 for query terms found in a section's heading.
 HEADING_BOOST = 1.5
+#: Multiplier on BM25 for query terms among the names a section defines (definition-list terms).
+NAMES_BOOST = 0.5
 
 # --- get_doc_toc / errors ---------------------------------------------------------------------
 #: Ids listed when a section id is unknown.

@@ -8,7 +8,7 @@ from functools import cache
 
 from .analysis import query_terms, tokenize
 from .budget import boundary_cut
-from .config import HEADING_BOOST, PASSAGE_CHARS, SECONDARY_SCORE_RATIO
+from .config import HEADING_BOOST, NAMES_BOOST, PASSAGE_CHARS, SECONDARY_SCORE_RATIO
 from .document import Document
 
 
@@ -53,6 +53,10 @@ class PageIndex:
         self.doc = doc
         self.tokens = [tokenize(s.text) for s in doc.sections]
         self.titles = [set(tokenize(s.title)) for s in doc.sections]
+        #: Names a section defines (API signatures, options, glossary terms) count like a weaker heading.
+        self.names = [
+            set(tokenize(" ".join(s.names))) - t for s, t in zip(doc.sections, self.titles, strict=True)
+        ]
         # rank_bm25 divides by the corpus size; an all-empty page still needs one token somewhere.
         self.bm25 = _bm25([t or ["\x00"] for t in self.tokens])
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
@@ -71,7 +75,8 @@ class PageIndex:
         out = []
         for i, base in enumerate(scores):
             heading = sum(self.idf(t) for t in terms if t in self.titles[i])
-            score = float(base) + HEADING_BOOST * heading
+            named = sum(self.idf(t) for t in terms if t in self.names[i])
+            score = float(base) + HEADING_BOOST * heading + NAMES_BOOST * named
             if score > 0 and (base > 0 or heading > 0):
                 out.append(ScoredSection(i, score))
         out.sort(key=lambda s: -s.score)

@@ -202,3 +202,32 @@ def test_block_longer_than_the_size_is_cut_at_a_boundary():
     assert p.text.strip().startswith("Sentence 0 explains")
     assert 200 < len(p.text) <= 300
     assert p.text.endswith("detail.")  # at a sentence end, not mid-word
+
+
+def test_section_defining_a_queried_name_outranks_one_that_mentions_it_as_often():
+    mention = "<p>See tidepool.resample for details; resample keeps gaps.</p>"
+    define = "<dl><dt>tidepool.resample(series, rule)</dt><dd><p>Regrid; keeps gaps.</p></dd></dl>"
+    d = Document(
+        "p.html",
+        "src",
+        "Page",
+        (
+            Section(
+                "guide",
+                "Guide",
+                2,
+                None,
+                body_html=mention,
+                text="See tidepool.resample for details; resample keeps gaps.",
+            ),
+            Section(
+                "api",
+                "API",
+                2,
+                None,
+                body_html=define,
+                text="tidepool.resample(series, rule) Regrid; keeps gaps.",
+            ),
+        ),
+    )
+    assert ids(d, PageIndex(d).rank("tidepool.resample gaps"))[0] == "api"
