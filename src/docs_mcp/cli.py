@@ -15,7 +15,8 @@ from . import __version__
 from . import config as C
 from .errors import DocsMCPError
 from .fetching import Fetcher
-from .index import SiteIndex, SiteSearch
+from .index import SiteIndex
+from .search import SiteSearch
 from .sources import SourceSet
 from .tools import DocsTools
 

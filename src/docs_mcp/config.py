@@ -77,6 +77,24 @@ TITLE_MATCH_BONUS = 0.5
 #: Added for a page that defines a qualified name the query gives (`time.sleep`): its API reference.
 NAME_MATCH_BONUS = 1.0
 
+#: Column weights: a term in a section's heading counts most, then the API names it defines
+#: (definition-list terms), its heading path, and its body least.
+SECTION_WEIGHTS = (8.0, 4.0, 1.0, 6.0)
+#: Page-level BM25 (title, headings, whole text, defined names) complements section scores.
+PAGE_WEIGHTS = (6.0, 3.0, 1.0, 3.0)
+#: Share of the page-level score in a page's final score (the rest is its best section's).
+PAGE_SHARE = 0.4
+SECTION_CANDIDATES = 100
+PAGE_CANDIDATES = 40
+#: Sections checked for an exact API-name match (a one-letter option like `-O` has many partial ones).
+NAME_CANDIDATES = 500
+#: Query terms in more than this share of sections add little to BM25 but most of its cost: dropped.
+COMMON_TERM_SHARE = 0.20
+MIN_QUERY_TERMS = 2
+#: Most postings one query may score: the rarest terms are kept while their document counts fit. BM25's
+#: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
+MAX_POSTINGS = 2_000
+
 # --- HTML: where the content is, and what is noise --------------------------------------------
 #: Tried in order; the first match with enough text wins.
 MAIN_CONTENT_SELECTORS: tuple[str, ...] = (

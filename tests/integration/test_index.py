@@ -226,7 +226,7 @@ async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path)
     app = app_for(tmp_path / "c", str(SITE))
     await build(app)
     assert app.index.page_count() > 0
-    app.index._db.execute("UPDATE meta SET value='1' WHERE key='schema'")
+    app.index.db.execute("UPDATE meta SET value='1' WHERE key='schema'")
     app.index.close()
     again = app_for(tmp_path / "c", str(SITE))
     assert again.index.page_count() == 0  # a stale cache, not an error

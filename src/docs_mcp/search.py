@@ -1,0 +1,271 @@
+"""Site search: ranks the index's pages for a query (section and page BM25, title and defined-name signals)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .analysis import names_match, query_names, query_terms, tokenize
+from .config import (
+    COMMON_TERM_SHARE,
+    MAX_POSTINGS,
+    MIN_QUERY_TERMS,
+    NAME_CANDIDATES,
+    NAME_MATCH_BONUS,
+    PAGE_CANDIDATES,
+    PAGE_SHARE,
+    PAGE_WEIGHTS,
+    RELEASE_NOTES_FACTOR,
+    RELEASE_NOTES_QUERY,
+    RELEASE_NOTES_TITLE,
+    SECTION_CANDIDATES,
+    SECTION_WEIGHTS,
+    TITLE_MATCH_BONUS,
+)
+from .snippets import snippet
+from .tools import SearchHit
+
+if TYPE_CHECKING:
+    from .index import SiteIndex
+
+
+def match_expression(terms: list[str]) -> str | None:
+    """FTS5 query: any of the terms (BM25 weighs rare ones up)."""
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+class SiteRanker:
+    """The index's search: reads through the index's connection under its lock; memoizes term statistics."""
+
+    def __init__(self, index: SiteIndex):
+        self.index = index
+        self._title_memo: dict[int, tuple[str, frozenset[str]]] = {}
+        #: Document frequency of every term, loaded once per index generation (a write bumps it).
+        self._df: tuple[tuple[int, int], dict[str, int], int] | None = None
+
+    def forget(self, page_id: int) -> None:
+        """A page was rewritten or removed: its memoized title goes."""
+        self._title_memo.pop(page_id, None)
+
+    def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
+        """Pages ranked by their best section's BM25 blended with page-level BM25; best section per page."""
+        with self.index.lock:
+            terms = query_terms(query)
+            df, total = self._doc_freq(terms)
+            expr = match_expression(self._selective_terms(terms, df, total))
+            if expr is None:
+                return []
+            src = "AND p.source=?" if source else ""
+            args: tuple = (expr, source) if source else (expr,)
+            bm25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
+            if source:
+                sec_rows = self.index.db.execute(
+                    f"SELECT s.page_id, s.id, {bm25} AS score FROM sections_fts f JOIN sections s ON s.id=f.rowid "
+                    f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
+                    (*args, SECTION_CANDIDATES),
+                ).fetchall()
+            else:
+                # Rank inside FTS alone, then join only the rows kept: joining every match costs more.
+                top = self.index.db.execute(
+                    f"SELECT rowid, {bm25} AS score FROM sections_fts WHERE sections_fts MATCH ? "
+                    "ORDER BY score DESC LIMIT ?",
+                    (expr, SECTION_CANDIDATES),
+                ).fetchall()
+                marks = ",".join("?" * len(top))
+                owner = (
+                    dict(
+                        self.index.db.execute(
+                            f"SELECT id, page_id FROM sections WHERE id IN ({marks})", [r for r, _ in top]
+                        ).fetchall()
+                    )
+                    if top
+                    else {}
+                )
+                sec_rows = [(owner[r], r, score) for r, score in top if r in owner]
+            page_bm25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
+            if source:
+                page_sql = (
+                    f"SELECT p.id, {page_bm25} AS score FROM pages_fts f JOIN pages p ON p.id=f.rowid "
+                    f"WHERE pages_fts MATCH ? {src} ORDER BY score DESC LIMIT ?"
+                )
+            else:  # a page's FTS rowid is its id: no join needed
+                page_sql = f"SELECT rowid, {page_bm25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
+            page_rows = self.index.db.execute(page_sql, (*args, PAGE_CANDIDATES)).fetchall()
+            defines = self._defining_pages(query)
+        best_section: dict[int, tuple[int, float]] = {}
+        for page_id, section_id, score in sec_rows:
+            if page_id not in best_section:
+                best_section[page_id] = (section_id, score)
+        page_score = dict(page_rows)
+        top_sec = max((s for _, s in best_section.values()), default=0.0) or 1.0
+        top_page = max(page_score.values(), default=0.0) or 1.0
+        candidates = set(best_section) | set(page_score) | set(defines)
+        titles = self._titles(candidates)
+        idf = {t: math.log(1 + total / (1 + df.get(t, 0))) for t in terms}
+        idf_sum = sum(idf.values()) or 1.0
+        demote = not re.search(RELEASE_NOTES_QUERY, query)
+        combined = {}
+        for pid in candidates:
+            section_score = best_section.get(pid, (0, 0.0))[1]
+            score = (1 - PAGE_SHARE) * section_score / top_sec + PAGE_SHARE * page_score.get(
+                pid, 0.0
+            ) / top_page
+            title, title_tokens = titles.get(pid, ("", frozenset()))
+            score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
+            if pid in defines:
+                score += NAME_MATCH_BONUS
+            if demote and re.search(RELEASE_NOTES_TITLE, title):
+                score *= RELEASE_NOTES_FACTOR
+            combined[pid] = score
+        ranked = sorted(combined, key=lambda pid: -combined[pid])[:limit]
+        return self._hits(
+            [(pid, best_section.get(pid, (defines.get(pid), 0.0))[0], combined[pid]) for pid in ranked], query
+        )
+
+    def _defining_pages(self, query: str) -> dict[int, int]:
+        """Pages with a section defining an API name the query gives (`time.sleep`), with that section.
+
+        FTS finds sections whose names hold the name's words; only an exact or qualified match counts,
+        so `round` finds the built-in `round`, not every `__round__`.
+        """
+        wanted = query_names(query)
+        phrases = {" ".join(tokenize(w)) for w in wanted} - {""}
+        if not phrases:
+            return {}
+        expr = "names : (" + " OR ".join('"' + p.replace('"', '""') + '"' for p in phrases) + ")"
+        rows = self.index.db.execute(
+            "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
+            "WHERE sections_fts MATCH ? ORDER BY f.rank LIMIT ?",
+            (expr, NAME_CANDIDATES),
+        ).fetchall()
+        out: dict[int, int] = {}
+        for page_id, section_id, names in rows:
+            if any(names_match(n, w) for n in names.split("\n") for w in wanted):
+                out.setdefault(page_id, section_id)
+        return out
+
+    def _doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """Sections containing each term, and the number of sections (whole vocabulary cached in memory)."""
+        # data_version changes when another connection (an `index` run beside the server) commits.
+        generation = (self.index.generation, self.index.db.execute("PRAGMA data_version").fetchone()[0])
+        if self._df is None or self._df[0] != generation:
+            vocab = dict(self.index.db.execute("SELECT term, doc FROM sections_vocab").fetchall())
+            total = self.index.db.execute("SELECT count(*) FROM sections").fetchone()[0] or 1
+            self._df = (generation, vocab, total)
+        _, vocab, total = self._df
+        return {t: vocab[t] for t in terms if t in vocab}, total
+
+    def _titles(self, page_ids: set[int]) -> dict[int, tuple[str, frozenset[str]]]:
+        """Title and title tokens per page; tokens are memoized (titles only change when a page is rewritten)."""
+        missing = [pid for pid in page_ids if pid not in self._title_memo]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            for pid, title in self.index.db.execute(
+                f"SELECT id, title FROM pages WHERE id IN ({marks})", missing
+            ):
+                self._title_memo[pid] = (title, frozenset(tokenize(title)))
+        return {pid: self._title_memo[pid] for pid in page_ids if pid in self._title_memo}
+
+    @staticmethod
+    def _selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
+        """Drop terms most sections contain (keeping the MIN_QUERY_TERMS rarest at least)."""
+        if len(terms) <= MIN_QUERY_TERMS:
+            return terms
+        common = COMMON_TERM_SHARE * total
+        kept, postings = [], 0
+        for t in sorted(
+            (t for t in terms if t in df), key=df.__getitem__
+        ):  # rarest first; unknown terms match nothing
+            n = df[t]
+            if len(kept) >= MIN_QUERY_TERMS and (n > common or postings + n > MAX_POSTINGS):
+                break
+            kept.append(t)
+            postings += n
+        return kept or terms
+
+    def _hits(self, ranked: list[tuple[int, int | None, float]], query: str) -> list[SearchHit]:
+        """Build the hits with two queries in all (pages, sections), not two per hit."""
+        with self.index.lock:
+            ranked = [
+                (pid, sid if sid is not None else self._best_section(pid, query), score)
+                for pid, sid, score in ranked
+            ]
+            page_ids = [pid for pid, _, _ in ranked]
+            section_ids = [sid for _, sid, _ in ranked if sid is not None]
+            pages = {
+                row[0]: row[1:]
+                for row in self.index.db.execute(
+                    f"SELECT id, url, title, source, fetched_at FROM pages WHERE id IN ({','.join('?' * len(page_ids))})",
+                    page_ids,
+                )
+            }
+            secs = (
+                {
+                    row[0]: row[1:]
+                    for row in self.index.db.execute(
+                        f"SELECT id, anchor, title, path, text FROM sections WHERE id IN ({','.join('?' * len(section_ids))})",
+                        section_ids,
+                    )
+                }
+                if section_ids
+                else {}
+            )
+        hits = []
+        for pid, sid, score in ranked:
+            url, title, source, fetched_at = pages[pid]
+            sec = secs.get(sid)
+            if sec is None:
+                hits.append(SearchHit(url, title, "", (), "", source, fetched_at, score))
+                continue
+            anchor, sec_title, path, text = sec
+            parts = [p for p in path.split(" > ") if p and p != title]
+            if sec_title and sec_title != title:
+                parts.append(sec_title)
+            hits.append(
+                SearchHit(url, title, anchor, tuple(parts), snippet(text, query), source, fetched_at, score)
+            )
+        return hits
+
+    def _best_section(self, page_id: int, query: str) -> int | None:
+        """For a page found by page-level BM25 only: its best-matching section."""
+        row = self.index.db.execute(
+            "SELECT s.id FROM sections_fts f JOIN sections s ON s.id=f.rowid WHERE sections_fts MATCH ? "
+            "AND s.page_id=? ORDER BY f.rank LIMIT 1",
+            (match_expression(query_terms(query)), page_id),
+        ).fetchone()
+        return row[0] if row else None
+
+    def warm(self) -> None:
+        """Load the term statistics now (the server calls this at start, so the first search is fast)."""
+        with self.index.lock:
+            self._doc_freq([])
+
+
+class SiteSearch:
+    """search_docs over the index, with the build's progress in its status line."""
+
+    def __init__(self, index: SiteIndex, progress: Callable[[], tuple[int, int]] | None = None):
+        self.index = index
+        self._progress = progress
+
+    def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
+        return self.index.search(query, limit, source)
+
+    def headings(self, url: str) -> list[tuple[int, str, str]]:
+        return self.index.headings(url)
+
+    def progress(self) -> tuple[int, int]:
+        return self._progress() if self._progress else (0, 0)
+
+    def status_line(self) -> str:
+        pages = self.index.page_count()
+        done, total = self.progress()
+        if total and done < total:
+            return f"index building: indexed {done:,} of ~{total:,} pages so far, results may be incomplete"
+        if not pages:
+            return "the index is empty (run `docs-mcp index --source …`)"
+        return f"index: {pages:,} pages"
