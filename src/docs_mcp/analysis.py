@@ -198,7 +198,7 @@ def tokenize(text: str) -> list[str]:
 
 def query_terms(query: str) -> list[str]:
     """Distinct content terms of a query, in order; stopwords dropped unless nothing else is left."""
-    words = [m.group(0) for m in _TOKEN.finditer(query.lower())]
+    words = [m.group(0) for m in _TOKEN.finditer(query.lower().replace("’", "'"))]
     flags = {m.group(1).lower() for m in _FLAG.finditer(query)}
     kept = [
         w for w in words if w not in STOPWORDS and (len(w) > 1 or w in flags or _CJK_RUN.fullmatch(w))
@@ -213,32 +213,58 @@ def query_terms(query: str) -> list[str]:
 
 #: An API name in a query: qualified (`time.sleep`), called (`round(2.5)`) or snake_case (`lru_cache`).
 #: Bare CamelCase words are left to BM25: `KeyError` in a question is usually the symptom, not the subject.
-_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+|(?=\())|\b[A-Za-z][A-Za-z0-9]*_\w*")
-
-
-#: A command-line option in a query: `-O`, `--system-site-packages`.
-_OPTION = re.compile(r"(?:^|(?<=\s))--?[A-Za-z][\w-]*")
+_DOTTED = re.compile(r"(?<![\w./:-])[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+|(?=\())|\b[A-Za-z][A-Za-z0-9]*_\w*")
+#: A command-line option in a query: `-O`, `--system-site-packages`, also in backticks or parentheses.
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+#: Dotted words that are file names or hosts, not APIs (`config.yaml`, `docs.python.org`).
+_NOT_API_SUFFIXES = frozenset(
+    [
+        "com",
+        "org",
+        "net",
+        "io",
+        "html",
+        "htm",
+        "md",
+        "txt",
+        "json",
+        "yaml",
+        "yml",
+        "toml",
+        "cfg",
+        "ini",
+        "xml",
+        "csv",
+        "pdf",
+        "zip",
+        "gz",
+    ]
+)
+_OPTION_SPLIT = re.compile(r"[\s,=\[\]]+")
 
 
 def query_names(query: str) -> list[str]:
     """API names and command-line options a query gives, as written (`time.sleep`, `round`, `-O`)."""
     out: list[str] = []
     for m in [*_DOTTED.finditer(query), *_OPTION.finditer(query)]:
-        if m.group(0) not in out:
-            out.append(m.group(0))
+        name = m.group(0)
+        parts = name.split(".")
+        if query[m.end() : m.end() + 1] == "/" or parts[-1].lower() in _NOT_API_SUFFIXES:
+            continue  # a path, URL or file name
+        if any(len(p) < 2 for p in parts) and not name.startswith("-"):
+            continue  # "e.g", "O(n)"
+        if name not in out:
+            out.append(name)
     return out
 
 
 def names_match(defined: str, wanted: str) -> bool:
-    """A defined name is the wanted one, or a qualified form of it (`importlib.reload` for `reload`).
-
-    Options compare case-sensitively (`-O` is not `-o`); an option's definition may list aliases
-    or a value (`-W arg`, `-h, --help`).
-    """
-    if wanted.startswith("-"):
-        return wanted in re.split(r"[\s,=]+", defined)
+    """Whether a defined name is the wanted one, or either is a qualified form of the other; options exact."""
+    if wanted.startswith("-"):  # `-O` is not `-o`; a definition may list aliases or a value (`-h, --help`)
+        return wanted in _OPTION_SPLIT.split(defined)
     d, w = defined.casefold(), wanted.casefold()
-    return d == w or d.endswith("." + w)
+    # `importlib.reload` defines `reload`; `Cls.meth` (a method shown in its class) defines `pkg.Cls.meth`.
+    return d == w or d.endswith("." + w) or ("." in d and w.endswith("." + d))
 
 
 def index_text(text: str) -> str:

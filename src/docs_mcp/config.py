@@ -95,6 +95,31 @@ MIN_QUERY_TERMS = 2
 #: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
 MAX_POSTINGS = 2_000
 
+#: A definition term longer than this without a call signature is prose, not a name.
+DEFINED_TERM_MAX_CHARS = 60
+#: Words a signature may start with before the name (Sphinx: "class", "exception", "async", ...).
+SIGNATURE_PREFIXES = frozenset(
+    [
+        "abstract",
+        "abstractmethod",
+        "async",
+        "attribute",
+        "await",
+        "awaitable",
+        "class",
+        "classmethod",
+        "coroutine",
+        "data",
+        "decorator",
+        "exception",
+        "final",
+        "method",
+        "property",
+        "static",
+        "staticmethod",
+    ]
+)
+
 # --- HTML: where the content is, and what is noise --------------------------------------------
 #: Tried in order; the first match with enough text wins.
 MAIN_CONTENT_SELECTORS: tuple[str, ...] = (

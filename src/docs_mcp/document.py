@@ -8,36 +8,15 @@ import re
 import zlib
 from dataclasses import dataclass, field
 
+from .config import DEFINED_TERM_MAX_CHARS, SIGNATURE_PREFIXES
 from .errors import InvalidArgument, SectionNotFound
 
 SEPARATOR = "\n\n"
 _WS = re.compile(r"\s+")
 _DT = re.compile(r"<dt\b[^>]*>(.*?)</dt>", re.S)
 _TAG = re.compile(r"<[^>]+>")
-#: A definition term longer than this without a call signature is prose, not a name.
-_MAX_TERM_CHARS = 60
-#: Words a signature may start with before the name (Sphinx: "class", "exception", "async", ...).
-_SIGNATURE_PREFIXES = frozenset(
-    [
-        "abstract",
-        "abstractmethod",
-        "async",
-        "attribute",
-        "await",
-        "awaitable",
-        "class",
-        "classmethod",
-        "coroutine",
-        "data",
-        "decorator",
-        "exception",
-        "final",
-        "method",
-        "property",
-        "static",
-        "staticmethod",
-    ]
-)
+#: Where a signature's name ends: its parameters, subscript, type annotation or value.
+_NAME_END = re.compile(r"[(\[]|:\s|\s=")
 
 
 @dataclass(frozen=True)
@@ -57,22 +36,25 @@ class Section:
 
     @property
     def names(self) -> list[str]:
-        """What the section defines: API signatures and glossary terms (definition-list terms).
-
-        API references (Sphinx and similar) describe each function under a <dt>, not a heading;
-        the site index weighs these names like headings, so `time.sleep` finds the time module's page.
-        """
+        """Names the section defines (definition-list terms: API signatures, options, glossary entries)."""
+        # API references describe each function under a <dt>, not a heading; the index weighs these
+        # names like headings, so `time.sleep` finds the time module's page.
         out = []
         for m in _DT.finditer(self.body_html):
             term = html.unescape(_TAG.sub("", m.group(1))).strip()
-            head = term.split("(", 1)[0].split()
-            if "(" in term and head:
-                out.append(head[-1])
-            elif 0 < len(term) <= _MAX_TERM_CHARS and not term.endswith(":"):  # "Parameters:" labels
-                words = term.split()
-                if len(words) == 2 and words[0] in _SIGNATURE_PREFIXES:  # "exception pkg.Error"
-                    words.pop(0)
-                out.append(" ".join(words))
+            if not term or term.endswith(":"):  # "Parameters:" field labels
+                continue
+            cut = _NAME_END.search(term)
+            words = (term[: cut.start()] if cut else term).split()
+            if (len(term) > DEFINED_TERM_MAX_CHARS and not cut) or not words:
+                continue  # a long term without a signature is prose, not a name
+            if cut:  # "int PyObject_Str(PyObject *o)" -> "PyObject_Str"
+                out.append(words[-1])
+                continue
+            while len(words) > 1 and words[0] in SIGNATURE_PREFIXES:
+                words = words[1:]
+            # "exception pkg.Error" -> "pkg.Error"; "abstract base class" stays a glossary term.
+            out.append(words[0] if len(words) == 1 else " ".join(term.split()))
         return out
 
 

@@ -41,3 +41,7 @@ class NotDocumentation(FetchError):
 
 class SectionNotFound(DocsMCPError):
     """No section has that id or heading."""
+
+
+class IndexVersionError(DocsMCPError):
+    """The index file was written by a newer docs-mcp, whose layout this version cannot read."""

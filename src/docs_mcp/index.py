@@ -11,6 +11,7 @@ from pathlib import Path
 from .analysis import index_text
 from .config import PAGE_WEIGHTS, SECTION_WEIGHTS
 from .document import Document
+from .errors import IndexVersionError
 from .search import SiteRanker
 from .tools import SearchHit
 
@@ -52,10 +53,14 @@ class SiteIndex:
         self.fresh_seconds = fresh_seconds
         self.lock = threading.RLock()
         self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._drop_if_older_schema()
+        self.db.execute("PRAGMA busy_timeout=10000")
+        try:
+            self._drop_if_older_schema()
+        except BaseException:
+            self.db.close()
+            raise
         self.db.executescript(_SCHEMA)
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=10000")
         self.db.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.sections_vocab USING fts5vocab(main, sections_fts, 'row')"
         )
@@ -65,14 +70,27 @@ class SiteIndex:
         self.ranker = SiteRanker(self)
 
     def _drop_if_older_schema(self) -> None:
-        """An index written by another version is a stale cache: drop it, the next refresh rebuilds it."""
+        """An index written by an older version is a stale cache: dropped, and the next run rebuilds it."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")  # read and drop in one write transaction: two servers may start at once
         try:
-            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.OperationalError:  # a new file: no tables yet
-            return
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            for table in ("sections_fts", "pages_fts", "sections", "pages", "meta"):
-                self.db.execute(f"DROP TABLE IF EXISTS {table}")
+            try:
+                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            except sqlite3.OperationalError:  # a new file: no tables yet
+                row = ("new",)
+            stored = row[0] if row else "0"
+            if stored.isdigit() and int(stored) > SCHEMA_VERSION:
+                raise IndexVersionError(
+                    f"the index {self.path} was written by a newer docs-mcp (index schema {stored}, this version "
+                    f"reads {SCHEMA_VERSION}): upgrade docs-mcp, or give this one its own --cache-dir"
+                )
+            if stored != "new" and stored != str(SCHEMA_VERSION):
+                for table in ("sections_fts", "pages_fts", "sections", "pages", "meta"):
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _init_rank(self) -> None:
         with self.lock:

@@ -74,6 +74,8 @@ class PageIndex:
         scores = self.bm25.get_scores(terms)
         out = []
         for i, base in enumerate(scores):
+            if not self.tokens[i]:  # a heading with no text of its own: its subsections compete instead
+                continue
             heading = sum(self.idf(t) for t in terms if t in self.titles[i])
             named = sum(self.idf(t) for t in terms if t in self.names[i])
             score = float(base) + HEADING_BOOST * heading + NAMES_BOOST * named

@@ -95,7 +95,7 @@ class SiteRanker:
             else:  # a page's FTS rowid is its id: no join needed
                 page_sql = f"SELECT rowid, {page_bm25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
             page_rows = self.index.db.execute(page_sql, (*args, PAGE_CANDIDATES)).fetchall()
-            defines = self._defining_pages(query)
+            defines = self._defining_pages(query, source)
         best_section: dict[int, tuple[int, float]] = {}
         for page_id, section_id, score in sec_rows:
             if page_id not in best_section:
@@ -123,24 +123,28 @@ class SiteRanker:
             combined[pid] = score
         ranked = sorted(combined, key=lambda pid: -combined[pid])[:limit]
         return self._hits(
-            [(pid, best_section.get(pid, (defines.get(pid), 0.0))[0], combined[pid]) for pid in ranked], query
+            # A page that defines the queried name links to that definition, not to its best text match.
+            [
+                (pid, defines.get(pid) or best_section.get(pid, (None, 0.0))[0], combined[pid])
+                for pid in ranked
+            ],
+            query,
         )
 
-    def _defining_pages(self, query: str) -> dict[int, int]:
-        """Pages with a section defining an API name the query gives (`time.sleep`), with that section.
-
-        FTS finds sections whose names hold the name's words; only an exact or qualified match counts,
-        so `round` finds the built-in `round`, not every `__round__`.
-        """
+    def _defining_pages(self, query: str, source: str | None) -> dict[int, int]:
+        """Pages with a section defining an API name or option of the query (exact or qualified match)."""
         wanted = query_names(query)
-        phrases = {" ".join(tokenize(w)) for w in wanted} - {""}
+        # FTS finds candidates by the name's last two parts (so `a.b.Cls.meth` finds `Cls.meth`); only an
+        # exact or qualified match counts, so `round` finds the built-in `round`, not every `__round__`.
+        phrases = {" ".join(tokenize(".".join(w.split(".")[-2:]))) for w in wanted} - {""}
         if not phrases:
             return {}
         expr = "names : (" + " OR ".join('"' + p.replace('"', '""') + '"' for p in phrases) + ")"
+        src = "AND p.source=?" if source else ""
         rows = self.index.db.execute(
             "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
-            "WHERE sections_fts MATCH ? ORDER BY f.rank LIMIT ?",
-            (expr, NAME_CANDIDATES),
+            f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY f.rank LIMIT ?",
+            (expr, source, NAME_CANDIDATES) if source else (expr, NAME_CANDIDATES),
         ).fetchall()
         out: dict[int, int] = {}
         for page_id, section_id, names in rows:

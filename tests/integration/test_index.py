@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import gzip
+import sqlite3
 from pathlib import Path
 
 import pytest
 from conftest import SITE, LocalSite, call, model_view
 
 from docs_mcp.cli import App, parser
+from docs_mcp.errors import IndexVersionError
+from docs_mcp.index import SiteIndex
 from docs_mcp.indexer import Progress
 from docs_mcp.server import build_server
 
@@ -222,13 +225,48 @@ async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
     assert hit.url.endswith("sphinx.html") and hit.section_id == "loading-data"
 
 
-async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path):
-    app = app_for(tmp_path / "c", str(SITE))
+async def test_defining_page_respects_the_source_filter_and_links_to_the_definition(tmp_path):
+    app = app_for(tmp_path / "c", f"site={SITE}", f"guide={SITE / 'guide'}")
     await build(app)
-    assert app.index.page_count() > 0
-    app.index.db.execute("UPDATE meta SET value='1' WHERE key='schema'")
-    app.index.close()
-    again = app_for(tmp_path / "c", str(SITE))
-    assert again.index.page_count() == 0  # a stale cache, not an error
-    await build(again)
-    assert again.index.page_count() > 0 and again.index.search("tidepool.load", 1)
+    [hit, *_] = app.index.search("GaugeReader.validate_records() encoding", 3)
+    assert hit.url.endswith("big-reference.html") and hit.section_id == "rendering"  # where it is defined
+    assert not [h for h in app.index.search("validate_records()", 5, source="guide") if h.source != "guide"]
+
+
+#: The layout docs-mcp 0.1.0 wrote (schema 1): no `names` columns.
+V1_LAYOUT = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE pages(id INTEGER PRIMARY KEY, source TEXT NOT NULL, key TEXT NOT NULL UNIQUE, url TEXT NOT NULL,
+    title TEXT NOT NULL, fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT,
+    listed INTEGER NOT NULL DEFAULT 1, links TEXT, doc BLOB);
+CREATE TABLE sections(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL,
+    anchor TEXT NOT NULL, level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL);
+CREATE VIRTUAL TABLE sections_fts USING fts5(title, path, body, tokenize='unicode61');
+CREATE VIRTUAL TABLE pages_fts USING fts5(title, headings, body, tokenize='unicode61');
+INSERT INTO meta VALUES ('schema', '1');
+INSERT INTO pages(source, key, url, title, fetched_at) VALUES ('site', 'k', 'u', 'Old page', 0);
+"""
+
+
+async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path):
+    cache = tmp_path / "c"
+    cache.mkdir()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        db.executescript(V1_LAYOUT)
+    app = app_for(cache, str(SITE))
+    assert app.index.page_count() == 0  # a stale cache, not an error
+    await build(app)
+    assert app.index.page_count() > 0 and app.index.search("tidepool.load", 1)
+
+
+def test_index_written_by_a_newer_version_is_refused_with_advice(tmp_path):
+    cache = tmp_path / "c"
+    cache.mkdir()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        db.executescript(
+            "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', '99');"
+        )
+    with pytest.raises(IndexVersionError, match=r"newer docs-mcp.*--cache-dir"):
+        SiteIndex(cache / "index.sqlite")
+    with sqlite3.connect(cache / "index.sqlite") as db:  # left as it was
+        assert db.execute("SELECT value FROM meta").fetchone() == ("99",)

@@ -63,6 +63,7 @@ def test_query_terms_of_a_japanese_question():
 def test_query_terms_drop_question_quantifiers_and_contractions():
     assert query_terms("How many times does timeit run by default?") == ["time", "timeit", "run", "default"]
     assert query_terms("why don't I see warnings") == ["see", "warn"]
+    assert query_terms("why don’t I see warnings") == ["see", "warn"]  # typographic apostrophe
 
 
 def test_query_names_are_qualified_called_snake_case_names_and_options():
@@ -76,10 +77,20 @@ def test_query_names_are_qualified_called_snake_case_names_and_options():
         "--system-site-packages",
     ]
     assert query_names("Counter missing key KeyError or zero") == []  # CamelCase alone is left to BM25
+    assert query_names("what does `-O` do (and -W)") == ["-O", "-W"]
+    assert query_names("re-use a well-known name") == []
+
+
+def test_query_names_skip_abbreviations_urls_and_file_names():
+    assert query_names("e.g. O(n) see docs.python.org/3/library/time.html and config.yaml") == []
 
 
 def test_names_match_the_name_or_a_qualified_form_of_it():
     assert names_match("importlib.reload", "reload")
+    assert names_match(
+        "GaugeReader.validate", "tidepool.io.GaugeReader.validate"
+    )  # method shown in its class
+    assert not names_match("join", "os.path.join")  # a bare name is too loose to match a qualified one
     assert names_match("time.sleep", "TIME.SLEEP")
     assert not names_match("fractions.Fraction.__round__", "round")
     assert not names_match("timeout", "time")
@@ -88,4 +99,5 @@ def test_names_match_the_name_or_a_qualified_form_of_it():
 def test_option_names_match_case_sensitively_and_through_aliases():
     assert names_match("-h, --help", "--help")
     assert names_match("-W arg", "-W")
+    assert names_match("--foo[=VALUE]", "--foo")
     assert not names_match("-o", "-O")

@@ -192,10 +192,29 @@ def test_names_are_the_api_signatures_a_section_defines():
 
 
 def test_names_drop_signature_keywords_and_keep_options_and_glossary_terms():
-    body = (
-        "<dl><dt>class pkg.Reader(path)</dt><dd>x</dd><dt>exception pkg.ReadError</dt><dd>x</dd>"
-        "<dt>-W arg</dt><dd>x</dd><dt>abstract base class</dt><dd>x</dd>"
-        f"<dt>{'a long sentence that describes something ' * 3}</dt><dd>x</dd></dl>"
-    )
+    terms = [
+        "class pkg.Reader(path)",
+        "exception pkg.ReadError",
+        "-W arg",
+        "abstract base class",
+        "property pkg.Model.header: float",
+        "pkg.DEFAULT_TZ = &#39;UTC&#39;",
+        "abstract async method pkg.Foo.bar(x)",
+        "--foo[=VALUE]",
+        "int PyObject_Str(PyObject *o)",
+        "Parameters:",
+        "a long sentence that describes something " * 3,
+    ]
+    body = "<dl>" + "".join(f"<dt>{t}</dt><dd>x</dd>" for t in terms) + "</dl>"
     section = Section(id="s", title="S", level=2, parent=None, body_html=body)
-    assert section.names == ["pkg.Reader", "pkg.ReadError", "-W arg", "abstract base class"]
+    assert section.names == [
+        "pkg.Reader",
+        "pkg.ReadError",
+        "-W arg",
+        "abstract base class",
+        "pkg.Model.header",
+        "pkg.DEFAULT_TZ",
+        "pkg.Foo.bar",
+        "--foo",
+        "PyObject_Str",
+    ]

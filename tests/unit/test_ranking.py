@@ -6,7 +6,6 @@ import asyncio
 import functools
 import itertools
 
-import pytest
 from conftest import SITE, make_tools
 
 from docs_mcp.config import SECONDARY_SCORE_RATIO
@@ -121,15 +120,12 @@ def test_select_drops_sections_below_the_secondary_ratio_of_the_best():
     assert ids(d, select_sections(d, ranked, 10)) == ["loading-data", "station-metadata"]
 
 
-@pytest.mark.parametrize(
-    "query", ["resampling series", "station datum", "load timestamps", "save format suffix"]
-)
-def test_selected_sections_own_texts_never_overlap(query):
-    d = page("sphinx.html")
-    chosen = [s.index for s in select_sections(d, page_index(d).rank(query), 10)]
-    assert chosen
-    lines = [ln for i in chosen for ln in d.own_markdown(i).splitlines() if len(ln.strip()) > 30]
-    assert len(lines) == len(set(lines)), (query, ids(d, chosen))
+def test_a_heading_without_text_of_its_own_is_not_ranked():
+    d = doc(
+        ("timeouts", "Timeout settings", 2, None, ""),
+        ("connect", "Connect", 3, "timeouts", "The connect timeout applies to opening a socket."),
+    )
+    assert ids(d, PageIndex(d).rank("timeout settings")) == ["connect"]
 
 
 # --- passages ------------------------------------------------------------------------------------
