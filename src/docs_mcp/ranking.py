@@ -95,11 +95,7 @@ def page_index(doc: Document) -> PageIndex:
 
 
 def select_sections(doc: Document, ranked: list[ScoredSection], limit: int) -> list[ScoredSection]:
-    """Best sections, weak ones dropped.
-
-    A section and its ancestor may both be chosen: search_in_doc shows each section's own text, which
-    never includes a subsection's, so nothing repeats (and a page's intro under its h1 stays reachable).
-    """
+    """Best sections, weak ones dropped; a section may come with its ancestor (each shows only its own text)."""
     chosen: list[ScoredSection] = []
     if not ranked:
         return chosen
