@@ -136,10 +136,12 @@ class SiteRanker:
         wanted = query_names(query)
         # FTS finds candidates by the name's last two parts (so `a.b.Cls.meth` finds `Cls.meth`); only an
         # exact or qualified match counts, so `round` finds the built-in `round`, not every `__round__`.
-        phrases = {" ".join(tokenize(".".join(w.split(".")[-2:]))) for w in wanted} - {""}
-        if not phrases:
+        phrases = match_expression(
+            sorted({" ".join(tokenize(".".join(w.split(".")[-2:]))) for w in wanted} - {""})
+        )
+        if phrases is None:
             return {}
-        expr = "names : (" + " OR ".join('"' + p.replace('"', '""') + '"' for p in phrases) + ")"
+        expr = f"names : ({phrases})"
         src = "AND p.source=?" if source else ""
         rows = self.index.db.execute(
             "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
