@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,11 +71,21 @@ class SiteIndex:
         self.generation = 0
         self.ranker = SiteRanker(self)
 
+    @contextmanager
+    def _transaction(self, begin: str = "BEGIN") -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed when the block ends, rolled back if it raises."""
+        self.db.execute(begin)
+        try:
+            yield self.db
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
     def _drop_if_older_schema(self) -> None:
         """An index written by an older version is a stale cache: dropped, and the next run rebuilds it."""
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")  # read and drop in one write transaction: two servers may start at once
-        try:
+        # Read and drop in one write transaction: two servers may start at once.
+        with self._transaction("BEGIN IMMEDIATE") as db:
             try:
                 row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             except sqlite3.OperationalError:  # a new file: no tables yet
@@ -87,10 +99,6 @@ class SiteIndex:
             if stored != "new" and stored != str(SCHEMA_VERSION):
                 for table in ("sections_fts", "pages_fts", "sections", "pages", "meta"):
                     db.execute(f"DROP TABLE IF EXISTS {table}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def _init_rank(self) -> None:
         with self.lock:
@@ -118,9 +126,7 @@ class SiteIndex:
         names = "\n".join(r[-1] for r in rows)
         body = " ".join(s.text for s in doc.sections)
         with self.lock:
-            db = self.db
-            db.execute("BEGIN")
-            try:
+            with self._transaction() as db:
                 self._delete(key)
                 cur = db.execute(
                     "INSERT INTO pages(source, key, url, title, fetched_at, etag, last_modified, hash, listed, links, doc) "
@@ -168,10 +174,6 @@ class SiteIndex:
                                 index_text(defined),
                             ),
                         )
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
             self.generation += 1
 
     def _delete(self, key: str) -> None:
