@@ -262,9 +262,14 @@ def targets(stats: dict[str, dict[str, float]]) -> list[str]:
 
 
 def write_report(
-    path: Path, stats: dict[str, dict[str, float]], n: int, args: argparse.Namespace, missed: list[str]
+    path: Path,
+    stats: dict[str, dict[str, float]],
+    n: int,
+    args: argparse.Namespace,
+    missed: list[tuple[str, str]],
 ) -> None:
     """Replace the '## Context to answer' section of docs/benchmarks.md."""
+    ours = [line for policy, line in missed if policy in SERVED]  # not the whole-page and paged baselines
     argv = sys.argv[1:]
     cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
     qfile = Path(args.questions).resolve()
@@ -293,20 +298,15 @@ def write_report(
             "",
             *targets(stats),
             "",
-            f"Misses of docs-mcp's own policies ({len([m for m in missed if _ours(m)])}), with the reason the "
+            f"Misses of docs-mcp's own policies ({len(ours)}), with the reason the "
             "benchmark finds (`--verbose` prints the same list):",
             "",
             "```",
-            *[m for m in missed if _ours(m)],
+            *ours,
             "```",
         ]
     )
     cm.replace_section(path, "## Context to answer", body)
-
-
-def _ours(line: str) -> bool:
-    """A failure line of a docs-mcp policy (not of the whole-page and paged baselines)."""
-    return line.split()[1] in SERVED
 
 
 def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
@@ -344,8 +344,8 @@ def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
 
 def failures(
     runs: list[Run], questions: dict[str, dict[str, Any]], store: SharedDocs, root: str
-) -> list[str]:
-    """One line per failed run: id, policy, why, gold section."""
+) -> list[tuple[str, str]]:
+    """Per failed run: its policy, and a line with id, policy, why and gold section."""
     by_url = {doc.url: doc for doc in store.docs.values()}
     out = []
     for r in runs:
@@ -354,7 +354,7 @@ def failures(
         q = questions[r.id]
         why = diagnose(r, q, by_url.get(root + q["page"]))
         note = f" [{r.note}]" if r.note else ""
-        out.append(f"{r.id} {r.policy:<10} {why} (gold section {q['section']!r}){note}")
+        out.append((r.policy, f"{r.id} {r.policy:<10} {why} (gold section {q['section']!r}){note}"))
     return out
 
 
@@ -384,7 +384,7 @@ async def run_all(args: argparse.Namespace) -> None:
     missed = failures(runs, {q["id"]: q for q in questions}, store, root)
     if args.verbose:
         print(f"\nfailures ({len(missed)}):")
-        print("\n".join("  " + m for m in missed))
+        print("\n".join("  " + line for _, line in missed))
     if args.json:
         rows = [
             {k: v for k, v in asdict(r).items() if k != "views"}
