@@ -121,6 +121,11 @@ SIGNATURE_PREFIXES = frozenset(
 )
 
 # --- HTML: where the content is, and what is noise --------------------------------------------
+#: Literal blocks declared as plain text (Sphinx highlight-none/-text, ```text fences): program output,
+#: CLI help, exception trees, license texts. They are prose to a reader, so they stay when code is off.
+PLAIN_TEXT_LANGUAGES = frozenset({"none", "text", "plaintext", "plain", "txt", "output"})
+#: The fence language such blocks are written with, whatever they declared.
+PLAIN_TEXT_TAG = "text"
 #: Tried in order; the first match with enough text wins.
 MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
     "article.md-content__inner",  # MkDocs Material

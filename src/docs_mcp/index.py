@@ -17,7 +17,8 @@ from .errors import IndexVersionError
 from .search import SiteRanker
 from .tools import SearchHit
 
-SCHEMA_VERSION = 2
+#: Bumped whenever stored rows or the conversion behind stored pages change (3: plain-text blocks).
+SCHEMA_VERSION = 3
 _SCHEMA = f"""
 PRAGMA journal_mode=WAL;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);

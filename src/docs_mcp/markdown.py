@@ -7,7 +7,9 @@ import re
 from bs4 import BeautifulSoup, Tag
 from markdownify import ATX, MarkdownConverter
 
-_MD_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$\n?", re.S | re.M)
+from .config import PLAIN_TEXT_LANGUAGES, PLAIN_TEXT_TAG
+
+_MD_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)\n.*?^[ \t]*\1[ \t]*$\n?", re.S | re.M)
 
 
 class _FastTag(Tag):
@@ -43,9 +45,11 @@ class DocsConverter(MarkdownConverter):
 
 
 class CodeFreeConverter(DocsConverter):
-    """Drops code blocks whole: a <pre> renders as nothing (markdownify's `strip` would keep its text)."""
+    """Drops code blocks whole (markdownify's `strip` would keep their text); plain-text blocks stay."""
 
     def convert_pre(self, el, text, parent_tags):  # type: ignore[override]
+        if el.get("data-lang") == PLAIN_TEXT_TAG:
+            return super().convert_pre(el, text, parent_tags)
         return ""
 
 
@@ -60,8 +64,13 @@ def html_to_markdown(fragment: str, include_code: bool) -> str:
 
 
 def markdown_without_code(text: str) -> str:
-    """Markdown sources: drop fenced blocks."""
-    return clean_markdown(_MD_FENCED.sub("", text))
+    """Markdown sources: drop fenced blocks, except those declared as plain text."""
+    return clean_markdown(_MD_FENCED.sub(_code_fence_dropped, text))
+
+
+def _code_fence_dropped(m: re.Match[str]) -> str:
+    info = m.group(2).split(maxsplit=1)
+    return m.group(0) if info and info[0].strip("{}.").lower() in PLAIN_TEXT_LANGUAGES else ""
 
 
 _PILCROW = re.compile("[¶\uf0c1\u200b\u200c\u200d\ufeff]")

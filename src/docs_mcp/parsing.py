@@ -9,13 +9,20 @@ import lxml.html
 from cssselect import HTMLTranslator
 from lxml import etree
 
-from .config import ADMONITION_SELECTORS, MAIN_CONTENT_SELECTORS, MIN_MAIN_TEXT, NOISE_SELECTORS
+from .config import (
+    ADMONITION_SELECTORS,
+    MAIN_CONTENT_SELECTORS,
+    MIN_MAIN_TEXT,
+    NOISE_SELECTORS,
+    PLAIN_TEXT_LANGUAGES,
+    PLAIN_TEXT_TAG,
+)
 from .errors import NotDocumentation
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _LANG = re.compile(r"(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
-_NO_LANG = {"default", "none", "text", "notranslate", "plaintext", "output", "console"}
+_NO_LANG = {"default", "notranslate", "console"}
 #: Attributes that survive simplification (ids and classes were read before it; bs4 pays for each one).
 _KEEP_ATTRS = frozenset({"colspan", "rowspan", "data-lang"})
 #: Inline wrappers with no markdown meaning; unwrapping them cuts markdownify's work in half.
@@ -226,7 +233,10 @@ def simplify(main: lxml.html.HtmlElement) -> None:
 
 
 def code_language(pre: lxml.html.HtmlElement) -> str:
-    """The language a code block declares on itself, a <code> child or a wrapper (Sphinx: highlight-LANG)."""
+    """The language a block declares on itself, a <code> child or a wrapper (Sphinx: highlight-LANG), nearest first.
+
+    Any plain-text declaration comes back as PLAIN_TEXT_TAG, which keeps the block when code is left out.
+    """
     candidates = [pre.get("class", "")]
     code = pre.find("code")
     if code is not None:
@@ -240,6 +250,8 @@ def code_language(pre: lxml.html.HtmlElement) -> str:
     for cls in candidates:
         for m in _LANG.finditer(cls):
             lang = m.group(1).lower()
+            if lang in PLAIN_TEXT_LANGUAGES:
+                return PLAIN_TEXT_TAG
             if lang not in _NO_LANG:
                 return lang
     return ""

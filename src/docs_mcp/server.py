@@ -46,7 +46,9 @@ MAX_LENGTH = Annotated[
 START = Annotated[
     int, Field(description="Offset to start from: a previous next_start_index or a passage offset.", ge=0)
 ]
-CODE = Annotated[bool, Field(description="Include code blocks (off: prose only, much shorter).")]
+CODE = Annotated[
+    bool, Field(description="Include code blocks (off: prose and plain-text output only, much shorter).")
+]
 _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
 
 

@@ -93,6 +93,19 @@ def test_clean_strips_trailing_spaces_and_collapses_blank_runs():
     assert clean_markdown("\n\na   \n\n\n\n\nb\t\n\n\n") == "a\n\nb"
 
 
+def test_without_code_plain_text_blocks_stay_as_text_fences():
+    html = '<p>Run it with -h:</p><pre data-lang="text">--system-site-packages  Give access</pre><p>end</p>'
+    assert md_no_code(html) == "Run it with -h:\n\n```text\n--system-site-packages  Give access\n```\n\nend"
+
+
+def test_markdown_without_code_keeps_fences_declared_as_plain_text():
+    text = "Help:\n\n```text\nusage: venv [-h]\n```\n\n```{.none}\nout\n```\n\n```sh\nvenv -h\n```\n\nend"
+    assert (
+        markdown_without_code(text)
+        == "Help:\n\n```text\nusage: venv [-h]\n```\n\n```{.none}\nout\n```\n\nend"
+    )
+
+
 def test_markdown_without_code_drops_fenced_blocks():
     text = "Intro\n\n```python\nsecret()\n```\n\nUse `inline` here.\n\n~~~\ntilde block\n~~~\n\nend"
     assert markdown_without_code(text) == "Intro\n\nUse `inline` here.\n\nend"

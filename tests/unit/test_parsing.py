@@ -9,6 +9,7 @@ from conftest import SITE
 from docs_mcp.errors import NotDocumentation
 from docs_mcp.parsing import (
     SelectorSet,
+    code_language,
     find_main,
     normalize_space,
     page_title,
@@ -226,3 +227,23 @@ def test_parse_html_accepts_an_xml_declaration():
 def test_parse_html_refuses_an_empty_page():
     with pytest.raises(NotDocumentation, match="empty"):
         parse_html("  \n ")
+
+
+def _pre(markup: str) -> lxml.html.HtmlElement:
+    return next(lxml.html.fragment_fromstring(markup, create_parent="div").iter("pre"))
+
+
+@pytest.mark.parametrize(
+    ("markup", "language"),
+    [
+        ('<div class="highlight-python3"><div class="highlight"><pre>x = 1</pre></div></div>', "python3"),
+        ('<div class="highlight-none notranslate"><div><pre>usage</pre></div></div>', "text"),
+        ('<div class="highlight-text"><div><pre>output</pre></div></div>', "text"),
+        ('<pre><code class="language-plaintext">output</code></pre>', "text"),
+        ('<div class="highlight-default notranslate"><div class="highlight"><pre>x</pre></div></div>', ""),
+        ("<pre>no declaration</pre>", ""),
+        ('<div class="highlight-none"><pre class="language-bash">nearest wins</pre></div>', "bash"),
+    ],
+)
+def test_code_language_reads_the_nearest_declaration_and_tags_plain_text(markup, language):
+    assert code_language(_pre(markup)) == language
