@@ -29,6 +29,8 @@ MAX_SECTIONS = 10
 SMALL_SECTION_CHARS = 1_200
 #: Size of one matching passage cut out of a long section.
 PASSAGE_CHARS = 700
+#: Passages of one section this close (chars) are joined with the text between them instead of cut apart.
+PASSAGE_GAP_BRIDGE = 200
 #: Passages returned per long section, best first.
 PASSAGES_PER_SECTION = 2
 #: Extra passages for the best section when fewer sections than `max_sections` pass the score floor.

@@ -8,7 +8,7 @@ from functools import cache
 
 from .analysis import query_terms, tokenize
 from .budget import boundary_cut
-from .config import HEADING_BOOST, NAMES_BOOST, PASSAGE_CHARS, SECONDARY_SCORE_RATIO
+from .config import HEADING_BOOST, NAMES_BOOST, PASSAGE_CHARS, PASSAGE_GAP_BRIDGE, SECONDARY_SCORE_RATIO
 from .document import Document
 
 
@@ -189,10 +189,10 @@ def _lead_in_start(text: str, s: int, e: int, size: int) -> int:
 
 
 def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """Join windows that touch or overlap, or are separated only by blank lines."""
+    """Join windows that overlap or are a few lines apart: the lines between two good windows belong to both."""
     out: list[tuple[int, int]] = []
     for s, e in spans:
-        if out and (s <= out[-1][1] or not text[out[-1][1] : s].strip()):
+        if out and (s - out[-1][1] <= PASSAGE_GAP_BRIDGE or not text[out[-1][1] : s].strip()):
             out[-1] = (out[-1][0], max(e, out[-1][1]))
         else:
             out.append((s, e))
