@@ -117,8 +117,13 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def passages(index: PageIndex, text: str, query: str, count: int, size: int = PASSAGE_CHARS) -> list[Passage]:
-    """The `count` best non-overlapping windows of whole lines (≤ size chars each; touching ones merge).
+def passages(
+    index: PageIndex, text: str, query: str, count: int, size: int = PASSAGE_CHARS, budget: int = 0
+) -> list[Passage]:
+    """The `count` best non-overlapping windows of whole lines (≤ size chars each; near ones merge).
+
+    Windows a few lines apart are joined with the lines between while all stay within `budget` chars
+    (default count × size).
 
     A window's score is the IDF-weighted coverage of distinct query terms, log-damped for repeats:
     the sentence that answers a question usually holds several of its rarer words close together.
@@ -163,7 +168,7 @@ def passages(index: PageIndex, text: str, query: str, count: int, size: int = PA
         if any(s < te and ts < e for ts, te in taken):
             continue
         taken.append((_lead_in_start(text, s, e, size) if whole_lines else s, e))
-    return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text)]
+    return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text, budget or count * size)]
 
 
 def _score(weights: dict[str, float], toks: list[str]) -> float:
@@ -188,11 +193,19 @@ def _lead_in_start(text: str, s: int, e: int, size: int) -> int:
     return start if e - start <= size and text[start:end].strip() else s
 
 
-def _merge(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """Join windows that overlap or are a few lines apart: the lines between two good windows belong to both."""
+def _merge(spans: list[tuple[int, int]], text: str, budget: int) -> list[tuple[int, int]]:
+    """Join windows that overlap or are a few lines apart: the lines between two good windows belong to both.
+
+    A gap is bridged only while all passages together stay within `budget`, the size the caller asked for.
+    """
     out: list[tuple[int, int]] = []
+    total = sum(e - s for s, e in spans)
     for s, e in spans:
-        if out and (s - out[-1][1] <= PASSAGE_GAP_BRIDGE or not text[out[-1][1] : s].strip()):
+        gap = s - out[-1][1] if out else 0
+        if out and (
+            not text[out[-1][1] : s].strip() or (gap <= PASSAGE_GAP_BRIDGE and total + gap <= budget)
+        ):
+            total += max(gap, 0)
             out[-1] = (out[-1][0], max(e, out[-1][1]))
         else:
             out.append((s, e))

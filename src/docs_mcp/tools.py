@@ -244,7 +244,7 @@ class DocsTools:
                 spare = min(C.SPARE_SLOT_PASSAGES, count - len(chosen))
                 n = C.PASSAGES_PER_SECTION + spare if rank == 0 else 1
                 size = min(C.PASSAGE_CHARS, remaining // n)
-                found = passages(idx, own, query, n, size) or [Passage(0, truncate(own, size)[0])]
+                found = passages(idx, own, query, n, size, remaining) or [Passage(0, truncate(own, size)[0])]
                 used += sum(len(p.text) for p in found)
                 piece = "\n…\n".join(f"[offset {p.offset}]\n{p.text}" for p in found)
                 piece += (

@@ -141,6 +141,19 @@ async def test_search_in_doc_gives_unused_section_slots_to_the_best_section(tmp_
     assert all(f in three for f in facts) and sum(f in one for f in facts) == 2
 
 
+@pytest.mark.parametrize("max_length", [300, 900, 2500])
+async def test_search_in_doc_content_stays_within_max_length(server, site, max_length):
+    pages = {
+        "big-reference.html": "harmonic constituents least squares phase lag resampling",
+        "sphinx.html": "load tide series from a file",
+        "api-1.html": "station datum offset parameter",
+    }
+    for page, query in pages.items():
+        out = await text_of(server, "search_in_doc", url=site.url + page, query=query, max_length=max_length)
+        used = int(re.search(r"total_content_chars=(\d+)", out).group(1))
+        assert 0 < used <= max_length, (page, used)
+
+
 async def test_search_in_doc_with_no_match_returns_the_outline(server, site):
     out = await text_of(server, "search_in_doc", url=site.url + "sphinx.html", query="zyzzyva quokka")
     assert "no section matches" in out

@@ -184,9 +184,25 @@ def test_passages_a_few_lines_apart_come_as_one_with_the_lines_between():
     text = paragraphs(
         FILLER, DENSE, bridge, "Another aside on cables.", "Least squares fits report the phase lag.", FILLER
     )
-    found = passages(index_for(text), text, "harmonic least squares phase lag", 2, size=len(DENSE) + 2)
+    size = len(DENSE) + 2
+    found = passages(index_for(text), text, "harmonic least squares phase lag", 2, size=size, budget=4 * size)
     assert len(found) == 1
     assert DENSE in found[0].text and bridge in found[0].text and "report the phase lag" in found[0].text
+
+
+def test_passages_are_not_joined_past_the_budget():
+    text = paragraphs(
+        FILLER,
+        DENSE,
+        "Unrelated remark about the gauge housing and its paint.",
+        "Another aside on cables.",
+        "Least squares fits report the phase lag.",
+        FILLER,
+    )
+    size = len(DENSE) + 2
+    found = passages(index_for(text), text, "harmonic least squares phase lag", 2, size=size, budget=2 * size)
+    assert len(found) == 2
+    assert sum(len(p.text) for p in found) <= 2 * size
 
 
 def test_passage_starts_with_the_lead_in_line_before_the_match():
