@@ -192,10 +192,8 @@ class SiteIndex:
         self.db.execute("DELETE FROM pages WHERE id=?", (page_id,))
 
     def remove(self, key: str) -> None:
-        with self.lock:
-            self.db.execute("BEGIN")
+        with self.lock, self._transaction():
             self._delete(key)
-            self.db.execute("COMMIT")
 
     def touch(self, key: str, fetched_at: float | None = None) -> None:
         """A 304: the stored copy is fresh again."""

@@ -233,6 +233,22 @@ async def test_defining_page_respects_the_source_filter_and_links_to_the_definit
     assert not [h for h in app.index.search("validate_records()", 5, source="guide") if h.source != "guide"]
 
 
+async def test_failed_removal_rolls_back_and_leaves_the_index_writable(tmp_path):
+    app = app_for(tmp_path / "c", str(SITE))
+    await build(app)
+    before = app.index.page_count()
+    (key,) = app.index.db.execute("SELECT key FROM pages ORDER BY key LIMIT 1").fetchone()
+    app.index.db.execute(
+        "CREATE TEMP TRIGGER refuse BEFORE DELETE ON pages BEGIN SELECT RAISE(ABORT, 'disk'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError):
+        app.index.remove(key)
+    assert app.index.page_count() == before  # nothing half-deleted
+    app.index.db.execute("DROP TRIGGER refuse")
+    app.index.remove(key)  # no transaction left open by the failure
+    assert app.index.page_count() == before - 1
+
+
 #: The layout docs-mcp 0.1.0 wrote (schema 1): no `names` columns.
 V1_LAYOUT = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
