@@ -38,6 +38,11 @@ def match_expression(terms: list[str]) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+def _source_clause(source: str | None) -> tuple[str, tuple[str, ...]]:
+    """The WHERE clause that keeps one source's pages (joined as `p`) and its parameter; nothing for all."""
+    return ("AND p.source=?", (source,)) if source else ("", ())
+
+
 class SiteRanker:
     """The index's search: reads through the index's connection under its lock; memoizes term statistics."""
 
@@ -59,8 +64,8 @@ class SiteRanker:
             expr = match_expression(self._selective_terms(terms, df, total))
             if expr is None:
                 return []
-            src = "AND p.source=?" if source else ""
-            args: tuple = (expr, source) if source else (expr,)
+            src, src_args = _source_clause(source)
+            args = (expr, *src_args)
             bm25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
             if source:
                 sec_rows = self.index.db.execute(
@@ -142,11 +147,11 @@ class SiteRanker:
         if phrases is None:
             return {}
         expr = f"names : ({phrases})"
-        src = "AND p.source=?" if source else ""
+        src, src_args = _source_clause(source)
         rows = self.index.db.execute(
             "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
             f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY f.rank LIMIT ?",
-            (expr, source, NAME_CANDIDATES) if source else (expr, NAME_CANDIDATES),
+            (expr, *src_args, NAME_CANDIDATES),
         ).fetchall()
         out: dict[int, int] = {}
         for page_id, section_id, names in rows:
