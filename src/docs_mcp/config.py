@@ -229,6 +229,10 @@ ADMONITION_SELECTORS: tuple[str, ...] = (
     "div.callout",
     "div.theme-admonition",
 )
+#: Generated keyword indexes (DocBook's bookindex, Sphinx genindex and modindex): crawled for their links, never
+#: ranked. Their entries are every term of the book followed by a link, so they "match" nearly any query,
+#: and DocBook's keep the link share (about 56%) under the table-of-contents threshold.
+INDEX_PAGE_SELECTORS: tuple[str, ...] = ("div.indexdiv", "table.indextable", "table.genindextable")
 #: Classes marking a container that wraps exactly one section (its id names the section).
 SECTION_CONTAINER_CLASSES = frozenset(
     {"section", "sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "simplesect"}

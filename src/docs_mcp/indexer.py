@@ -18,7 +18,7 @@ from .document import Document
 from .errors import DocsMCPError, FetchError, PageNotFound, RetryLater
 from .fetching import Fetcher, RawPage
 from .index import SiteIndex
-from .parsing import find_main, normalize_space, parse_html
+from .parsing import find_main, is_generated_index, normalize_space, parse_html
 from .pipeline import build_document
 from .sources import Location, Source, SourceSet
 
@@ -63,7 +63,9 @@ def digest(raw: RawPage, url: str) -> tuple[Document, list[str], bool]:
     anchors = main.findall(".//a")
     link_chars = sum(len(normalize_space(a.text_content())) for a in anchors)
     total = len(normalize_space(main.text_content())) or 1
-    navigation = len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
+    navigation = (
+        len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
+    ) or is_generated_index(main)
     return build_document(raw, url, root), links, navigation
 
 

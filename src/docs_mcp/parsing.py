@@ -11,6 +11,7 @@ from lxml import etree
 
 from .config import (
     ADMONITION_SELECTORS,
+    INDEX_PAGE_SELECTORS,
     MAIN_CONTENT_SELECTORS,
     MIN_MAIN_TEXT,
     NOISE_SELECTORS,
@@ -144,7 +145,14 @@ class SelectorSet:
 _MAIN = [_xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
 _NOISE = SelectorSet(NOISE_SELECTORS)
 _ADMONITIONS = SelectorSet(ADMONITION_SELECTORS)
+_INDEX_PAGES = SelectorSet(INDEX_PAGE_SELECTORS)
+
 _HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
+
+
+def is_generated_index(main: lxml.html.HtmlElement) -> bool:
+    """Whether the content is a generated keyword index (see INDEX_PAGE_SELECTORS)."""
+    return any(_INDEX_PAGES.matches(el) for el in main.iter("div", "table"))
 
 
 def parse_html(text: str) -> lxml.html.HtmlElement:

@@ -1,0 +1,46 @@
+"""indexer: which crawled pages are navigation (crawled for links, kept out of search)."""
+
+from __future__ import annotations
+
+from docs_mcp.fetching import RawPage
+from docs_mcp.indexer import digest
+from docs_mcp.sources import SourceSet
+
+ROOT = "https://docs.example.org/"
+PROSE = "Tide gauges record the water level every six minutes and store each reading with its datum. "
+
+
+def is_navigation(body: str) -> bool:
+    loc = SourceSet.from_specs([ROOT]).resolve(ROOT + "page.html")
+    return digest(RawPage(loc, f"<html><body><main>{body}</main></body></html>", "html"), loc.key)[2]
+
+
+def test_a_table_of_contents_is_navigation():
+    links = "".join(f'<li><a href="ch{n}.html">Chapter {n}: reading gauges</a></li>' for n in range(40))
+    assert is_navigation(f"<h1>Contents</h1><ul>{links}</ul>")
+
+
+def test_a_docbook_book_index_is_navigation_though_half_its_text_is_terms():
+    entries = "".join(
+        f'<dt>gauge datum offset {n}, <a class="indexterm" href="ch{n}.html">Datums</a></dt>'
+        for n in range(40)
+    )
+    assert is_navigation(
+        f'<h1>Index</h1><div class="index"><div class="indexdiv"><dl>{entries}</dl></div></div>'
+    )
+
+
+def test_a_sphinx_genindex_is_navigation():
+    rows = "".join(
+        f'<tr><td><ul><li>datum offset {n} (<a href="a.html#d{n}">module</a>)</li></ul></td></tr>'
+        for n in range(5)
+    )
+    assert is_navigation(f'<h1>Index</h1><table class="indextable genindextable">{rows}</table>')
+
+
+def test_a_reference_page_with_many_cross_links_is_not_navigation():
+    items = "".join(
+        f'<dt>gauge.read_{n}(datum)</dt><dd><p>{PROSE}See <a href="x.html">Datums</a>.</p></dd>'
+        for n in range(40)
+    )
+    assert not is_navigation(f"<h1>gauge</h1><dl>{items}</dl>")
