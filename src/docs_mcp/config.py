@@ -235,7 +235,19 @@ ADMONITION_SELECTORS: tuple[str, ...] = (
 INDEX_PAGE_SELECTORS: tuple[str, ...] = ("div.indexdiv", "table.indextable", "table.genindextable")
 #: Classes marking a container that wraps exactly one section (its id names the section).
 SECTION_CONTAINER_CLASSES = frozenset(
-    {"section", "sect1", "sect2", "sect3", "sect4", "sect5", "refsect1", "refsect2", "simplesect"}
+    {
+        "section",
+        "sect1",
+        "sect2",
+        "sect3",
+        "sect4",
+        "sect5",
+        "refsynopsisdiv",
+        "refsect1",
+        "refsect2",
+        "refsect3",
+        "simplesect",
+    }
 )
 
 

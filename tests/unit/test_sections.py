@@ -130,6 +130,27 @@ def test_docbook_chapter_heading_takes_the_chapter_div_id():
     assert (first.id, first.title) == ("TIDE-START", "Chapter 1. Getting Started with Tidepool")
 
 
+def test_docbook_reference_page_sections_are_siblings_after_the_synopsis():
+    secs = split(
+        '<div class="refentry" id="SQL-CREATEINDEX"><div class="refnamediv"><h2>CREATE INDEX</h2>'
+        "<p>CREATE INDEX — define a new index</p></div>"
+        '<div class="refsynopsisdiv"><h2>Synopsis</h2><p>CREATE INDEX name ON table</p></div>'
+        '<div class="refsect1" id="desc"><h2>Description</h2><p>Builds an index.</p></div>'
+        '<div class="refsect1" id="params"><h2>Parameters</h2><p>The options.</p>'
+        '<div class="refsect2" id="conc"><h3>Building Indexes Concurrently</h3><p>No write lock.</p></div></div>'
+        "</div>"
+    )
+    parents = {s.title: s.parent for s in secs}
+    top = secs[0].id
+    assert parents == {
+        "CREATE INDEX": None,
+        "Synopsis": top,
+        "Description": top,  # not inside the synopsis
+        "Parameters": top,
+        "Building Indexes Concurrently": "params",
+    }
+
+
 def test_docbook_nesting_follows_the_divs_not_the_heading_tags():
     # fixtures/README.md: "Logical tree, from the divs: Chapter > {1.1, 1.2 > {1.2.1, 1.2.2 > 1.2.2.1}, 1.3}"
     secs = list(page("docbook.html").values())
