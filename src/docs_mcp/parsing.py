@@ -184,11 +184,22 @@ def page_title(root: lxml.html.HtmlElement) -> str:
 
 
 def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
-    """The documentation theme's content container, else <body>."""
+    """The documentation theme's content container, else <body>.
+
+    A selector that matches several separate containers with content (AsciiDoc's sibling `div.sect1`s, a
+    list of `article`s) does not name the main one, so the next selector is tried.
+    """
     for xp in _MAIN:
-        for el in xp(root):
-            if len(normalize_space(el.text_content())) >= MIN_MAIN_TEXT:
-                return el
+        found = xp(root)
+        members = set(found)
+        outer = [
+            el
+            for el in found
+            if not any(a in members for a in el.iterancestors())
+            and len(normalize_space(el.text_content())) >= MIN_MAIN_TEXT
+        ]
+        if len(outer) == 1:
+            return outer[0]
     body = root.find("body")
     return body if body is not None else root
 

@@ -53,6 +53,20 @@ def test_find_main_skips_a_container_with_too_little_text():
     assert find_main(root).tag == "body"
 
 
+def test_find_main_skips_a_selector_matching_several_sibling_containers():
+    # AsciiDoc (git's manual pages): one div.sect1 per section, side by side in div#content.
+    sects = "".join(
+        f'<div class="sect1"><h2>{name}</h2><div class="sectionbody"><p>{name} {"text " * 50}</p></div></div>'
+        for name in ("SYNOPSIS", "DESCRIPTION", "OPTIONS")
+    )
+    root = parse_html(
+        f'<html><body><div id="header"><h1>git-reset(1)</h1></div><div id="content">{sects}</div></body></html>'
+    )
+    main = find_main(root)
+    assert main.get("id") == "content"
+    assert [h.text for h in main.iter("h2")] == ["SYNOPSIS", "DESCRIPTION", "OPTIONS"]
+
+
 # --- strip_noise: per theme ----------------------------------------------------------------------
 def test_sphinx_noise_is_stripped_and_content_kept():
     text = cleaned_text("sphinx.html")
