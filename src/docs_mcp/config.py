@@ -29,6 +29,9 @@ MAX_SECTIONS = 10
 SMALL_SECTION_CHARS = 1_200
 #: Size of one matching passage cut out of a long section.
 PASSAGE_CHARS = 700
+#: A passage that opens on a definition whose name holds this many query terms (and is at least half query
+#: terms) counts those terms twice: "statement timeout" finds `statement_timeout (integer)` itself.
+DEFINITION_NAME_MIN_TERMS = 2
 #: Passages of one section this close (chars) are joined with the text between them instead of cut apart.
 PASSAGE_GAP_BRIDGE = 200
 #: Passages returned per long section, best first.

@@ -39,23 +39,25 @@ class Section:
         """Names the section defines (definition-list terms: API signatures, options, glossary entries)."""
         # API references describe each function under a <dt>, not a heading; the index weighs these
         # names like headings, so `time.sleep` finds the time module's page.
-        out = []
-        for m in _DT.finditer(self.body_html):
-            term = html.unescape(_TAG.sub("", m.group(1))).strip()
-            if not term or term.endswith(":"):  # "Parameters:" field labels
-                continue
-            cut = _NAME_END.search(term)
-            words = (term[: cut.start()] if cut else term).split()
-            if (len(term) > DEFINED_TERM_MAX_CHARS and not cut) or not words:
-                continue  # a long term without a signature is prose, not a name
-            if cut:  # "int PyObject_Str(PyObject *o)" -> "PyObject_Str"
-                out.append(words[-1])
-                continue
-            while len(words) > 1 and words[0] in SIGNATURE_PREFIXES:
-                words = words[1:]
-            # "exception pkg.Error" -> "pkg.Error"; "abstract base class" stays a glossary term.
-            out.append(words[0] if len(words) == 1 else " ".join(term.split()))
-        return out
+        terms = (html.unescape(_TAG.sub("", m.group(1))) for m in _DT.finditer(self.body_html))
+        return [name for term in terms if (name := defined_name(term))]
+
+
+def defined_name(term: str) -> str:
+    """The name a definition-list term defines, "" for a field label or prose: `time.sleep(secs)` → `time.sleep`."""
+    term = term.strip()
+    if not term or term.endswith(":"):  # "Parameters:" field labels
+        return ""
+    cut = _NAME_END.search(term)
+    words = (term[: cut.start()] if cut else term).split()
+    if (len(term) > DEFINED_TERM_MAX_CHARS and not cut) or not words:
+        return ""  # a long term without a signature is prose, not a name
+    if cut:  # "int PyObject_Str(PyObject *o)" -> "PyObject_Str"
+        return words[-1]
+    while len(words) > 1 and words[0] in SIGNATURE_PREFIXES:
+        words = words[1:]
+    # "exception pkg.Error" -> "pkg.Error"; "abstract base class" stays a glossary term.
+    return words[0] if len(words) == 1 else " ".join(term.split())
 
 
 @dataclass(frozen=True)

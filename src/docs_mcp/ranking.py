@@ -8,8 +8,15 @@ from functools import cache
 
 from .analysis import query_terms, tokenize
 from .budget import boundary_cut
-from .config import HEADING_BOOST, NAMES_BOOST, PASSAGE_CHARS, PASSAGE_GAP_BRIDGE, SECONDARY_SCORE_RATIO
-from .document import Document
+from .config import (
+    DEFINITION_NAME_MIN_TERMS,
+    HEADING_BOOST,
+    NAMES_BOOST,
+    PASSAGE_CHARS,
+    PASSAGE_GAP_BRIDGE,
+    SECONDARY_SCORE_RATIO,
+)
+from .document import Document, defined_name
 
 
 @dataclass(frozen=True)
@@ -155,7 +162,8 @@ def passages(
             windows.append((_score(weights, line_terms[i]), i, lines[i][0], cut, False))
             continue
         if line_terms[i]:  # windows start on a line that matches: no leading filler
-            windows.append((_window_score(weights, counts), i, lines[i][0], lines[j - 1][1], True))
+            score = _window_score(weights, counts) + _definition_bonus(text, lines, i, weights)
+            windows.append((score, i, lines[i][0], lines[j - 1][1], True))
         for t in line_terms[i]:
             counts[t] -= 1
             if not counts[t]:
@@ -180,6 +188,27 @@ def _score(weights: dict[str, float], toks: list[str]) -> float:
 
 def _window_score(weights: dict[str, float], counts: dict[str, int]) -> float:
     return sum(weights[t] * (1 + 0.2 * math.log1p(n)) for t, n in counts.items())
+
+
+def _definition_bonus(text: str, lines: list[tuple[int, int]], i: int, weights: dict[str, float]) -> float:
+    """Extra weight for a window that opens on a definition the query names (`statement_timeout`).
+
+    Line i must be a definition-list term (the next line starts its `:   ` definition). Its name, without
+    module qualifiers, must hold at least DEFINITION_NAME_MIN_TERMS query terms and be at least half query
+    terms; then those terms count twice, as a heading's do for a section. A single shared word is too weak
+    a sign: on a module's page every `zipfile.ZipFile`-like name holds the module's name.
+    """
+    if i + 1 >= len(lines) or not text[lines[i + 1][0] : lines[i + 1][1]].lstrip().startswith(":   "):
+        return 0.0
+    term = text[lines[i][0] : lines[i][1]].replace("*", "").replace("`", "")
+    if term.lstrip().startswith(":"):
+        return 0.0
+    name = defined_name(term).rsplit(".", 1)[-1]
+    words = set(tokenize(name))
+    named = words & weights.keys()
+    if len(named) < DEFINITION_NAME_MIN_TERMS or 2 * len(named) < len(words):
+        return 0.0
+    return sum(weights[t] for t in named)
 
 
 def _lead_in_start(text: str, s: int, e: int, size: int) -> int:

@@ -205,6 +205,23 @@ def test_passages_are_not_joined_past_the_budget():
     assert sum(len(p.text) for p in found) <= 2 * size
 
 
+def test_passage_opens_on_the_definition_the_query_names():
+    decoy = "Each statement may set a timeout: the statement timeout and the lock timeout interact."
+    definition = "`statement_timeout` (`integer`)\n:   Abort any statement that takes longer than this."
+    other = "`lock_timeout` (`integer`)\n:   Abort any statement that waits longer than this for a lock."
+    text = paragraphs(FILLER, decoy, FILLER, definition, FILLER, other, FILLER)
+    (p,) = passages(index_for(text), text, "statement timeout", 1, size=len(definition) + 2)
+    assert p.text.startswith("`statement_timeout` (`integer`)")
+
+
+def test_a_definition_sharing_one_word_with_the_query_is_not_favoured():
+    decoy = "An archive written by zipfile can be opened later."
+    definition = "*class* zipfile.Archive(*file*)\n:   Open a ZIP file from a path."
+    text = paragraphs(FILLER, decoy, FILLER, definition, FILLER)
+    (p,) = passages(index_for(text), text, "zipfile archive", 1, size=len(definition) + 2)
+    assert p.text.startswith("An archive written by zipfile")
+
+
 def test_passage_starts_with_the_lead_in_line_before_the_match():
     text = paragraphs(
         FILLER,
