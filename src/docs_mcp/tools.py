@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from textwrap import dedent
 from typing import Protocol
 
 from . import config as C
@@ -245,8 +246,10 @@ class DocsTools:
                 n = C.PASSAGES_PER_SECTION + spare if rank == 0 else 1
                 size = min(C.PASSAGE_CHARS, remaining // n)
                 found = passages(idx, own, query, n, size, remaining) or [Passage(0, truncate(own, size)[0])]
-                used += sum(len(p.text) for p in found)
-                piece = "\n…\n".join(f"[offset {p.offset}]\n{p.text}" for p in found)
+                # Passages inside nested definitions share their indentation: it costs chars and says nothing.
+                texts = [dedent(p.text) for p in found]
+                used += sum(len(t) for t in texts)
+                piece = "\n…\n".join(f"[offset {p.offset}]\n{t}" for p, t in zip(found, texts, strict=True))
                 piece += (
                     f"\n[{len(own):,}-char section: get_doc_section {sec.id} start_index=offset reads on]"
                 )

@@ -154,6 +154,20 @@ async def test_search_in_doc_content_stays_within_max_length(server, site, max_l
         assert 0 < used <= max_length, (page, used)
 
 
+async def test_search_in_doc_passages_drop_their_common_indentation(tmp_path):
+    filler = (
+        "    Gauges report water levels every few minutes and the values are stored as they arrive.\n" * 20
+    )
+    fact = "    The harmonic phase lag of constituent M2 is reported in degrees.\n"
+    (tmp_path / "indented.md").write_text(
+        f"# Page\n\n## Phases\n\n- Readings\n\n{filler}{fact}{filler}\n## Other\n\nNothing.\n",
+        encoding="utf-8",
+    )
+    server = build_server(make_tools(str(tmp_path)))
+    out = await text_of(server, "search_in_doc", url="indented.md", query="harmonic phase lag constituent")
+    assert "]\nThe harmonic phase lag of constituent M2 is reported in degrees.\nGauges report" in out
+
+
 async def test_search_in_doc_with_no_match_returns_the_outline(server, site):
     out = await text_of(server, "search_in_doc", url=site.url + "sphinx.html", query="zyzzyva quokka")
     assert "no section matches" in out
