@@ -181,6 +181,7 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "a.anchor",
     "a.anchorjs-link",
     "a.permalink",
+    "span.permalink",  # Doxygen: the ◆ before each member's title
     "a.md-content__button",
     "[aria-label=breadcrumb]",
     "[aria-label=breadcrumbs]",

@@ -152,6 +152,15 @@ def test_admonition_heading_becomes_a_paragraph():
     assert box.find(".//p").text == "Careful"
 
 
+def test_doxygen_member_title_loses_its_permalink_glyph():
+    main = el(
+        '<div class="contents"><h2 class="memtitle"><span class="permalink"><a href="#ga31">&#9670;&nbsp;</a>'
+        "</span>mdb_txn_begin()</h2><p>Create a transaction for use with the environment.</p></div>"
+    )
+    strip_noise(main)
+    assert normalize_space(main.find("h2").text_content()) == "mdb_txn_begin()"
+
+
 def test_comments_are_removed():
     box = el("<div><!-- build 1234 --><p>kept</p></div>")
     strip_noise(box)
