@@ -49,8 +49,10 @@ def free_port() -> int:
 @contextmanager
 def docs_server(directory: Path = DOCS_DIR, timeout: float = 10.0, check: bool = True) -> Iterator[str]:
     """Serve `directory` with http.server on loopback; yields the root URL and stops the server on exit."""
-    if check:
+    if check and directory == DOCS_DIR:
         require_docs(directory)
+    elif check and not directory.is_dir():
+        raise SystemExit(f"error: no docs folder at {directory}")
     port = free_port()
     cmd = [
         sys.executable,
@@ -68,7 +70,7 @@ def docs_server(directory: Path = DOCS_DIR, timeout: float = 10.0, check: bool =
         deadline = time.monotonic() + timeout
         while True:
             try:
-                with urllib.request.urlopen(root + "index.html", timeout=1) as resp:
+                with urllib.request.urlopen(root, timeout=1) as resp:
                     resp.read()
                 break
             except OSError:
@@ -110,6 +112,13 @@ def load_questions(path: Path | str | None = None, limit: int | None = None) -> 
     data = json.loads(p.read_text(encoding="utf-8"))
     questions = data["questions"] if isinstance(data, dict) else data
     return questions[:limit] if limit else questions
+
+
+def questions_docs(path: Path | str | None = None) -> Path:
+    """The docs folder a question file is about (its "docs" key); the Python 3.11 docs by default."""
+    p = Path(path) if path else DEFAULT_QUESTIONS
+    data = json.loads(p.read_text(encoding="utf-8"))
+    return Path(data["docs"]) if isinstance(data, dict) and data.get("docs") else DOCS_DIR
 
 
 def add_common_args(parser: argparse.ArgumentParser) -> None:

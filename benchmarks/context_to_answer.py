@@ -267,8 +267,9 @@ def write_report(
     n: int,
     args: argparse.Namespace,
     missed: list[tuple[str, str]],
+    docs: Path,
 ) -> None:
-    """Replace the '## Context to answer' section of docs/benchmarks.md."""
+    """Replace this docs folder's '## Context to answer' section of docs/benchmarks.md."""
     ours = [line for policy, line in missed if policy in SERVED]  # not the whole-page and paged baselines
     argv = sys.argv[1:]
     cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
@@ -283,7 +284,7 @@ def write_report(
         [
             f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
             f"Python {platform.python_version()}; {n} questions from `{qname}` "
-            "over the Python 3.11 HTML docs served on loopback.",
+            f"over {'the Python 3.11 HTML docs' if docs == cm.DOCS_DIR else f'`{docs}`'} served on loopback.",
             "",
             "```sh",
             cmd,
@@ -306,7 +307,15 @@ def write_report(
             "```",
         ]
     )
-    cm.replace_section(path, "## Context to answer", body)
+    cm.replace_section(path, report_heading(docs), body)
+
+
+def report_heading(docs: Path) -> str:
+    """'## Context to answer' for the Python docs; other sites get their own section, named by folder."""
+    if docs == cm.DOCS_DIR:
+        return "## Context to answer"
+    name = docs.parent.name if docs.name in ("html", "api") else docs.name
+    return f"## Context to answer: {name}"
 
 
 def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
@@ -367,7 +376,8 @@ async def run_all(args: argparse.Namespace) -> None:
         raise SystemExit(f"unknown policies {sorted(unknown)}; choose from {', '.join(POLICIES)}")
     runs: list[Run] = []
     store = SharedDocs()
-    with cm.docs_server() as root, tempfile.TemporaryDirectory(prefix="docs-mcp-idx-") as tmp:
+    docs = Path(args.docs) if args.docs else cm.questions_docs(args.questions)
+    with cm.docs_server(docs) as root, tempfile.TemporaryDirectory(prefix="docs-mcp-idx-") as tmp:
         app = await build_index(root, tmp) if args.index else None
         for i, q in enumerate(questions, 1):
             for p in policies:
@@ -394,8 +404,11 @@ async def run_all(args: argparse.Namespace) -> None:
         Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.out:
         out = Path(args.out)
-        write_report(out if out.is_absolute() else cm.REPO_ROOT / out, stats, len(questions), args, missed)
-        print(f"\nwrote the '## Context to answer' section of {args.out}")
+        heading = report_heading(docs)
+        write_report(
+            out if out.is_absolute() else cm.REPO_ROOT / out, stats, len(questions), args, missed, docs
+        )
+        print(f"\nwrote the '{heading}' section of {args.out}")
 
 
 def main() -> None:
@@ -414,6 +427,11 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="list per-question failures")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
     parser.add_argument("--index", action="store_true", help="crawl a site index first; pipeline searches it")
+    parser.add_argument(
+        "--docs",
+        default=None,
+        help="docs folder to serve (default: the question file's 'docs', else the Python 3.11 docs)",
+    )
     args = parser.parse_args()
     logging.getLogger("httpx").setLevel(logging.WARNING)
     asyncio.run(run_all(args))
