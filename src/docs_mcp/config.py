@@ -32,7 +32,7 @@ PASSAGE_CHARS = 700
 #: A passage that opens on a definition whose name holds this many query terms (and is at least half query
 #: terms) counts those terms twice: "statement timeout" finds `statement_timeout (integer)` itself.
 DEFINITION_NAME_MIN_TERMS = 2
-#: Passages of one section this close (chars) are joined with the text between them instead of cut apart.
+#: Passages of one section closer than this (chars) are joined with the text between them, not cut apart.
 PASSAGE_GAP_BRIDGE = 200
 #: Passages returned per long section, best first.
 PASSAGES_PER_SECTION = 2
@@ -131,7 +131,8 @@ SIGNATURE_PREFIXES = frozenset(
 PLAIN_TEXT_LANGUAGES = frozenset({"none", "text", "plaintext", "plain", "txt", "output"})
 #: The fence language such blocks are written with, whatever they declared.
 PLAIN_TEXT_TAG = "text"
-#: Tried in order; the first match with enough text wins.
+#: Tried in order; a selector wins when it matches one container with text (nested ones count as one) and
+#: that container has enough text.
 MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
     "article.md-content__inner",  # MkDocs Material
     "div.theme-doc-markdown",  # Docusaurus

@@ -17,7 +17,8 @@ from .errors import IndexVersionError
 from .search import SiteRanker
 from .tools import SearchHit
 
-#: Bumped whenever stored rows or the conversion behind stored pages change (3: plain-text blocks).
+#: Bumped whenever stored rows or the conversion behind stored pages change. 3: plain-text blocks, DocBook
+#: refsynopsisdiv sections, the one-container rule for main content, Doxygen permalinks, index pages unlisted.
 SCHEMA_VERSION = 3
 _SCHEMA = f"""
 PRAGMA journal_mode=WAL;

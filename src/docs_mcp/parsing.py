@@ -151,8 +151,12 @@ _HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
 
 
 def is_generated_index(main: lxml.html.HtmlElement) -> bool:
-    """Whether the content is a generated keyword index (see INDEX_PAGE_SELECTORS)."""
-    return any(_INDEX_PAGES.matches(el) for el in main.iter("div", "table"))
+    """Whether the content is mostly a generated keyword index (see INDEX_PAGE_SELECTORS).
+
+    A one-page book that ends with its index is content first: the index must hold half the text.
+    """
+    index = sum(len(normalize_space(el.text_content())) for el in _INDEX_PAGES.select(main))
+    return index > 0 and index >= 0.5 * len(normalize_space(main.text_content()))
 
 
 def parse_html(text: str) -> lxml.html.HtmlElement:
@@ -186,20 +190,20 @@ def page_title(root: lxml.html.HtmlElement) -> str:
 def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     """The documentation theme's content container, else <body>.
 
-    A selector that matches several separate containers with content (AsciiDoc's sibling `div.sect1`s, a
-    list of `article`s) does not name the main one, so the next selector is tried.
+    The selector must match one container with text (nested matches count as one): one that matches
+    several, like AsciiDoc's sibling `div.sect1`s or a list of `article`s, does not name the main one.
     """
     for xp in _MAIN:
         found = xp(root)
         members = set(found)
         outer = [
-            el
+            (len(normalize_space(el.text_content())), el)
             for el in found
             if not any(a in members for a in el.iterancestors())
-            and len(normalize_space(el.text_content())) >= MIN_MAIN_TEXT
         ]
-        if len(outer) == 1:
-            return outer[0]
+        texts = [(size, el) for size, el in outer if size]
+        if len(texts) == 1 and texts[0][0] >= MIN_MAIN_TEXT:
+            return texts[0][1]
     body = root.find("body")
     return body if body is not None else root
 
@@ -256,6 +260,9 @@ def code_language(pre: lxml.html.HtmlElement) -> str:
 
     Any plain-text declaration comes back as PLAIN_TEXT_TAG, which keeps the block when code is left out.
     """
+    declared = pre.get("data-lang", "").strip().lower()
+    if declared:
+        return PLAIN_TEXT_TAG if declared in PLAIN_TEXT_LANGUAGES else declared
     candidates = [pre.get("class", "")]
     code = pre.find("code")
     if code is not None:

@@ -170,12 +170,14 @@ def passages(
                 del counts[t]
     windows.sort(key=lambda w: (-w[0], w[1]))
     taken: list[tuple[int, int]] = []
-    for score, _, s, e, whole_lines in windows:
+    for score, i, s, e, whole_lines in windows:
         if len(taken) >= count or score <= 0:
             break
         if any(s < te and ts < e for ts, te in taken):
             continue
-        taken.append((_lead_in_start(text, s, e, size) if whole_lines else s, e))
+        # A window opening on a definition term starts there: the line before ends another definition.
+        lead_in = whole_lines and not _is_definition_term(text, lines, i)
+        taken.append((_lead_in_start(text, s, e, size) if lead_in else s, e))
     return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text, budget or count * size)]
 
 
@@ -198,17 +200,22 @@ def _definition_bonus(text: str, lines: list[tuple[int, int]], i: int, weights: 
     terms; then those terms count twice, as a heading's do for a section. A single shared word is too weak
     a sign: on a module's page every `zipfile.ZipFile`-like name holds the module's name.
     """
-    if i + 1 >= len(lines) or not text[lines[i + 1][0] : lines[i + 1][1]].lstrip().startswith(":   "):
+    if not _is_definition_term(text, lines, i):
         return 0.0
     term = text[lines[i][0] : lines[i][1]].replace("*", "").replace("`", "")
-    if term.lstrip().startswith(":"):
-        return 0.0
     name = defined_name(term).rsplit(".", 1)[-1]
     words = set(tokenize(name))
     named = words & weights.keys()
     if len(named) < DEFINITION_NAME_MIN_TERMS or 2 * len(named) < len(words):
         return 0.0
     return sum(weights[t] for t in named)
+
+
+def _is_definition_term(text: str, lines: list[tuple[int, int]], i: int) -> bool:
+    """Whether line i is a definition-list term: the next line starts its `:   ` definition."""
+    if i + 1 >= len(lines) or text[lines[i][0] : lines[i][1]].lstrip().startswith(":"):
+        return False
+    return text[lines[i + 1][0] : lines[i + 1][1]].lstrip().startswith(":   ")
 
 
 def _lead_in_start(text: str, s: int, e: int, size: int) -> int:
@@ -231,9 +238,7 @@ def _merge(spans: list[tuple[int, int]], text: str, budget: int) -> list[tuple[i
     total = sum(e - s for s, e in spans)
     for s, e in spans:
         gap = s - out[-1][1] if out else 0
-        if out and (
-            not text[out[-1][1] : s].strip() or (gap <= PASSAGE_GAP_BRIDGE and total + gap <= budget)
-        ):
+        if out and (not text[out[-1][1] : s].strip() or (gap < PASSAGE_GAP_BRIDGE and total + gap <= budget)):
             total += max(gap, 0)
             out[-1] = (out[-1][0], max(e, out[-1][1]))
         else:

@@ -245,7 +245,9 @@ class DocsTools:
                 spare = min(C.SPARE_SLOT_PASSAGES, count - len(chosen))
                 n = C.PASSAGES_PER_SECTION + spare if rank == 0 else 1
                 size = min(C.PASSAGE_CHARS, remaining // n)
-                found = passages(idx, own, query, n, size, remaining) or [Passage(0, truncate(own, size)[0])]
+                # Joining near passages may add the lines between them, but not the budget of later sections.
+                budget = min(remaining, n * size + (n - 1) * C.PASSAGE_GAP_BRIDGE)
+                found = passages(idx, own, query, n, size, budget) or [Passage(0, truncate(own, size)[0])]
                 # Passages inside nested definitions share their indentation: it costs chars and says nothing.
                 texts = [dedent(p.text) for p in found]
                 used += sum(len(t) for t in texts)

@@ -44,3 +44,11 @@ def test_a_reference_page_with_many_cross_links_is_not_navigation():
         for n in range(40)
     )
     assert not is_navigation(f"<h1>gauge</h1><dl>{items}</dl>")
+
+
+def test_a_page_that_ends_with_its_index_is_content():
+    chapters = "".join(f"<h2>Chapter {n}</h2><p>{PROSE * 6}</p>" for n in range(5))
+    entries = "".join(f'<dt>datum {n}, <a href="#c{n}">Chapter {n}</a></dt>' for n in range(40))
+    assert not is_navigation(
+        f'<h1>Tides</h1>{chapters}<div class="index"><div class="indexdiv"><dl>{entries}</dl></div></div>'
+    )

@@ -67,6 +67,15 @@ def test_find_main_skips_a_selector_matching_several_sibling_containers():
     assert [h.text for h in main.iter("h2")] == ["SYNOPSIS", "DESCRIPTION", "OPTIONS"]
 
 
+def test_find_main_skips_a_selector_whose_best_match_is_one_long_section_of_several():
+    long = f'<div class="sect1"><h2>DESCRIPTION</h2><p>{"text " * 60}</p></div>'
+    short = "".join(
+        f'<div class="sect1"><h2>{n}</h2><p>{"word " * 25}</p></div>' for n in ("OPTIONS", "SEE ALSO")
+    )
+    root = parse_html(f'<html><body><div id="content">{long}{short}</div></body></html>')
+    assert [h.text for h in find_main(root).iter("h2")] == ["DESCRIPTION", "OPTIONS", "SEE ALSO"]
+
+
 # --- strip_noise: per theme ----------------------------------------------------------------------
 def test_sphinx_noise_is_stripped_and_content_kept():
     text = cleaned_text("sphinx.html")
@@ -150,6 +159,11 @@ def test_admonition_heading_becomes_a_paragraph():
     strip_noise(box)
     assert [h.text for h in box.iter("h2", "h3")] == ["Real"]
     assert box.find(".//p").text == "Careful"
+
+
+def test_a_data_lang_plain_text_declaration_is_tagged_text():
+    assert code_language(_pre('<pre data-lang="none">usage: tide [-h]</pre>')) == "text"
+    assert code_language(_pre('<pre data-lang="Python">x = 1</pre>')) == "python"
 
 
 def test_doxygen_member_title_loses_its_permalink_glyph():

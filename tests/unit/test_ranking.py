@@ -214,6 +214,14 @@ def test_passage_opens_on_the_definition_the_query_names():
     assert p.text.startswith("`statement_timeout` (`integer`)")
 
 
+def test_passage_on_a_definition_does_not_take_the_previous_definitions_last_line():
+    before = "`lock_timeout` (`integer`)\n:   Abort any statement that waits for a lock."
+    definition = "`statement_timeout` (`integer`)\n:   Abort any statement that takes longer than this."
+    text = paragraphs(FILLER, before, definition, FILLER)
+    (p,) = passages(index_for(text), text, "statement timeout", 1, size=700)
+    assert p.text.startswith("`statement_timeout` (`integer`)")
+
+
 def test_a_definition_sharing_one_word_with_the_query_is_not_favoured():
     decoy = "An archive written by zipfile can be opened later."
     definition = "*class* zipfile.Archive(*file*)\n:   Open a ZIP file from a path."
