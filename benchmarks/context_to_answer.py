@@ -274,7 +274,8 @@ def write_report(
     argv = sys.argv[1:]
     cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
     qfile = Path(args.questions).resolve()
-    qname = qfile.relative_to(cm.REPO_ROOT.parent) if qfile.is_relative_to(cm.REPO_ROOT.parent) else qfile
+    base = next((b for b in (cm.REPO_ROOT, cm.REPO_ROOT.parent) if qfile.is_relative_to(b)), None)
+    qname = qfile.relative_to(base) if base else qfile
     search = (
         "`search_docs` searches a site index crawled from the served docs first (`--index`)"
         if args.index
