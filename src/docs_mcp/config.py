@@ -237,7 +237,12 @@ ADMONITION_SELECTORS: tuple[str, ...] = (
 #: Generated keyword indexes (DocBook's bookindex, Sphinx genindex and modindex): crawled for their links, never
 #: ranked. Their entries are every term of the book followed by a link, so they "match" nearly any query,
 #: and DocBook's keep the link share (about 56%) under the table-of-contents threshold.
-INDEX_PAGE_SELECTORS: tuple[str, ...] = ("div.indexdiv", "table.indextable", "table.genindextable")
+INDEX_PAGE_SELECTORS: tuple[str, ...] = (
+    "div.indexdiv",
+    "table.indextable",
+    "table.genindextable",
+    "div.genindex-jumpbox",  # Sphinx genindex.html when the index is split by letter
+)
 #: Classes marking a container that wraps exactly one section (its id names the section).
 SECTION_CONTAINER_CLASSES = frozenset(
     {

@@ -38,6 +38,13 @@ def test_a_sphinx_genindex_is_navigation():
     assert is_navigation(f'<h1>Index</h1><table class="indextable genindextable">{rows}</table>')
 
 
+def test_a_sphinx_index_split_by_letter_is_navigation():
+    letters = " | ".join(f'<a href="genindex-{c}.html"><strong>{c}</strong></a>' for c in "ABCDEFGHIJ")
+    assert is_navigation(
+        f'<h1>Index</h1><div class="genindex-jumpbox"><p>Index pages by letter:</p><p>{letters}</p></div>'
+    )
+
+
 def test_a_reference_page_with_many_cross_links_is_not_navigation():
     items = "".join(
         f'<dt>gauge.read_{n}(datum)</dt><dd><p>{PROSE}See <a href="x.html">Datums</a>.</p></dd>'
