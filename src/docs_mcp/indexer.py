@@ -18,13 +18,16 @@ from .document import Document
 from .errors import DocsMCPError, FetchError, PageNotFound, RetryLater
 from .fetching import Fetcher, RawPage
 from .index import SiteIndex
-from .parsing import find_main, is_generated_index, normalize_space, parse_html
+from .parsing import find_main, generated_index_chars, normalize_space, parse_html
 from .pipeline import build_document
 from .sources import Location, Source, SourceSet
 
 #: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
 NAVIGATION_LINK_SHARE = 0.6
 NAVIGATION_MIN_LINKS = 30
+#: A page whose text is at least this share generated keyword index is navigation too; a one-page book that
+#: ends with its index is content first.
+GENERATED_INDEX_SHARE = 0.5
 MAX_SITEMAPS = 50
 
 ProgressFn = Callable[["Progress"], None]
@@ -65,7 +68,7 @@ def digest(raw: RawPage, url: str) -> tuple[Document, list[str], bool]:
     total = len(normalize_space(main.text_content())) or 1
     navigation = (
         len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
-    ) or is_generated_index(main)
+    ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
     return build_document(raw, url, root), links, navigation
 
 

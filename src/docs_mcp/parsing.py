@@ -150,13 +150,9 @@ _INDEX_PAGES = SelectorSet(INDEX_PAGE_SELECTORS)
 _HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
 
 
-def is_generated_index(main: lxml.html.HtmlElement) -> bool:
-    """Whether the content is mostly a generated keyword index (see INDEX_PAGE_SELECTORS).
-
-    A one-page book that ends with its index is content first: the index must hold half the text.
-    """
-    index = sum(len(normalize_space(el.text_content())) for el in _INDEX_PAGES.select(main))
-    return index > 0 and index >= 0.5 * len(normalize_space(main.text_content()))
+def generated_index_chars(main: lxml.html.HtmlElement) -> int:
+    """Characters of text inside generated keyword indexes (see INDEX_PAGE_SELECTORS)."""
+    return sum(len(normalize_space(el.text_content())) for el in _INDEX_PAGES.select(main))
 
 
 def parse_html(text: str) -> lxml.html.HtmlElement:
