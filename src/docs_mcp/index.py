@@ -228,6 +228,17 @@ class SiteIndex:
             ).fetchall()
         return [PageState(k, f, e or "", m or "") for k, f, e, m in rows]
 
+    def listed_hashes(self, source: str) -> dict[str, str]:
+        """Content hash → key of each searchable page of a source (a second address of the same page is not)."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT hash, key FROM pages WHERE source=? AND listed=1 ORDER BY key", (source,)
+            ).fetchall()
+        out: dict[str, str] = {}
+        for digest, key in rows:
+            out.setdefault(digest, key)
+        return out
+
     def links(self, key: str) -> list[str]:
         """Links seen on a page when it was last fetched (a 304 does not resend them)."""
         with self.lock:

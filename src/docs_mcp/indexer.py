@@ -47,6 +47,8 @@ class Progress:
     removed: int = 0
     failed: int = 0
     robots_skipped: int = 0
+    #: Pages found at a second address (a redirect, or `dir/` and `dir/index.html`): kept readable, not listed.
+    duplicates: int = 0
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     errors: list[str] = field(default_factory=list)
@@ -142,6 +144,8 @@ class Indexer:
             crawl = prog.method == "crawl"
         seen: set[str] = set()
         queue: asyncio.Queue[str] = asyncio.Queue()
+        #: Content hash → the listed page holding it: one copy per search result list, whatever its addresses.
+        listed_hashes = await asyncio.to_thread(self.index.listed_hashes, source.name)
 
         def enqueue(keys: list[str]) -> None:
             for key in keys:
@@ -180,6 +184,13 @@ class Indexer:
                 return
             if raw is None:
                 return
+            final = raw.location.key
+            if final != key:  # a redirect: the page is indexed once, at the address it lives at
+                if state:
+                    await asyncio.to_thread(self.index.remove, uid)
+                prog.duplicates += 1
+                enqueue([k for k in (in_scope(self.sources, source, final),) if k])
+                return
             if raw.not_modified:
                 prog.not_modified += 1
                 await asyncio.to_thread(self.index.touch, uid)
@@ -188,7 +199,10 @@ class Indexer:
             url = self.sources.display_url(loc)
             loop = asyncio.get_running_loop()
             doc, links, navigation = await loop.run_in_executor(executor, digest, raw, url)
-            await asyncio.to_thread(self.index.put, uid, doc, not navigation, links)
+            twin = listed_hashes.setdefault(doc.content_hash, uid)
+            if twin != uid:
+                prog.duplicates += 1
+            await asyncio.to_thread(self.index.put, uid, doc, not navigation and twin == uid, links)
             prog.fetched += 1
             follow(links)
 

@@ -111,6 +111,26 @@ async def test_local_folder_indexes_every_page(tmp_path):
     assert {"sphinx.html", "notes.md", "guide/configuration.html", "japanese.html"} <= names
 
 
+async def test_page_at_two_addresses_is_indexed_once_and_listed_once(site_copy, tmp_path):
+    u, d = site_copy.url, site_copy.directory
+    (d / "guide" / "index.html").write_text(
+        "<html><head><title>Guide home</title></head><body><main><h1>Guide home</h1>"
+        "<p>The quillwort tables list every gauge.</p></main></body></html>"
+    )
+    # `guide` redirects to `guide/` (as static servers do); `guide/` and `guide/index.html` are one file.
+    (d / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        + "".join(f"<url><loc>{u}{p}</loc></url>" for p in ("guide", "guide/", "guide/index.html"))
+        + "</urlset>"
+    )
+    app = app_for(tmp_path / "c", u)
+    [report] = await build(app)
+    assert rel(app, site_copy) == {"guide/", "guide/index.html"}  # the redirect's address is not a page
+    assert report.duplicates == 2
+    hits = await app.tools.search_docs("quillwort tables", 10)
+    assert "1 result(s)" in hits and "Guide home" in hits
+
+
 # --- persistence, refresh, removal -------------------------------------------------------------
 async def test_index_survives_a_restart_without_network(tmp_path):
     site = LocalSite(SITE)
