@@ -144,8 +144,11 @@ MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
     "main",
     "[role=main]",
     "article",
+    "div#yui-main",  # Django's Sphinx theme: inside div.document, without its header and nav
     "div.document",  # Sphinx outer container
     "div.book, div.chapter, div.sect1, div.article, div.refentry, div.appendix, div.part",  # DocBook
+    "div#apicontent",  # Node.js API docs: div#content also holds the module list and the header
+    "div#main-content",  # MkDocs' old Bootstrap theme (Django REST framework)
     "div#content",
     "div.content",
 )
@@ -183,6 +186,13 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "a.anchorjs-link",
     "a.permalink",
     "span.permalink",  # Doxygen: the ◆ before each member's title
+    ".viewcode-link",  # Sphinx viewcode: "[source]" glued to every signature
+    ".prev-next-area",  # pydata-sphinx-theme: previous / next page links
+    "span.notable-traits",  # rustdoc: the ⓘ tooltip text glued to signatures
+    "a.srclink",  # rustdoc: "source" links
+    "#toggle-all-docs",  # rustdoc: "[−]" expand/collapse control
+    "summary.hideme",  # rustdoc: "Expand description"
+    "a.test-arrow",  # rustdoc: "Run" link after examples
     "a.md-content__button",
     "[aria-label=breadcrumb]",
     "[aria-label=breadcrumbs]",

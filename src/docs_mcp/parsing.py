@@ -22,6 +22,8 @@ from .errors import NotDocumentation
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+#: Control characters lxml parses but refuses to set back as text (a code sample holding `\x01`).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _LANG = re.compile(r"(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
 _NO_LANG = {"default", "notranslate", "console"}
 #: Attributes that survive simplification (ids and classes were read before it; bs4 pays for each one).
@@ -157,7 +159,7 @@ def generated_index_chars(main: lxml.html.HtmlElement) -> int:
 
 def parse_html(text: str) -> lxml.html.HtmlElement:
     """Parse a page leniently (malformed markup is repaired, never fatal)."""
-    text = _XML_DECL.sub("", text, count=1)
+    text = _CONTROL.sub("\ufffd", _XML_DECL.sub("", text, count=1))
     if not text.strip():
         raise NotDocumentation("the page is empty; pick another page")
     try:
@@ -198,7 +200,8 @@ def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
             if not any(a in members for a in el.iterancestors())
         ]
         texts = [(size, el) for size, el in outer if size]
-        if len(texts) == 1 and texts[0][0] >= MIN_MAIN_TEXT:
+        # A short page's container still counts when it holds the page's title (rust's unstable book).
+        if len(texts) == 1 and (texts[0][0] >= MIN_MAIN_TEXT or texts[0][1].find(".//h1") is not None):
             return texts[0][1]
     body = root.find("body")
     return body if body is not None else root
@@ -252,7 +255,8 @@ def simplify(main: lxml.html.HtmlElement) -> None:
 
 
 def code_language(pre: lxml.html.HtmlElement) -> str:
-    """The language a block declares on itself, a <code> child or a wrapper (Sphinx: highlight-LANG), nearest first.
+    """The language a block declares on itself, its <code> (mdBook nests pre > pre > code) or a wrapper
+    (Sphinx: highlight-LANG), nearest first.
 
     Any plain-text declaration comes back as PLAIN_TEXT_TAG, which keeps the block when code is left out.
     """
@@ -260,7 +264,7 @@ def code_language(pre: lxml.html.HtmlElement) -> str:
     if declared:
         return PLAIN_TEXT_TAG if declared in PLAIN_TEXT_LANGUAGES else declared
     candidates = [pre.get("class", "")]
-    code = pre.find("code")
+    code = pre.find(".//code")
     if code is not None:
         candidates.append(code.get("class", ""))
     parent = pre.getparent()

@@ -51,6 +51,20 @@ def _is_container(el: etree._Element) -> bool:
     return bool(classes & SECTION_CONTAINER_CLASSES)
 
 
+def _wraps_only_its_heading(el: etree._Element) -> bool:
+    """A container with nothing after its heading: rustdoc's `<section id="method.x"><h4>…</h4></section>`,
+    whose description follows outside it. Such a wrapper marks a heading, not the extent of a section."""
+    h = _first_heading(el)
+    node = h
+    while node is not None and node is not el:
+        if (node.tail or "").strip() or any(
+            t.strip() for sib in node.itersiblings() if isinstance(sib.tag, str) for t in sib.itertext()
+        ):
+            return False
+        node = node.getparent()
+    return h is not None
+
+
 def heading_anchor(h: etree._Element, main: etree._Element) -> str:
     """A heading's id: its own, an anchor inside it, its section container's, or an anchor just before it."""
     if h.get("id"):
@@ -178,7 +192,7 @@ def split_html(main: lxml.html.HtmlElement) -> list[Section]:
             holders.add(anc)
             if anc is main:
                 break
-    containers = {el for el in holders if _is_container(el)}
+    containers = {el for el in holders if _is_container(el) and not _wraps_only_its_heading(el)}
     simplify(main)
     opened = _Walker(main, ids, holders, containers).run()
     out = []

@@ -14,6 +14,7 @@ from docs_mcp.parsing import (
     normalize_space,
     page_title,
     parse_html,
+    simplify,
     strip_noise,
 )
 
@@ -46,6 +47,43 @@ def el(html: str):
 def test_find_main_picks_the_theme_container(name, tag, cls):
     main = main_of(name)
     assert (main.tag, main.get("class")) == (tag, cls)
+
+
+PROSE = "<p>" + "Tide tables list the predicted heights. " * 8 + "</p>"
+
+
+@pytest.mark.parametrize(
+    ("page", "wanted"),
+    [
+        # Django: div.document also holds the site header (its h1) and the nav bars.
+        (
+            '<div class="document"><div id="hd"><h1>Django documentation</h1><p>Home | Index</p></div>'
+            f'<div id="bd"><div id="yui-main"><div class="yui-b">{PROSE}</div></div></div></div>',
+            "yui-main",
+        ),
+        # Node.js: div#content also holds the list of every module.
+        (
+            '<div id="content"><div id="column2"><ul><li>Assertion testing</li><li>File system</li></ul></div>'
+            f'<div id="column1"><div id="apicontent">{PROSE}</div></div></div>',
+            "apicontent",
+        ),
+        # MkDocs' Bootstrap theme: nothing else names the content column.
+        (
+            f'<div class="span3">Home API Guide</div><div id="main-content" class="span9">{PROSE}</div>',
+            "main-content",
+        ),
+    ],
+)
+def test_find_main_picks_the_content_column_of_django_node_and_bootstrap_mkdocs(page, wanted):
+    assert find_main(parse_html(f"<html><body>{page}</body></html>")).get("id") == wanted
+
+
+def test_find_main_takes_a_short_container_that_holds_the_title():
+    root = parse_html(
+        '<html><body><div id="menu-bar"><h1>The Book</h1></div>'
+        "<main><h1>const_fn</h1><p>The tracking issue is #1.</p></main></body></html>"
+    )
+    assert find_main(root).tag == "main"
 
 
 def test_find_main_skips_a_container_with_too_little_text():
@@ -175,6 +213,30 @@ def test_doxygen_member_title_loses_its_permalink_glyph():
     assert normalize_space(main.find("h2").text_content()) == "mdb_txn_begin()"
 
 
+@pytest.mark.parametrize(
+    "noise",
+    [
+        '<a class="reference internal" href="_modules/tide.html"><span class="viewcode-link">[source]</span></a>',
+        '<div class="prev-next-area"><a href="a.html">previous</a><a href="b.html">next</a></div>',
+        '<span class="notable-traits">Notable traits for Vec impl Write</span>',
+        '<a class="srclink" href="../src/vec.rs">source</a>',
+        '<a id="toggle-all-docs" href="#">[−]</a>',
+        '<summary class="hideme"><span>Expand description</span></summary>',
+        '<a class="test-arrow" href="https://play.example/">Run</a>',
+    ],
+)
+def test_sphinx_pydata_and_rustdoc_widgets_are_noise(noise):
+    box = el(f"<div><p>Predicted heights{noise}</p></div>")
+    strip_noise(box)
+    assert normalize_space(box.text_content()) == "Predicted heights"
+
+
+def test_control_characters_do_not_break_parsing_or_simplifying():
+    main = find_main(parse_html(f"<html><body><main>{PROSE}<pre>s = 'X\x01Y'</pre></main></body></html>"))
+    simplify(main)
+    assert main.find("pre").text == "s = 'X\ufffdY'"
+
+
 def test_comments_are_removed():
     box = el("<div><!-- build 1234 --><p>kept</p></div>")
     strip_noise(box)
@@ -280,6 +342,7 @@ def _pre(markup: str) -> lxml.html.HtmlElement:
         ('<div class="highlight-default notranslate"><div class="highlight"><pre>x</pre></div></div>', ""),
         ("<pre>no declaration</pre>", ""),
         ('<div class="highlight-none"><pre class="language-bash">nearest wins</pre></div>', "bash"),
+        ('<pre><pre class="playground"><code class="language-rust">fn main() {}</code></pre></pre>', "rust"),
     ],
 )
 def test_code_language_reads_the_nearest_declaration_and_tags_plain_text(markup, language):

@@ -89,6 +89,22 @@ def test_text_after_a_nested_container_belongs_to_the_enclosing_section():
     assert (a.id, a.text, b.id, b.text) == ("a", "intro A tail of A", "b", "text B")
 
 
+def test_a_container_holding_only_its_heading_marks_the_heading_not_the_section():
+    # rustdoc: the method's <section> wraps its signature; the description follows outside it.
+    impl, fmt, clone = split(
+        '<details><summary><section id="impl-Debug"><h3>impl Debug for Vec</h3></section></summary>'
+        '<div class="impl-items"><details><summary><section id="method.fmt"><h4>fn fmt(&amp;self)</h4>'
+        "</section></summary><div><p>Formats the value.</p></div></details>"
+        '<details><summary><section id="method.clone"><h4>fn clone(&amp;self)</h4></section></summary>'
+        "<div><p>Returns a copy.</p></div></details></div></details>"
+    )
+    assert [(s.id, s.text, s.parent) for s in (impl, fmt, clone)] == [
+        ("impl-Debug", "", None),
+        ("method.fmt", "Formats the value.", "impl-Debug"),
+        ("method.clone", "Returns a copy.", "impl-Debug"),
+    ]
+
+
 def test_div_section_containers_give_ids_and_nesting():
     s1, s2 = split(
         '<div class="section" id="s1"><h2>S1</h2><p>p1</p>'
