@@ -229,6 +229,10 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "[aria-hidden=true]",
 )
 
+#: Emphasis that is markup, not stress: unwrapped so signatures read as code, `copy2(src, dst, *, follow=True)`,
+#: not `copy2(*src*, *dst*, ***, *follow=True*)`. Sphinx emphasizes each parameter of a signature.
+PLAIN_EMPHASIS_SELECTORS: tuple[str, ...] = ("em.sig-param",)
+
 #: Headings inside these (admonition titles like DocBook's "Note" h3) label a box, not a section.
 ADMONITION_SELECTORS: tuple[str, ...] = (
     "div.note",

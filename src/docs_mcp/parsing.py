@@ -15,6 +15,7 @@ from .config import (
     MAIN_CONTENT_SELECTORS,
     MIN_MAIN_TEXT,
     NOISE_SELECTORS,
+    PLAIN_EMPHASIS_SELECTORS,
     PLAIN_TEXT_LANGUAGES,
     PLAIN_TEXT_TAG,
 )
@@ -148,6 +149,7 @@ _MAIN = [_xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
 _NOISE = SelectorSet(NOISE_SELECTORS)
 _ADMONITIONS = SelectorSet(ADMONITION_SELECTORS)
 _INDEX_PAGES = SelectorSet(INDEX_PAGE_SELECTORS)
+_PLAIN_EMPHASIS = SelectorSet(PLAIN_EMPHASIS_SELECTORS)
 
 _HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
 
@@ -235,7 +237,10 @@ def simplify(main: lxml.html.HtmlElement) -> None:
         pre.text = text
         if lang:
             pre.set("data-lang", lang)
+    for em in _PLAIN_EMPHASIS.select(main):
+        em.drop_tag()
     etree.strip_tags(main, *_UNWRAP_TAGS)
+    _merge_adjacent_emphasis(main)  # after unwrapping: Sphinx links each type name, <a><em>int</em></a>
     # A div that only wraps one element (Sphinx: div.highlight-x > div.highlight > pre) means nothing in
     # markdown; unwrapping it spares markdownify hundreds of nodes on a big page.
     for div in list(main.iter("div")):
@@ -252,6 +257,23 @@ def simplify(main: lxml.html.HtmlElement) -> None:
     drop = names - _KEEP_ATTRS
     if drop:
         etree.strip_attributes(main, *drop)
+
+
+def _merge_adjacent_emphasis(main: lxml.html.HtmlElement) -> None:
+    """`<em>Union</em><em>[</em><em>int</em>…` (Sphinx types) is one emphasis, not `*Union**[**int*`."""
+    for em in list(main.iter("em")):
+        if em.getparent() is None:
+            continue
+        nxt = em.getnext()
+        while nxt is not None and nxt.tag == "em" and not (em.tail or "").strip():
+            if len(em):
+                em[-1].tail = (em[-1].tail or "") + (em.tail or "") + (nxt.text or "")
+            else:
+                em.text = (em.text or "") + (em.tail or "") + (nxt.text or "")
+            em.extend(list(nxt))
+            em.tail = nxt.tail
+            em.getparent().remove(nxt)
+            nxt = em.getnext()
 
 
 def code_language(pre: lxml.html.HtmlElement) -> str:

@@ -237,6 +237,25 @@ def test_control_characters_do_not_break_parsing_or_simplifying():
     assert main.find("pre").text == "s = 'X\ufffdY'"
 
 
+def test_signature_parameters_are_not_emphasized():
+    box = el(
+        '<div><dl><dt class="sig">copy2(<em class="sig-param"><span class="n">src</span></em>, '
+        '<em class="sig-param"><span class="o">*</span></em>)</dt><dd><p>Like <em>copy</em>.</p></dd></dl></div>'
+    )
+    simplify(box)
+    assert [e.text_content() for e in box.iter("em")] == ["copy"]
+    assert box.find(".//dt").text_content() == "copy2(src, *)"
+
+
+def test_adjacent_emphasis_is_one_emphasis():
+    box = el(
+        '<div><p><strong>args</strong> (<a href="#o"><em>Optional</em></a><em>[</em><a href="#l"><em>List</em></a>'
+        "<em>[</em><em>str</em><em>]]</em>) – the arguments, <em>or</em> <em>none</em></p></div>"
+    )
+    simplify(box)
+    assert [e.text_content() for e in box.iter("em")] == ["Optional[List[str]]", "or none"]
+
+
 def test_comments_are_removed():
     box = el("<div><!-- build 1234 --><p>kept</p></div>")
     strip_noise(box)
