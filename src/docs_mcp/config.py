@@ -233,6 +233,10 @@ NOISE_SELECTORS: tuple[str, ...] = (
 #: not `copy2(*src*, *dst*, ***, *follow=True*)`. Sphinx emphasizes each parameter of a signature.
 PLAIN_EMPHASIS_SELECTORS: tuple[str, ...] = ("em.sig-param",)
 
+#: Text a theme's CSS puts before an element (`::before`), written out: numpydoc's parameter types read
+#: `levels : sequence`, not `levelssequence`.
+CSS_PREFIXES: dict[str, str] = {"span.classifier": " : "}
+
 #: Headings inside these (admonition titles like DocBook's "Note" h3) label a box, not a section.
 ADMONITION_SELECTORS: tuple[str, ...] = (
     "div.note",

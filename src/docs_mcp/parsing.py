@@ -11,6 +11,7 @@ from lxml import etree
 
 from .config import (
     ADMONITION_SELECTORS,
+    CSS_PREFIXES,
     INDEX_PAGE_SELECTORS,
     MAIN_CONTENT_SELECTORS,
     MIN_MAIN_TEXT,
@@ -150,6 +151,7 @@ _NOISE = SelectorSet(NOISE_SELECTORS)
 _ADMONITIONS = SelectorSet(ADMONITION_SELECTORS)
 _INDEX_PAGES = SelectorSet(INDEX_PAGE_SELECTORS)
 _PLAIN_EMPHASIS = SelectorSet(PLAIN_EMPHASIS_SELECTORS)
+_CSS_PREFIXES = [(SelectorSet((sel,)), prefix) for sel, prefix in CSS_PREFIXES.items()]
 
 _HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
 
@@ -239,6 +241,9 @@ def simplify(main: lxml.html.HtmlElement) -> None:
             pre.set("data-lang", lang)
     for em in _PLAIN_EMPHASIS.select(main):
         em.drop_tag()
+    for selector, prefix in _CSS_PREFIXES:
+        for el in selector.select(main):
+            el.text = prefix + (el.text or "")
     etree.strip_tags(main, *_UNWRAP_TAGS)
     _merge_adjacent_emphasis(main)  # after unwrapping: Sphinx links each type name, <a><em>int</em></a>
     # A div that only wraps one element (Sphinx: div.highlight-x > div.highlight > pre) means nothing in

@@ -256,6 +256,15 @@ def test_adjacent_emphasis_is_one_emphasis():
     assert [e.text_content() for e in box.iter("em")] == ["Optional[List[str]]", "or none"]
 
 
+def test_numpydoc_parameter_type_keeps_its_css_separator():
+    box = el(
+        '<div><dl><dt><strong>levels</strong><span class="classifier">sequence</span></dt>'
+        "<dd><p>New levels.</p></dd></dl></div>"
+    )
+    simplify(box)
+    assert box.find(".//dt").text_content() == "levels : sequence"
+
+
 def test_comments_are_removed():
     box = el("<div><!-- build 1234 --><p>kept</p></div>")
     strip_noise(box)
