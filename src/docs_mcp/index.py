@@ -19,7 +19,9 @@ from .tools import SearchHit
 
 #: Bumped whenever stored rows or the conversion behind stored pages change. 3: plain-text blocks, DocBook
 #: refsynopsisdiv sections, the one-container rule for main content, Doxygen permalinks, index pages unlisted.
-SCHEMA_VERSION = 3
+#: 4: Django/Node.js/MkDocs-Bootstrap containers, rustdoc sections and noise, plain signatures, one listed
+#: copy of a page served at two addresses.
+SCHEMA_VERSION = 4
 _SCHEMA = f"""
 PRAGMA journal_mode=WAL;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
