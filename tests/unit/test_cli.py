@@ -9,7 +9,8 @@ import pytest
 from conftest import FIXTURES
 
 from docs_mcp import __version__
-from docs_mcp.cli import COMMANDS, main, parser
+from docs_mcp.cli import COMMANDS, main, parser, summary
+from docs_mcp.indexer import Progress
 
 README = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
 
@@ -64,3 +65,9 @@ def test_search_without_a_query_is_a_usage_error(capsys):
         main(["search", "--source", "https://example.org/docs/"])
     assert exc.value.code == 2
     assert "query" in capsys.readouterr().err
+
+
+def test_build_summary_counts_duplicate_addresses_only_when_there_are_some():
+    assert "duplicate" not in summary(Progress("docs", fetched=3))
+    assert summary(Progress("docs", duplicates=1)).endswith("1 duplicate address")
+    assert summary(Progress("docs", duplicates=2)).endswith("2 duplicate addresses")
