@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SRC_DIR = REPO_ROOT / "src"
@@ -147,6 +148,12 @@ def found(text: str, needles: Sequence[str]) -> bool:
 
 
 # --- numbers and tables ---------------------------------------------------------------------------
+def same_page(url: str, page: str) -> bool:
+    """Whether a served URL is a question's gold page (a path under the root); `dir/` is `dir/index.html`."""
+    path = urlsplit(url).path.lstrip("/")
+    return path == page or ((path == "" or path.endswith("/")) and path + "index.html" == page)
+
+
 def median(values: Sequence[float]) -> float:
     """Median, NaN for no values."""
     return statistics.median(values) if values else float("nan")

@@ -327,8 +327,11 @@ def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
         return "gold page not read"
     if r.policy == "pipeline":
         read = [v.split("\n", 2)[1].split(" ", 1)[0] for v in r.views[1:] if v.count("\n") >= 2]
-        if doc.url not in read:
-            listed = bool(r.views) and doc.url in r.views[0]
+        if not any(cm.same_page(u, q["page"]) for u in read):
+            results = (
+                [m.group(1) for m in map(_URL_LINE.match, r.views[0].splitlines()) if m] if r.views else []
+            )
+            listed = any(cm.same_page(u.split("#", 1)[0], q["page"]) for u in results)
             return (
                 "gold page 3rd in search results, not read"
                 if listed

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from common import docs_server, load_questions, replace_section, require_docs  # noqa: E402
+from common import docs_server, load_questions, replace_section, require_docs, same_page  # noqa: E402
 
 
 def scaled_root(docs: Path, copies: int) -> Path:
@@ -80,7 +80,7 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
                 if line.startswith("   http")
             ]
             # Compare by path: a reused index (--cache-dir) may have been built on another port.
-            found = [k for k, u in enumerate(urls, 1) if u.endswith("/" + q["page"])]
+            found = [k for k, u in enumerate(urls, 1) if same_page(u, q["page"])]
             ranks.append(found[0] if found else None)
     n = len(questions)
     times.sort()
