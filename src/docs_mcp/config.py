@@ -89,6 +89,8 @@ SECTION_WEIGHTS = (8.0, 4.0, 1.0, 6.0)
 PAGE_WEIGHTS = (6.0, 3.0, 1.0, 3.0)
 #: Share of the page-level score in a page's final score (the rest is its best section's).
 PAGE_SHARE = 0.4
+#: A page's own score adds its this-many best sections (of the SECTION_CANDIDATES) to its page-level BM25.
+PAGE_EVIDENCE_SECTIONS = 3
 SECTION_CANDIDATES = 100
 PAGE_CANDIDATES = 40
 #: Sections checked for an exact API-name match (a one-letter option like `-O` has many partial ones).

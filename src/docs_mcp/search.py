@@ -15,6 +15,7 @@ from .config import (
     NAME_CANDIDATES,
     NAME_MATCH_BONUS,
     PAGE_CANDIDATES,
+    PAGE_EVIDENCE_SECTIONS,
     PAGE_SHARE,
     PAGE_WEIGHTS,
     RELEASE_NOTES_FACTOR,
@@ -41,6 +42,25 @@ def match_expression(terms: list[str]) -> str | None:
 def _source_clause(source: str | None) -> tuple[str, tuple[str, ...]]:
     """The WHERE clause that keeps one source's pages (joined as `p`) and its parameter; nothing for all."""
     return ("AND p.source=?", (source,)) if source else ("", ())
+
+
+def _page_evidence(page_bm25: dict[int, float], sec_rows: list[tuple[int, int, float]]) -> dict[int, float]:
+    """A page's own score: its page-level BM25 plus its PAGE_EVIDENCE_SECTIONS best sections, each normalized.
+
+    FTS5's BM25 gives a term in more than half the documents no weight at all. On a site of 80 pages
+    "version" and "url" are such terms, so the page about URL versioning scored 0 at page level; its
+    sections, among 1,300, still show the match.
+    """
+    best: dict[int, list[float]] = {}
+    for page_id, _, score in sec_rows:
+        best.setdefault(page_id, []).append(score)
+    sections = {pid: sum(sorted(v, reverse=True)[:PAGE_EVIDENCE_SECTIONS]) for pid, v in best.items()}
+    top_page = max(page_bm25.values(), default=0.0) or 1.0
+    top_sections = max(sections.values(), default=0.0) or 1.0
+    return {
+        pid: page_bm25.get(pid, 0.0) / top_page + sections.get(pid, 0.0) / top_sections
+        for pid in page_bm25.keys() | sections.keys()
+    }
 
 
 class SiteRanker:
@@ -105,7 +125,7 @@ class SiteRanker:
         for page_id, section_id, score in sec_rows:
             if page_id not in best_section:
                 best_section[page_id] = (section_id, score)
-        page_score = dict(page_rows)
+        page_score = _page_evidence(dict(page_rows), sec_rows)
         top_sec = max((s for _, s in best_section.values()), default=0.0) or 1.0
         top_page = max(page_score.values(), default=0.0) or 1.0
         candidates = set(best_section) | set(page_score) | set(defines)

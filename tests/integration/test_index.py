@@ -236,6 +236,38 @@ async def test_rate_limited_page_is_retried_after_429(site_copy, tmp_path):
     assert u + "_429.html" in keys(app)
 
 
+async def test_page_whose_words_are_on_most_pages_still_ranks_by_its_sections(tmp_path):
+    # "version", "url" and "path" are on 5 of 8 pages, so page-level BM25 gives them no weight at all and
+    # only history.md scores there (for "choose"); schemes.md's sections are still the best match.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "schemes.md").write_text(
+        "# Schemes\n\n## URL path scheme\n\nThe version sits in the URL path, such as /v1/items: the router "
+        "reads the version from the URL path.\n\n## Accept header scheme\n\nThe version sits in the Accept "
+        "header, not in the URL path.\n\n## Host name scheme\n\nThe version sits in the host name; the URL "
+        "path stays as it is.\n"
+    )
+    (docs / "history.md").write_text(
+        "# History\n\n## Spring\n\nUsers choose a version each spring.\n\n## Autumn\n\nUsers choose again "
+        "in autumn, from the url of the release.\n\n## Winter\n\nNobody has to choose in winter.\n"
+    )
+    for name in ("routing", "views", "clients"):
+        (docs / f"{name}.md").write_text(
+            f"# {name}\n\n## Overview\n\nEvery {name} page names the version it applies to and the url of its "
+            "source path.\n"
+        )
+    for name in ("tides", "gauges", "datums"):
+        topics = "".join(
+            f"\n## {name} topic {i}\n\nThe {name} table number {i} lists heights and stations.\n"
+            for i in range(10)
+        )
+        (docs / f"{name}.md").write_text(f"# {name}\n{topics}")
+    app = app_for(tmp_path / "c", str(docs))
+    await build(app)
+    [hit, *_] = app.index.search("choose the version in the url path", 3)
+    assert hit.url.endswith("schemes.md") and hit.section_id == "url-path-scheme"
+
+
 # --- API names ---------------------------------------------------------------------------------
 async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
     # big-reference.html mentions load and time zones more often; sphinx.html has the <dt> for tidepool.load.
