@@ -1,6 +1,6 @@
 """Site-wide search benchmark: build time, refresh time, recall@5, MRR@10, latency via MCP, peak memory.
 
-Usage: python benchmarks/search_quality.py [--questions PATH] [--docs DIR] [--skip-build]
+Usage: python benchmarks/search_quality.py [--questions PATH] [--docs DIR] [--cache-dir DIR] [--scale N] [--out FILE]
 Serves the docs folder on 127.0.0.1, indexes it by link crawl into a temporary cache dir, then measures.
 """
 
@@ -23,7 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from common import docs_server, load_questions, replace_section, require_docs, same_page  # noqa: E402
+from common import (  # noqa: E402
+    docs_server,
+    load_questions,
+    questions_docs,
+    replace_section,
+    require_docs,
+    same_page,
+)
 
 
 def scaled_root(docs: Path, copies: int) -> Path:
@@ -102,7 +109,9 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--questions", default=None)
-    ap.add_argument("--docs", default="/usr/share/doc/python3.11/html")
+    ap.add_argument(
+        "--docs", default=None, help="docs folder (default: the question file's 'docs', else Python's)"
+    )
     ap.add_argument(
         "--cache-dir", type=Path, default=None, help="reuse an index here (skips building if present)"
     )
@@ -114,7 +123,9 @@ def main() -> None:
     ns = ap.parse_args()
     questions = load_questions(ns.questions)
     cache = ns.cache_dir or Path(tempfile.mkdtemp(prefix="docs-mcp-bench-"))
-    docs = Path(ns.docs) if ns.scale <= 1 else scaled_root(require_docs(Path(ns.docs)), ns.scale)
+    docs = Path(ns.docs) if ns.docs else questions_docs(ns.questions)
+    if ns.scale > 1:
+        docs = scaled_root(require_docs(docs), ns.scale)
     with docs_server(docs, check=ns.scale <= 1) as root:
         out: dict = {}
         if not (cache / "index.sqlite").exists():
