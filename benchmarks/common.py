@@ -149,9 +149,12 @@ def found(text: str, needles: Sequence[str]) -> bool:
 
 # --- numbers and tables ---------------------------------------------------------------------------
 def same_page(url: str, page: str) -> bool:
-    """Whether a served URL is a question's gold page (a path under the root); `dir/` is `dir/index.html`."""
-    path = urlsplit(url).path.lstrip("/")
-    return path == page or ((path == "" or path.endswith("/")) and path + "index.html" == page)
+    """Whether a served URL is a question's gold page: its path ends with the page (`--scale` serves copies
+    under `copyN/`), a directory URL `dir/` counting as `dir/index.html`."""
+    path = urlsplit(url).path
+    if path.endswith("/"):
+        path += "index.html"
+    return ("/" + path.lstrip("/")).endswith("/" + page)
 
 
 def median(values: Sequence[float]) -> float:

@@ -35,6 +35,8 @@ class FixtureHandler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self) -> None:
         FixtureHandler.hits[self.path] = FixtureHandler.hits.get(self.path, 0) + 1
         path = self.path.split("?", 1)[0]
+        if self.path == "/guide/lang.html":  # a page that redirects to itself with a query (a language pick)
+            return self._redirect("/guide/lang.html?lang=en")
         special = {
             "/_slow.html": self._slow,
             "/_500.html": lambda: self._status(500),

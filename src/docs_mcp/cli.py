@@ -166,8 +166,8 @@ def summary(p: Progress) -> str:
         f"{p.removed:,} removed",
         f"{p.failed:,} failed",
     ]
-    if p.duplicates:
-        parts.append(f"{p.duplicates:,} duplicate address" + ("es" if p.duplicates != 1 else ""))
+    if p.redirected:
+        parts.append(f"{p.redirected:,} redirected")
     if p.robots_skipped:
         parts.append(f"{p.robots_skipped:,} disallowed by robots.txt")
     text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s — " + ", ".join(parts)

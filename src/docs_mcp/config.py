@@ -134,7 +134,7 @@ PLAIN_TEXT_LANGUAGES = frozenset({"none", "text", "plaintext", "plain", "txt", "
 #: The fence language such blocks are written with, whatever they declared.
 PLAIN_TEXT_TAG = "text"
 #: Tried in order; a selector wins when it matches one container with text (nested ones count as one) and
-#: that container has enough text.
+#: that container has enough text (MIN_MAIN_TEXT) or holds an h1.
 MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
     "article.md-content__inner",  # MkDocs Material
     "div.theme-doc-markdown",  # Docusaurus
@@ -154,7 +154,7 @@ MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
     "div#content",
     "div.content",
 )
-#: Content shorter than this is treated as a miss and the next selector is tried.
+#: Content shorter than this, without an h1, is treated as a miss and the next selector is tried.
 MIN_MAIN_TEXT = 200
 
 #: Removed before sectioning; kept as data so themes can be added without code.

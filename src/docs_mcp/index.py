@@ -19,8 +19,8 @@ from .tools import SearchHit
 
 #: Bumped whenever stored rows or the conversion behind stored pages change. 3: plain-text blocks, DocBook
 #: refsynopsisdiv sections, the one-container rule for main content, Doxygen permalinks, index pages unlisted.
-#: 4: Django/Node.js/MkDocs-Bootstrap containers, rustdoc sections and noise, plain signatures, one listed
-#: copy of a page served at two addresses.
+#: 4: Django/Node.js/MkDocs-Bootstrap containers, rustdoc sections and noise, plain signatures, a
+#: redirected address indexed at its final address.
 SCHEMA_VERSION = 4
 _SCHEMA = f"""
 PRAGMA journal_mode=WAL;
@@ -229,17 +229,6 @@ class SiteIndex:
                 "SELECT key, fetched_at, etag, last_modified FROM pages WHERE source=?", (source,)
             ).fetchall()
         return [PageState(k, f, e or "", m or "") for k, f, e, m in rows]
-
-    def listed_hashes(self, source: str) -> dict[str, str]:
-        """Content hash → key of each searchable page of a source (a second address of the same page is not)."""
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT hash, key FROM pages WHERE source=? AND listed=1 ORDER BY key", (source,)
-            ).fetchall()
-        out: dict[str, str] = {}
-        for digest, key in rows:
-            out.setdefault(digest, key)
-        return out
 
     def links(self, key: str) -> list[str]:
         """Links seen on a page when it was last fetched (a 304 does not resend them)."""

@@ -47,8 +47,8 @@ class Progress:
     removed: int = 0
     failed: int = 0
     robots_skipped: int = 0
-    #: Pages found at a second address (a redirect, or `dir/` and `dir/index.html`): kept readable, not listed.
-    duplicates: int = 0
+    #: Addresses that redirect to another page of the source: that page is indexed, once, in their place.
+    redirected: int = 0
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     errors: list[str] = field(default_factory=list)
@@ -144,8 +144,6 @@ class Indexer:
             crawl = prog.method == "crawl"
         seen: set[str] = set()
         queue: asyncio.Queue[str] = asyncio.Queue()
-        #: Content hash → the listed page holding it: one copy per search result list, whatever its addresses.
-        listed_hashes = await asyncio.to_thread(self.index.listed_hashes, source.name)
 
         def enqueue(keys: list[str]) -> None:
             for key in keys:
@@ -184,12 +182,12 @@ class Indexer:
                 return
             if raw is None:
                 return
-            final = raw.location.key
-            if final != key:  # a redirect: the page is indexed once, at the address it lives at
+            final = in_scope(self.sources, source, raw.location.key) if raw.location.key != key else key
+            if final and final != key:  # redirected within the source: indexed once, at its final address
                 if state:
                     await asyncio.to_thread(self.index.remove, uid)
-                prog.duplicates += 1
-                enqueue([k for k in (in_scope(self.sources, source, final),) if k])
+                prog.redirected += 1
+                enqueue([final])  # fetched again there unless already queued (the crawl limit still holds)
                 return
             if raw.not_modified:
                 prog.not_modified += 1
@@ -199,10 +197,7 @@ class Indexer:
             url = self.sources.display_url(loc)
             loop = asyncio.get_running_loop()
             doc, links, navigation = await loop.run_in_executor(executor, digest, raw, url)
-            twin = listed_hashes.setdefault(doc.content_hash, uid)
-            if twin != uid:
-                prog.duplicates += 1
-            await asyncio.to_thread(self.index.put, uid, doc, not navigation and twin == uid, links)
+            await asyncio.to_thread(self.index.put, uid, doc, not navigation, links)
             prog.fetched += 1
             follow(links)
 

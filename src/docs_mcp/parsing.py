@@ -24,8 +24,9 @@ from .errors import NotDocumentation
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
-#: Control characters lxml parses but refuses to set back as text (a code sample holding `\x01`).
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+#: Control characters lxml parses but refuses to set back as text (a code sample holding `\x01`); replaced
+#: where simplify() sets text, not in the whole page (a pass over every page for a rare case).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _LANG = re.compile(r"(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
 _NO_LANG = {"default", "notranslate", "console"}
 #: Attributes that survive simplification (ids and classes were read before it; bs4 pays for each one).
@@ -150,8 +151,9 @@ _MAIN = [_xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
 _NOISE = SelectorSet(NOISE_SELECTORS)
 _ADMONITIONS = SelectorSet(ADMONITION_SELECTORS)
 _INDEX_PAGES = SelectorSet(INDEX_PAGE_SELECTORS)
-_PLAIN_EMPHASIS = SelectorSet(PLAIN_EMPHASIS_SELECTORS)
-_CSS_PREFIXES = [(SelectorSet((sel,)), prefix) for sel, prefix in CSS_PREFIXES.items()]
+# XPath, not SelectorSet: these name rare classes of common tags (span), which lxml filters in C.
+_PLAIN_EMPHASIS = _xpath(PLAIN_EMPHASIS_SELECTORS)
+_CSS_PREFIXES = [(_xpath(sel), prefix) for sel, prefix in CSS_PREFIXES.items()]
 
 _HEADINGS = etree.XPath(" | ".join(f"descendant::{h}" for h in HEADING_TAGS))
 
@@ -163,7 +165,7 @@ def generated_index_chars(main: lxml.html.HtmlElement) -> int:
 
 def parse_html(text: str) -> lxml.html.HtmlElement:
     """Parse a page leniently (malformed markup is repaired, never fatal)."""
-    text = _CONTROL.sub("\ufffd", _XML_DECL.sub("", text, count=1))
+    text = _XML_DECL.sub("", text, count=1)
     if not text.strip():
         raise NotDocumentation("the page is empty; pick another page")
     try:
@@ -194,6 +196,7 @@ def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
 
     The selector must match one container with text (nested matches count as one): one that matches
     several, like AsciiDoc's sibling `div.sect1`s or a list of `article`s, does not name the main one.
+    It needs MIN_MAIN_TEXT characters, unless it holds an h1 (a short page of Rust's unstable book).
     """
     for xp in _MAIN:
         found = xp(root)
@@ -236,14 +239,14 @@ def simplify(main: lxml.html.HtmlElement) -> None:
         text = pre.text_content()
         for child in list(pre):
             pre.remove(child)
-        pre.text = text
+        pre.text = _xml_text(text)
         if lang:
             pre.set("data-lang", lang)
-    for em in _PLAIN_EMPHASIS.select(main):
+    for em in _PLAIN_EMPHASIS(main):
         em.drop_tag()
     for selector, prefix in _CSS_PREFIXES:
-        for el in selector.select(main):
-            el.text = prefix + (el.text or "")
+        for el in selector(main):
+            el.text = _xml_text(prefix + (el.text or ""))
     etree.strip_tags(main, *_UNWRAP_TAGS)
     _merge_adjacent_emphasis(main)  # after unwrapping: Sphinx links each type name, <a><em>int</em></a>
     # A div that only wraps one element (Sphinx: div.highlight-x > div.highlight > pre) means nothing in
@@ -264,6 +267,11 @@ def simplify(main: lxml.html.HtmlElement) -> None:
         etree.strip_attributes(main, *drop)
 
 
+def _xml_text(text: str) -> str:
+    """Text lxml accepts back: control characters become U+FFFD."""
+    return _CONTROL.sub("\ufffd", text)
+
+
 def _merge_adjacent_emphasis(main: lxml.html.HtmlElement) -> None:
     """`<em>Union</em><em>[</em><em>int</em>…` (Sphinx types) is one emphasis, not `*Union**[**int*`."""
     for em in list(main.iter("em")):
@@ -272,9 +280,9 @@ def _merge_adjacent_emphasis(main: lxml.html.HtmlElement) -> None:
         nxt = em.getnext()
         while nxt is not None and nxt.tag == "em" and not (em.tail or "").strip():
             if len(em):
-                em[-1].tail = (em[-1].tail or "") + (em.tail or "") + (nxt.text or "")
+                em[-1].tail = _xml_text((em[-1].tail or "") + (em.tail or "") + (nxt.text or ""))
             else:
-                em.text = (em.text or "") + (em.tail or "") + (nxt.text or "")
+                em.text = _xml_text((em.text or "") + (em.tail or "") + (nxt.text or ""))
             em.extend(list(nxt))
             em.tail = nxt.tail
             em.getparent().remove(nxt)

@@ -63,12 +63,29 @@ def _page_evidence(page_bm25: dict[int, float], sec_rows: list[tuple[int, int, f
     }
 
 
+def _one_per_content(
+    ranked: list[int], titles: dict[int, tuple[str, frozenset[str], str]], limit: int
+) -> list[int]:
+    """The best `limit` pages; a page one source serves at two addresses (`dir/`, `dir/index.html`) only once."""
+    seen: set[str] = set()
+    out = []
+    for pid in ranked:
+        digest = titles[pid][2] if pid in titles else f"page {pid}"
+        if digest not in seen:
+            seen.add(digest)
+            out.append(pid)
+            if len(out) == limit:
+                break
+    return out
+
+
 class SiteRanker:
     """The index's search: reads through the index's connection under its lock; memoizes term statistics."""
 
     def __init__(self, index: SiteIndex):
         self.index = index
-        self._title_memo: dict[int, tuple[str, frozenset[str]]] = {}
+        #: Per page: title, its tokens, and source + content hash (one copy of a page served at two addresses).
+        self._title_memo: dict[int, tuple[str, frozenset[str], str]] = {}
         #: Document frequency of every term, loaded once per index generation (a write bumps it).
         self._df: tuple[tuple[int, int], dict[str, int], int] | None = None
 
@@ -139,14 +156,14 @@ class SiteRanker:
             score = (1 - PAGE_SHARE) * section_score / top_sec + PAGE_SHARE * page_score.get(
                 pid, 0.0
             ) / top_page
-            title, title_tokens = titles.get(pid, ("", frozenset()))
+            title, title_tokens, _ = titles.get(pid, ("", frozenset(), ""))
             score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
             if pid in defines:
                 score += NAME_MATCH_BONUS
             if demote and re.search(RELEASE_NOTES_TITLE, title):
                 score *= RELEASE_NOTES_FACTOR
             combined[pid] = score
-        ranked = sorted(combined, key=lambda pid: -combined[pid])[:limit]
+        ranked = _one_per_content(sorted(combined, key=lambda pid: -combined[pid]), titles, limit)
         return self._hits(
             # A page that defines the queried name links to that definition, not to its best text match.
             [
@@ -190,15 +207,15 @@ class SiteRanker:
         _, vocab, total = self._df
         return {t: vocab[t] for t in terms if t in vocab}, total
 
-    def _titles(self, page_ids: set[int]) -> dict[int, tuple[str, frozenset[str]]]:
-        """Title and title tokens per page; tokens are memoized (titles only change when a page is rewritten)."""
+    def _titles(self, page_ids: set[int]) -> dict[int, tuple[str, frozenset[str], str]]:
+        """Title, title tokens and source + content hash per page; memoized (they change only when a page does)."""
         missing = [pid for pid in page_ids if pid not in self._title_memo]
         if missing:
             marks = ",".join("?" * len(missing))
-            for pid, title in self.index.db.execute(
-                f"SELECT id, title FROM pages WHERE id IN ({marks})", missing
+            for pid, title, source, digest in self.index.db.execute(
+                f"SELECT id, title, source, hash FROM pages WHERE id IN ({marks})", missing
             ):
-                self._title_memo[pid] = (title, frozenset(tokenize(title)))
+                self._title_memo[pid] = (title, frozenset(tokenize(title)), f"{source}:{digest or pid}")
         return {pid: self._title_memo[pid] for pid in page_ids if pid in self._title_memo}
 
     @staticmethod

@@ -52,15 +52,23 @@ def _is_container(el: etree._Element) -> bool:
 
 
 def _wraps_only_its_heading(el: etree._Element) -> bool:
-    """A container with nothing after its heading: rustdoc's `<section id="method.x"><h4>…</h4></section>`,
-    whose description follows outside it. Such a wrapper marks a heading, not the extent of a section."""
+    """rustdoc's `summary > section#method.x > h4`: the last thing in its parent, with nothing after its heading.
+
+    Its description follows outside it, so the wrapper marks a heading, not the extent of a section. An empty
+    section followed by others (Sphinx's "Summary" before "New Features") is still a section of its own.
+    """
+    if any(isinstance(sib.tag, str) for sib in el.itersiblings()) or (el.tail or "").strip():
+        return False
     h = _first_heading(el)
     node = h
     while node is not None and node is not el:
-        if (node.tail or "").strip() or any(
-            t.strip() for sib in node.itersiblings() if isinstance(sib.tag, str) for t in sib.itertext()
-        ):
+        if (node.tail or "").strip():
             return False
+        for sib in node.itersiblings():
+            if isinstance(sib.tag, str) and (
+                any(t.strip() for t in sib.itertext()) or (sib.tail or "").strip()
+            ):
+                return False
         node = node.getparent()
     return h is not None
 

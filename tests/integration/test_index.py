@@ -111,24 +111,46 @@ async def test_local_folder_indexes_every_page(tmp_path):
     assert {"sphinx.html", "notes.md", "guide/configuration.html", "japanese.html"} <= names
 
 
-async def test_page_at_two_addresses_is_indexed_once_and_listed_once(site_copy, tmp_path):
+async def test_a_redirected_address_is_indexed_at_its_final_address(site_copy, tmp_path):
     u, d = site_copy.url, site_copy.directory
-    (d / "guide" / "index.html").write_text(
-        "<html><head><title>Guide home</title></head><body><main><h1>Guide home</h1>"
-        "<p>The quillwort tables list every gauge.</p></main></body></html>"
+    (d / "guide" / "lang.html").write_text(
+        "<html><body><main><h1>Languages</h1><p>English.</p></main></body></html>"
     )
-    # `guide` redirects to `guide/` (as static servers do); `guide/` and `guide/index.html` are one file.
+    # `guide` → `guide/` (a static server's directory redirect); `_redirect-in.html` → `sphinx.html`;
+    # `guide/lang.html` → `guide/lang.html?lang=en`, the same page.
+    (d / "guide" / "index.html").write_text("<html><body><main><h1>Guide home</h1></main></body></html>")
     (d / "sitemap.xml").write_text(
         '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-        + "".join(f"<url><loc>{u}{p}</loc></url>" for p in ("guide", "guide/", "guide/index.html"))
+        + "".join(f"<url><loc>{u}{p}</loc></url>" for p in ("guide", "_redirect-in.html", "guide/lang.html"))
         + "</urlset>"
     )
     app = app_for(tmp_path / "c", u)
     [report] = await build(app)
-    assert rel(app, site_copy) == {"guide/", "guide/index.html"}  # the redirect's address is not a page
-    assert report.duplicates == 2
+    assert rel(app, site_copy) == {"guide/", "sphinx.html", "guide/lang.html"}
+    assert report.redirected == 2
+
+
+async def test_a_page_served_at_two_addresses_is_one_search_result_even_after_one_goes(site_copy, tmp_path):
+    d = site_copy.directory
+    page = (
+        "<html><body><main><h1>Gauges</h1><p>The quillwort tables list every gauge.</p></main></body></html>"
+    )
+    (d / "a.html").write_text(page)
+    (d / "b.html").write_text(page)
+    (d / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{site_copy.url}a.html</loc></url><url><loc>{site_copy.url}b.html</loc></url></urlset>"
+    )
+    app = app_for(tmp_path / "c", site_copy.url)
+    await build(app)
     hits = await app.tools.search_docs("quillwort tables", 10)
-    assert "1 result(s)" in hits and "Guide home" in hits
+    assert "1 result(s)" in hits
+    shown, other = ("a.html", "b.html") if "a.html" in hits else ("b.html", "a.html")
+    (d / shown).unlink()  # the address search showed goes away: the other one is found now
+    again = app_for(tmp_path / "c", site_copy.url)
+    await build(again, refresh=True)
+    hits = await again.tools.search_docs("quillwort tables", 10)
+    assert "1 result(s)" in hits and other in hits
 
 
 # --- persistence, refresh, removal -------------------------------------------------------------

@@ -67,7 +67,6 @@ def test_search_without_a_query_is_a_usage_error(capsys):
     assert "query" in capsys.readouterr().err
 
 
-def test_build_summary_counts_duplicate_addresses_only_when_there_are_some():
-    assert "duplicate" not in summary(Progress("docs", fetched=3))
-    assert summary(Progress("docs", duplicates=1)).endswith("1 duplicate address")
-    assert summary(Progress("docs", duplicates=2)).endswith("2 duplicate addresses")
+def test_build_summary_counts_redirected_addresses_only_when_there_are_some():
+    assert "redirected" not in summary(Progress("docs", fetched=3))
+    assert summary(Progress("docs", redirected=2)).endswith("2 redirected")

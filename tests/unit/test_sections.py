@@ -105,6 +105,21 @@ def test_a_container_holding_only_its_heading_marks_the_heading_not_the_section(
     ]
 
 
+def test_an_empty_section_before_others_is_still_a_section_of_its_own():
+    # Sphinx "What's New" pages: "Summary – Release highlights" is empty, "New Features" follows it.
+    page, summary, features, tail = split(
+        '<section id="page"><h1>Whats new</h1><section id="summary"><h2>Summary</h2></section>'
+        '<section id="features"><h2>New Features</h2><p>Assignment expressions.</p></section>'
+        '<section id="tail"><h2>Tail</h2></section><p>Closing words.</p></section>'
+    )
+    assert [(s.id, s.parent, s.text) for s in (summary, features, tail)] == [
+        ("summary", "page", ""),
+        ("features", "page", "Assignment expressions."),
+        ("tail", "page", ""),
+    ]
+    assert page.text == "Closing words."
+
+
 def test_div_section_containers_give_ids_and_nesting():
     s1, s2 = split(
         '<div class="section" id="s1"><h2>S1</h2><p>p1</p>'
