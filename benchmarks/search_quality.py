@@ -186,8 +186,8 @@ def main() -> None:
             heading = f"## Site search at scale ({ns.scale} copies of the docs)"
             head.insert(
                 -1,
-                f"Latency and memory with {ns.scale} symlinked copies of the docs in one index. Recall and "
-                "MRR mean nothing here: identical copies of every page compete for the top 5.",
+                f"Latency and memory with {ns.scale} symlinked copies of the docs in one index. Search shows "
+                "identical pages once, so the copies do not crowd the top 5; recall and MRR have no target here.",
             )
             head.insert(-1, "")
         else:
