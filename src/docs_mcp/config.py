@@ -91,6 +91,10 @@ PAGE_WEIGHTS = (6.0, 3.0, 1.0, 3.0)
 PAGE_SHARE = 0.4
 #: A page's own score adds its this-many best sections (of the SECTION_CANDIDATES) to its page-level BM25.
 PAGE_EVIDENCE_SECTIONS = 3
+#: Hits checked for all-in-one copies (all.html, print.html): this many times the results asked for.
+AGGREGATE_LOOKAHEAD = 3
+#: A page is an all-in-one copy of another when it has at least this many times its sections.
+AGGREGATE_SIZE_RATIO = 2
 SECTION_CANDIDATES = 100
 PAGE_CANDIDATES = 40
 #: Sections checked for an exact API-name match (a one-letter option like `-O` has many partial ones).

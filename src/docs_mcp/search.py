@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from .analysis import names_match, query_names, query_terms, tokenize
 from .config import (
+    AGGREGATE_LOOKAHEAD,
+    AGGREGATE_SIZE_RATIO,
     COMMON_TERM_SHARE,
     MAX_POSTINGS,
     MIN_QUERY_TERMS,
@@ -163,15 +165,40 @@ class SiteRanker:
             if demote and re.search(RELEASE_NOTES_TITLE, title):
                 score *= RELEASE_NOTES_FACTOR
             combined[pid] = score
-        ranked = _one_per_content(sorted(combined, key=lambda pid: -combined[pid]), titles, limit)
-        return self._hits(
-            # A page that defines the queried name links to that definition, not to its best text match.
-            [
-                (pid, defines.get(pid) or best_section.get(pid, (None, 0.0))[0], combined[pid])
-                for pid in ranked
-            ],
-            query,
-        )
+        # A page that defines the queried name links to that definition, not to its best text match.
+        section_of = {pid: defines.get(pid) or best_section.get(pid, (None, 0.0))[0] for pid in combined}
+        ordered = sorted(combined, key=lambda pid: -combined[pid])[: limit * AGGREGATE_LOOKAHEAD]
+        ranked = _one_per_content(self._without_aggregate_copies(ordered, section_of), titles, limit)
+        return self._hits([(pid, section_of[pid], combined[pid]) for pid in ranked], query)
+
+    def _without_aggregate_copies(self, ranked: list[int], section_of: dict[int, int | None]) -> list[int]:
+        """Drop a hit whose best section is, word for word, that of a page AGGREGATE_SIZE_RATIO times smaller.
+
+        All-in-one pages (Node's all.html, mdBook's print.html, single-page builds) repeat every page of the
+        site; their copy would take a result slot from the page it came from. Sibling pages of one size that
+        share a boilerplate section are not copies of each other.
+        """
+        sids = [section_of[pid] for pid in ranked if section_of[pid] is not None]
+        if len(sids) < 2:
+            return ranked
+        marks = ",".join("?" * len(sids))
+        with self.index.lock:
+            rows = self.index.db.execute(
+                f"SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
+                f"FROM sections s WHERE s.id IN ({marks})",
+                sids,
+            ).fetchall()
+        smallest: dict[str, int] = {}  # section text → section count of the smallest page showing it
+        info = {}
+        for page_id, text, count in rows:
+            if text:
+                info[page_id] = (text, count)
+                smallest[text] = min(count, smallest.get(text, count))
+        return [
+            pid
+            for pid in ranked
+            if pid not in info or info[pid][1] < AGGREGATE_SIZE_RATIO * smallest[info[pid][0]]
+        ]
 
     def _defining_pages(self, query: str, source: str | None) -> dict[int, int]:
         """Pages with a section defining an API name or option of the query (exact or qualified match)."""

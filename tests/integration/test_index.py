@@ -290,6 +290,20 @@ async def test_page_whose_words_are_on_most_pages_still_ranks_by_its_sections(tm
     assert hit.url.endswith("schemes.md") and hit.section_id == "url-path-scheme"
 
 
+async def test_an_all_in_one_page_does_not_take_the_result_of_the_page_it_copies(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    tides = "# Tides\n\n## Quillwort gauges\n\nEach quillwort gauge logs the tide every six minutes.\n"
+    winds = "# Winds\n\n## Anemometers\n\nEach anemometer logs the wind every minute.\n"
+    (docs / "tides.md").write_text(tides)
+    (docs / "winds.md").write_text(winds)
+    (docs / "all.md").write_text(tides + "\n" + winds)  # Node's all.html, mdBook's print.html
+    app = app_for(tmp_path / "c", str(docs))
+    await build(app)
+    hits = [h.url.rsplit("/", 1)[-1] for h in app.index.search("quillwort gauge tide", 3)]
+    assert hits[0] == "tides.md" and "all.md" not in hits
+
+
 # --- API names ---------------------------------------------------------------------------------
 async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
     # big-reference.html mentions load and time zones more often; sphinx.html has the <dt> for tidepool.load.
