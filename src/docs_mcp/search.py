@@ -167,8 +167,9 @@ class SiteRanker:
             combined[pid] = score
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {pid: defines.get(pid) or best_section.get(pid, (None, 0.0))[0] for pid in combined}
-        ordered = sorted(combined, key=lambda pid: -combined[pid])[: limit * AGGREGATE_LOOKAHEAD]
-        ranked = _one_per_content(self._without_aggregate_copies(ordered, section_of), titles, limit)
+        ordered = sorted(combined, key=lambda pid: -combined[pid])
+        distinct = _one_per_content(ordered, titles, limit * AGGREGATE_LOOKAHEAD)
+        ranked = self._without_aggregate_copies(distinct, section_of)[:limit]
         return self._hits([(pid, section_of[pid], combined[pid]) for pid in ranked], query)
 
     def _without_aggregate_copies(self, ranked: list[int], section_of: dict[int, int | None]) -> list[int]:

@@ -304,6 +304,18 @@ async def test_an_all_in_one_page_does_not_take_the_result_of_the_page_it_copies
     assert hits[0] == "tides.md" and "all.md" not in hits
 
 
+async def test_many_copies_of_one_page_still_leave_room_for_other_results(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(7):  # `--scale` indexes, mirrors: one page at seven addresses
+        (docs / f"copy{i}.md").write_text("# Gauges\n\n## Quillwort gauges\n\nQuillwort gauges log tides.\n")
+    (docs / "other.md").write_text("# Other\n\n## Tides\n\nTides are logged by quillwort stations.\n")
+    app = app_for(tmp_path / "c", str(docs))
+    await build(app)
+    hits = [h.url.rsplit("/", 1)[-1] for h in app.index.search("quillwort gauges", 2)]
+    assert len(hits) == 2 and hits[1] == "other.md"
+
+
 # --- API names ---------------------------------------------------------------------------------
 async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
     # big-reference.html mentions load and time zones more often; sphinx.html has the <dt> for tidepool.load.
