@@ -148,6 +148,14 @@ def found(text: str, needles: Sequence[str]) -> bool:
 
 
 # --- numbers and tables ---------------------------------------------------------------------------
+_RESULT_URL = re.compile(r"^\s+(https?://\S+)", re.M)
+
+
+def result_urls(search_docs_text: str) -> list[str]:
+    """The page URLs of a search_docs answer, in rank order, without their #section."""
+    return [m.group(1).split("#", 1)[0] for m in _RESULT_URL.finditer(search_docs_text)]
+
+
 def same_page(url: str, page: str) -> bool:
     """Whether a served URL is a question's gold page: its path ends with the page (`--scale` serves copies
     under `copyN/`), a directory URL `dir/` counting as `dir/index.html`."""

@@ -24,7 +24,6 @@ POLICIES = ("pipeline", "in-doc", "section", "whole-page", "paged-5000")
 SECTION_CALL_CAP = 10
 PAGE_SLICE = 5_000
 _TOC_LINE = re.compile(r"^\s*- (.*) #(\S+) \(([\d,]+)\)\s*$")
-_URL_LINE = re.compile(r"^\s+(https?://\S+)")
 _NEXT = re.compile(r"next_start_index=(\d+)")
 _SECTION_NUMBER = re.compile(r"^\s*(\d+\.)+\d*\s*")
 
@@ -74,11 +73,7 @@ async def pipeline(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
     hits = await call("search_docs", {"query": q["query"], "max_results": 3})
     if r.see(hits, q["needles"]):
         return
-    pages: list[str] = []
-    for line in hits.splitlines():
-        m = _URL_LINE.match(line)
-        if m and (page := m.group(1).split("#", 1)[0]) not in pages:
-            pages.append(page)
+    pages = list(dict.fromkeys(cm.result_urls(hits)))  # distinct, in rank order
     if not pages:
         r.note = "search_docs returned no result urls"
     for page in pages[:2]:
@@ -328,10 +323,7 @@ def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
     if r.policy == "pipeline":
         read = [v.split("\n", 2)[1].split(" ", 1)[0] for v in r.views[1:] if v.count("\n") >= 2]
         if not any(cm.same_page(u, q["page"]) for u in read):
-            results = (
-                [m.group(1) for m in map(_URL_LINE.match, r.views[0].splitlines()) if m] if r.views else []
-            )
-            listed = any(cm.same_page(u.split("#", 1)[0], q["page"]) for u in results)
+            listed = bool(r.views) and any(cm.same_page(u, q["page"]) for u in cm.result_urls(r.views[0]))
             return (
                 "gold page 3rd in search results, not read"
                 if listed

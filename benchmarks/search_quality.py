@@ -29,6 +29,7 @@ from common import (  # noqa: E402
     questions_docs,
     replace_section,
     require_docs,
+    result_urls,
     same_page,
 )
 
@@ -81,11 +82,7 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
             res = await client.call_tool("search_docs", {"query": q["query"], "max_results": 10})
             times.append((time.perf_counter() - t0) * 1000)
             text = res.content[0].text
-            urls = [
-                line.strip().split(" ")[0].split("#")[0]
-                for line in text.splitlines()
-                if line.startswith("   http")
-            ]
+            urls = result_urls(text)
             # Compare by path: a reused index (--cache-dir) may have been built on another port.
             found = [k for k, u in enumerate(urls, 1) if same_page(u, q["page"])]
             ranks.append(found[0] if found else None)
