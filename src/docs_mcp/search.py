@@ -46,17 +46,16 @@ def _source_clause(source: str | None) -> tuple[str, tuple[str, ...]]:
     return ("AND p.source=?", (source,)) if source else ("", ())
 
 
-def _page_evidence(page_bm25: dict[int, float], sec_rows: list[tuple[int, int, float]]) -> dict[int, float]:
+def _page_evidence(
+    page_bm25: dict[int, float], by_page: dict[int, list[tuple[int, float]]]
+) -> dict[int, float]:
     """A page's own score: its page-level BM25 plus its PAGE_EVIDENCE_SECTIONS best sections, each normalized.
 
     FTS5's BM25 gives a term in more than half the documents no weight at all. On a site of 80 pages
     "version" and "url" are such terms, so the page about URL versioning scored 0 at page level; its
-    sections, among 1,300, still show the match.
+    sections, among 1,300, still show the match. `by_page` lists each page's sections best first.
     """
-    best: dict[int, list[float]] = {}
-    for page_id, _, score in sec_rows:
-        best.setdefault(page_id, []).append(score)
-    sections = {pid: sum(sorted(v, reverse=True)[:PAGE_EVIDENCE_SECTIONS]) for pid, v in best.items()}
+    sections = {pid: sum(score for _, score in v[:PAGE_EVIDENCE_SECTIONS]) for pid, v in by_page.items()}
     top_page = max(page_bm25.values(), default=0.0) or 1.0
     top_sections = max(sections.values(), default=0.0) or 1.0
     return {
@@ -140,11 +139,12 @@ class SiteRanker:
                 page_sql = f"SELECT rowid, {page_bm25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
             page_rows = self.index.db.execute(page_sql, (*args, PAGE_CANDIDATES)).fetchall()
             defines = self._defining_pages(query, source)
-        best_section: dict[int, tuple[int, float]] = {}
+        # Section rows come best first, so each page's list does too.
+        by_page: dict[int, list[tuple[int, float]]] = {}
         for page_id, section_id, score in sec_rows:
-            if page_id not in best_section:
-                best_section[page_id] = (section_id, score)
-        page_score = _page_evidence(dict(page_rows), sec_rows)
+            by_page.setdefault(page_id, []).append((section_id, score))
+        best_section = {pid: v[0] for pid, v in by_page.items()}
+        page_score = _page_evidence(dict(page_rows), by_page)
         top_sec = max((s for _, s in best_section.values()), default=0.0) or 1.0
         top_page = max(page_score.values(), default=0.0) or 1.0
         candidates = set(best_section) | set(page_score) | set(defines)
