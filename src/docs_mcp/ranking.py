@@ -162,21 +162,23 @@ def passages(
             windows.append((_score(weights, line_terms[i]), i, lines[i][0], cut, False))
             continue
         if line_terms[i]:  # windows start on a line that matches: no leading filler
-            score = _window_score(weights, counts) + _definition_bonus(text, lines, i, weights)
-            windows.append((score, i, lines[i][0], lines[j - 1][1], True))
+            score = _window_score(weights, counts)
+            # A window opening on a definition term starts there: the line before ends another definition.
+            opens_definition = _is_definition_term(text, lines, i)
+            if opens_definition:
+                score += _definition_bonus(text[lines[i][0] : lines[i][1]], weights)
+            windows.append((score, i, lines[i][0], lines[j - 1][1], not opens_definition))
         for t in line_terms[i]:
             counts[t] -= 1
             if not counts[t]:
                 del counts[t]
     windows.sort(key=lambda w: (-w[0], w[1]))
     taken: list[tuple[int, int]] = []
-    for score, i, s, e, whole_lines in windows:
+    for score, _, s, e, lead_in in windows:
         if len(taken) >= count or score <= 0:
             break
         if any(s < te and ts < e for ts, te in taken):
             continue
-        # A window opening on a definition term starts there: the line before ends another definition.
-        lead_in = whole_lines and not _is_definition_term(text, lines, i)
         taken.append((_lead_in_start(text, s, e, size) if lead_in else s, e))
     return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text, budget or count * size)]
 
@@ -192,17 +194,15 @@ def _window_score(weights: dict[str, float], counts: dict[str, int]) -> float:
     return sum(weights[t] * (1 + 0.2 * math.log1p(n)) for t, n in counts.items())
 
 
-def _definition_bonus(text: str, lines: list[tuple[int, int]], i: int, weights: dict[str, float]) -> float:
+def _definition_bonus(term_line: str, weights: dict[str, float]) -> float:
     """Extra weight for a window that opens on a definition the query names (`statement_timeout`).
 
-    Line i must be a definition-list term (the next line starts its `:   ` definition). Its name, without
+    `term_line` is a definition-list term (see _is_definition_term). Its name, without
     module qualifiers, must hold at least DEFINITION_NAME_MIN_TERMS query terms and be at least half query
     terms; then those terms count twice, as a heading's do for a section. A single shared word is too weak
     a sign: on a module's page every `zipfile.ZipFile`-like name holds the module's name.
     """
-    if not _is_definition_term(text, lines, i):
-        return 0.0
-    term = text[lines[i][0] : lines[i][1]].replace("*", "").replace("`", "")
+    term = term_line.replace("*", "").replace("`", "")
     name = defined_name(term).rsplit(".", 1)[-1]
     words = set(tokenize(name))
     named = words & weights.keys()
