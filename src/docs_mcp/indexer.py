@@ -71,7 +71,7 @@ def digest(raw: RawPage, url: str) -> tuple[Document, list[str], bool]:
     navigation = (
         len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
     ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
-    return build_document(raw, url, root), links, navigation
+    return build_document(raw, url, root, main), links, navigation
 
 
 class Indexer:

@@ -10,17 +10,18 @@ from .parsing import find_main, page_title, parse_html, strip_noise
 from .sections import split_html, split_markdown
 
 
-def build_document(raw: RawPage, url: str, root=None) -> Document:
+def build_document(raw: RawPage, url: str, root=None, main=None) -> Document:
     """Parse, strip, section: the CPU part of the pipeline (markdown comes later, lazily).
 
-    `root` is an already parsed tree of raw.text (the indexer parses once for links and content).
+    `root` is an already parsed tree of raw.text and `main` its content container: the indexer finds both
+    once, for links and the navigation test as well as for content.
     """
     if raw.kind == "markdown":
         title, sections = split_markdown(raw.text)
     else:
         root = parse_html(raw.text) if root is None else root
         title = page_title(root)
-        main = find_main(root)
+        main = find_main(root) if main is None else main
         strip_noise(main)
         sections = split_html(main)
     if not title:
