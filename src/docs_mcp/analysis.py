@@ -196,6 +196,18 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+def tokenize_spans(text: str) -> list[tuple[str, int]]:
+    """`tokenize` with each token's offset in `text`: passages score how close the matches sit."""
+    out: list[tuple[str, int]] = []
+    for m in _TOKEN.finditer(text.lower()):
+        tok = m.group(0)
+        if _CJK_RUN.fullmatch(tok):
+            out.extend((bigram, m.start() + k) for k, bigram in enumerate(cjk_bigrams(tok)))
+        else:
+            out.append((stem(tok.replace("’", "'")), m.start()))
+    return out
+
+
 def query_terms(query: str) -> list[str]:
     """Distinct content terms of a query, in order; stopwords dropped unless nothing else is left."""
     words = [m.group(0) for m in _TOKEN.finditer(query.lower().replace("’", "'"))]

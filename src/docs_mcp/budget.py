@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from .config import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|[。！？]")
+#: Where a sentence or clause ends for `finish_sentence`: end punctuation, a colon after a word, a blank line.
+_CLAUSE_END = re.compile(r"[.!?。！？](?=\s)|(?<=\S):(?=\s)|[。！？]|\n[ \t]*\n")
 _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
@@ -51,6 +53,16 @@ def boundary_cut(text: str, start: int, limit: int) -> int:
                 space = window.rfind(" ")
                 cut = lo + space + 1 if space >= 0 else end
     return _avoid_open_fence(text, start, cut)
+
+
+def finish_sentence(text: str, end: int, reach: int) -> int:
+    """`end` moved on to the end of the sentence it cuts, if that ends within `reach` chars; else `end`."""
+    if end >= len(text) or reach <= 0 or text[end - 1] in ".!?:。！？":
+        return end
+    m = _CLAUSE_END.search(text, end, end + reach)
+    if m is None:
+        return end
+    return m.start() if m.group(0).startswith("\n") else m.end()
 
 
 def _avoid_open_fence(text: str, start: int, cut: int) -> int:

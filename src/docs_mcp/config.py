@@ -32,6 +32,12 @@ PASSAGE_CHARS = 700
 #: A passage that opens on a definition whose name holds this many query terms (and is at least half query
 #: terms) counts those terms twice: "statement timeout" finds `statement_timeout (integer)` itself.
 DEFINITION_NAME_MIN_TERMS = 2
+#: A passage also scores its densest this-many chars (about a sentence): query words close together answer.
+PROXIMITY_SPAN = 150
+#: Weight of that densest span against the whole passage's coverage of the query.
+PROXIMITY_WEIGHT = 0.6
+#: A passage whose last line matches may run on this many chars to finish its sentence, not stop mid-way.
+SENTENCE_REACH = 150
 #: Passages of one section closer than this (chars) are joined with the text between them, not cut apart.
 PASSAGE_GAP_BRIDGE = 200
 #: Passages returned per long section, best first.

@@ -6,14 +6,16 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
-from .analysis import query_terms, tokenize
-from .budget import boundary_cut
+from .analysis import query_terms, tokenize, tokenize_spans
+from .budget import boundary_cut, finish_sentence
 from .config import (
     DEFINITION_NAME_MIN_TERMS,
     HEADING_BOOST,
     NAMES_BOOST,
     PASSAGE_CHARS,
     PASSAGE_GAP_BRIDGE,
+    PROXIMITY_SPAN,
+    PROXIMITY_WEIGHT,
     SECONDARY_SCORE_RATIO,
 )
 from .document import Document, defined_name
@@ -67,8 +69,8 @@ class PageIndex:
         # rank_bm25 divides by the corpus size; an all-empty page still needs one token somewhere.
         self.bm25 = _bm25([t or ["\x00"] for t in self.tokens])
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
-        #: Tokens of markdown lines, keyed by text: passages re-read the same sections call after call.
-        self.block_tokens: dict[str, list[str]] = {}
+        #: Tokens of markdown lines with their offsets, keyed by text: passages re-read the same sections.
+        self.block_tokens: dict[str, list[tuple[str, int]]] = {}
 
     def idf(self, term: str) -> float:
         # A term seen only in headings is as rare as the rarest body term.
@@ -125,28 +127,41 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def passages(
-    index: PageIndex, text: str, query: str, count: int, size: int = PASSAGE_CHARS, budget: int = 0
+    index: PageIndex,
+    text: str,
+    query: str,
+    count: int,
+    size: int = PASSAGE_CHARS,
+    budget: int = 0,
+    reach: int = 0,
 ) -> list[Passage]:
     """The `count` best non-overlapping windows of whole lines (≤ size chars each; near ones merge).
 
     Windows a few lines apart are joined with the lines between while all stay within `budget` chars
-    (default count × size).
+    (default count × size). A window whose last line matches and stops mid-sentence runs on to the end of
+    that sentence, up to `reach` more chars: the match there is usually what the reader came for.
 
-    A window's score is the IDF-weighted coverage of distinct query terms, log-damped for repeats:
-    the sentence that answers a question usually holds several of its rarer words close together.
+    A window's score is the IDF-weighted coverage of distinct query terms, log-damped for repeats, plus
+    the coverage of its densest PROXIMITY_SPAN chars: the sentence that answers a question usually holds
+    several of its rarer words close together, where a long option list spreads them over many lines.
     """
     terms = query_terms(query)
     lines = _lines(text)
     if not lines or not terms:
         return []
     weights = {t: index.idf(t) or 0.1 for t in terms}
+    hits: list[tuple[str, int]] = []  # every query-term occurrence, in text order
+    first_hit = []  # index into `hits` of each line's first occurrence
     line_terms = []
     for s, e in lines:
         chunk = text[s:e]
         toks = index.block_tokens.get(chunk)
         if toks is None:
-            toks = index.block_tokens[chunk] = tokenize(chunk)
-        line_terms.append([t for t in toks if t in weights])
+            toks = index.block_tokens[chunk] = tokenize_spans(chunk)
+        first_hit.append(len(hits))
+        hits.extend((t, s + p) for t, p in toks if t in weights)
+        line_terms.append([t for t, _ in toks if t in weights])
+    first_hit.append(len(hits))
     windows = []
     counts: dict[str, int] = {}
     j = 0
@@ -159,28 +174,50 @@ def passages(
             j += 1
         if j == i:  # a single line longer than the window: cut at a boundary (full already: no lead-in)
             cut = boundary_cut(text, lines[i][0], size)
-            windows.append((_score(weights, line_terms[i]), i, lines[i][0], cut, False))
+            windows.append((_score(weights, line_terms[i]), i, lines[i][0], cut, False, False))
             continue
         if line_terms[i]:  # windows start on a line that matches: no leading filler
             score = _window_score(weights, counts)
+            score += PROXIMITY_WEIGHT * _densest(weights, hits[first_hit[i] : first_hit[j]])
             # A window opening on a definition term starts there: the line before ends another definition.
             opens_definition = _is_definition_term(text, lines, i)
             if opens_definition:
                 score += _definition_bonus(text[lines[i][0] : lines[i][1]], weights)
-            windows.append((score, i, lines[i][0], lines[j - 1][1], not opens_definition))
+            ends_on_match = bool(line_terms[j - 1])
+            windows.append((score, i, lines[i][0], lines[j - 1][1], not opens_definition, ends_on_match))
         for t in line_terms[i]:
             counts[t] -= 1
             if not counts[t]:
                 del counts[t]
     windows.sort(key=lambda w: (-w[0], w[1]))
     taken: list[tuple[int, int]] = []
-    for score, _, s, e, lead_in in windows:
+    for score, _, s, e, lead_in, ends_on_match in windows:
         if len(taken) >= count or score <= 0:
             break
         if any(s < te and ts < e for ts, te in taken):
             continue
-        taken.append((_lead_in_start(text, s, e, size) if lead_in else s, e))
+        start = _lead_in_start(text, s, e, size) if lead_in else s
+        taken.append((start, finish_sentence(text, e, reach) if ends_on_match else e))
     return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text, budget or count * size)]
+
+
+def _densest(weights: dict[str, float], hits: list[tuple[str, int]]) -> float:
+    """The most IDF-weighted distinct query terms found within PROXIMITY_SPAN chars of each other."""
+    best = total = 0.0
+    counts: dict[str, int] = {}
+    first = 0
+    for term, pos in hits:
+        if not counts.get(term):
+            total += weights[term]
+        counts[term] = counts.get(term, 0) + 1
+        while pos - hits[first][1] > PROXIMITY_SPAN:
+            gone = hits[first][0]
+            counts[gone] -= 1
+            if not counts[gone]:
+                total -= weights[gone]
+            first += 1
+        best = max(best, total)
+    return best
 
 
 def _score(weights: dict[str, float], toks: list[str]) -> float:

@@ -247,7 +247,11 @@ class DocsTools:
                 size = min(C.PASSAGE_CHARS, remaining // n)
                 # Joining near passages may add the lines between them, but not the budget of later sections.
                 budget = min(remaining, n * size + (n - 1) * C.PASSAGE_GAP_BRIDGE)
-                found = passages(idx, own, query, n, size, budget) or [Passage(0, truncate(own, size)[0])]
+                # Finishing a sentence may take what `remaining` has beyond that, never more.
+                reach = min(C.SENTENCE_REACH, (remaining - budget) // n)
+                found = passages(idx, own, query, n, size, budget, reach) or [
+                    Passage(0, truncate(own, size)[0])
+                ]
                 # Passages inside nested definitions share their indentation: it costs chars and says nothing.
                 texts = [dedent(p.text) for p in found]
                 used += sum(len(t) for t in texts)

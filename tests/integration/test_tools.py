@@ -7,6 +7,7 @@ import re
 import pytest
 from conftest import FixtureHandler, call, make_tools, model_view
 
+from docs_mcp import config as C
 from docs_mcp.server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -166,6 +167,20 @@ async def test_search_in_doc_passages_drop_their_common_indentation(tmp_path):
     server = build_server(make_tools(str(tmp_path)))
     out = await text_of(server, "search_in_doc", url="indented.md", query="harmonic phase lag constituent")
     assert "]\nThe harmonic phase lag of constituent M2 is reported in degrees.\nGauges report" in out
+
+
+async def test_search_in_doc_passage_ending_on_a_match_finishes_the_sentence(tmp_path):
+    filler = "Gauges report water levels every few minutes and the values are stored as they arrive.\n"
+    first = "Harmonic phase lag readings come from each gauge.\n"
+    cut = "The harmonic phase lag of constituent M2 is given\n"
+    rest = "in degrees relative to the Greenwich meridian, as every tide table and almanac gives it.\n"
+    window = first + filler * 6 + cut
+    assert len(window) <= C.PASSAGE_CHARS < len(window + rest)  # the window alone would stop at "is given"
+    body = filler * 30 + window + rest + filler * 30
+    (tmp_path / "phases.md").write_text(f"# Page\n\n## Phases\n\n{body}\n## Other\n\nNothing.\n", "utf-8")
+    server = build_server(make_tools(str(tmp_path)))
+    out = await text_of(server, "search_in_doc", url="phases.md", query="harmonic phase lag constituent")
+    assert "constituent M2 is given\nin degrees relative to the Greenwich meridian," in out
 
 
 async def test_search_in_doc_with_no_match_returns_the_outline(server, site):

@@ -9,7 +9,7 @@ import re
 import pytest
 from conftest import SITE, make_tools
 
-from docs_mcp.budget import boundary_cut, clamp_length, open_fence, paginate, truncate
+from docs_mcp.budget import boundary_cut, clamp_length, finish_sentence, open_fence, paginate, truncate
 from docs_mcp.config import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
 
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.suffix in (".html", ".md"))
@@ -109,6 +109,35 @@ def test_cut_inside_a_block_larger_than_the_limit_keeps_the_fence_it_opened():
     window = cut(text)
     assert 800 < len(window) <= 1000 and window.startswith("```\nline\n")
     assert open_fence(window) == "```"  # unavoidable: the caller is told which fence to close
+
+
+# --- finish_sentence ---------------------------------------------------------------------------
+def finished(text: str, cut_after: str, reach: int = 100) -> str:
+    """The text up to where finish_sentence moves a cut made just after `cut_after`."""
+    return text[: finish_sentence(text, text.index(cut_after) + len(cut_after), reach)]
+
+
+def test_finish_sentence_runs_on_to_the_full_stop():
+    assert finished("The limit is the maximum\nnumber of rows. Then more.", "maximum") == (
+        "The limit is the maximum\nnumber of rows."
+    )
+
+
+def test_finish_sentence_stops_at_a_colon_after_a_word_but_not_at_a_definition_marker():
+    assert finished("Options are\nlisted here: a, b.", "are") == "Options are\nlisted here:"
+    assert finished("`port` (`integer`)\n:   The TCP port. More.", "(`integer`)") == (
+        "`port` (`integer`)\n:   The TCP port."
+    )
+
+
+def test_finish_sentence_stops_at_a_paragraph_break_before_it():
+    assert finished("A heading-like line\n\nNext paragraph.", "line") == "A heading-like line"
+
+
+def test_finish_sentence_leaves_a_complete_sentence_or_an_end_out_of_reach_alone():
+    assert finished("Done. Next sentence.", "Done.") == "Done."
+    text = "A sentence that goes on " + "and on " * 30 + "and ends."
+    assert finished(text, "goes on", reach=50) == "A sentence that goes on"
 
 
 # --- paginate ------------------------------------------------------------------------------------

@@ -241,6 +241,43 @@ def test_passage_starts_with_the_lead_in_line_before_the_match():
     assert p.text.startswith("tidepool.fit(series, names)\n\nFits harmonic constituents")
 
 
+def test_passage_prefers_query_words_in_one_sentence_over_the_same_words_spread_out():
+    # An option list that names each query word once, on lines far apart, comes first on the page.
+    pad = "Nothing to see on this line, which only pads the list out to a realistic length."
+    spread = "\n".join(
+        [
+            f"- `persistent` keeps the process alive while a file stays open. {pad}",
+            pad,
+            f"- `recursive` reports changes below every subdirectory. {pad}",
+            pad,
+            f"- `listener` is called on each watch event. {pad}",
+        ]
+    )
+    sentence = "Watch for changes on a path, which may name a file or a directory."
+    text = paragraphs(spread, *[FILLER] * 3, sentence, *[FILLER] * 3)
+    (p,) = passages(index_for(text), text, "watch a file for changes", 1, size=len(spread) + 2)
+    assert sentence in p.text
+    assert "`persistent`" not in p.text
+
+
+def test_passage_ending_on_a_match_finishes_its_sentence_within_reach():
+    definition = (
+        "`max_connections` (`integer`)\n"
+        ":   Determines the maximum number of concurrent\n"
+        "    connections to the database server. The default is typically 100.\n"
+        "    Later sentences are not needed."
+    )
+    text = paragraphs(FILLER, definition, FILLER)
+    size = definition.index("\n    connections") + 1  # the window ends mid-sentence, on the line that matches
+    query = "maximum number of concurrent connections"
+    (cut,) = passages(index_for(text), text, query, 1, size=size)
+    (finished,) = passages(index_for(text), text, query, 1, size=size, reach=150)
+    assert cut.text.endswith("maximum number of concurrent")
+    assert finished.text.endswith("connections to the database server.")
+    (short,) = passages(index_for(text), text, query, 1, size=size, reach=10)
+    assert short.text == cut.text  # the sentence ends beyond reach: the window stays as it was
+
+
 def test_block_longer_than_the_size_is_cut_at_a_boundary():
     long_block = " ".join(f"Sentence {n} explains tidal harmonics in more detail." for n in range(60))
     text = paragraphs("Intro.", long_block, "Outro.")
