@@ -77,7 +77,10 @@ MAX_RETRY_AFTER = 30.0
 
 # --- Site search ranking ----------------------------------------------------------------------
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
-RELEASE_NOTES_TITLE = r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news)\b"
+RELEASE_NOTES_TITLE = (
+    r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news|announcements?)\b"
+    r"|^\W*(changes|history|release history)\W*$"
+)
 #: Their score is multiplied by this, unless the query itself asks what changed.
 RELEASE_NOTES_FACTOR = 0.7
 RELEASE_NOTES_QUERY = (

@@ -316,6 +316,24 @@ async def test_many_copies_of_one_page_still_leave_room_for_other_results(tmp_pa
     assert len(hits) == 2 and hits[1] == "other.md"
 
 
+@pytest.mark.parametrize("title", ["Changes", "3.0 Announcement", "What's New in Tidepool 2.0", "Release notes"])
+async def test_release_notes_rank_below_the_page_they_mention(tmp_path, title):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "gauges.md").write_text(
+        "# Instruments\n\n## Quillwort gauges\n\nRecorders of many kinds log water levels at each station."
+        " The quillwort gauge logs the tide.\n"
+    )
+    (docs / "notes.md").write_text(f"# {title}\n\n## Quillwort gauge\n\nThe quillwort gauge logs the tide.\n")
+    (docs / "other.md").write_text("# Winds\n\n## Anemometers\n\nEach anemometer logs the wind.\n")
+    app = app_for(tmp_path / "c", str(docs))
+    await build(app)
+    ranked = [h.url.rsplit("/", 1)[-1] for h in app.index.search("quillwort gauge tide", 2)]
+    assert ranked == ["gauges.md", "notes.md"], ranked
+    # Asking what changed is what release notes answer.
+    assert app.index.search("quillwort gauge tide changes", 1)[0].url.endswith("notes.md")
+
+
 # --- API names ---------------------------------------------------------------------------------
 async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
     # big-reference.html mentions load and time zones more often; sphinx.html has the <dt> for tidepool.load.
