@@ -316,7 +316,9 @@ async def test_many_copies_of_one_page_still_leave_room_for_other_results(tmp_pa
     assert len(hits) == 2 and hits[1] == "other.md"
 
 
-@pytest.mark.parametrize("title", ["Changes", "3.0 Announcement", "What's New in Tidepool 2.0", "Release notes"])
+@pytest.mark.parametrize(
+    "title", ["Changes", "3.0 Announcement", "What's New in Tidepool 2.0", "Release notes"]
+)
 async def test_release_notes_rank_below_the_page_they_mention(tmp_path, title):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -1,0 +1,79 @@
+"""The benchmark scripts run end to end on the fixture site, so `docs/benchmarks.md` stays one command away."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SITE
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Written for this test from the fixture pages; the benchmark sets themselves live in benchmarks/questions/.
+QUESTIONS = {
+    "about": "Two questions over fixtures/site, to run the benchmark scripts in CI.",
+    "docs": str(SITE),
+    "questions": [
+        {
+            "id": "fx-001",
+            "query": "which time zone applies to naive timestamps when loading a series",
+            "page": "sphinx.html",
+            "section": "Loading data",
+            "needles": ["naive timestamps are interpreted as UTC"],
+            "code": False,
+            "kind": "sentence",
+        },
+        {
+            "id": "fx-002",
+            "query": "environment variable naming the configuration file",
+            "page": "docbook.html",
+            "section": "1.2.1. The Configuration File",
+            "needles": ["from the file named by the environment variable TIDEPOOL_CONFIG"],
+            "code": False,
+            "kind": "sentence",
+        },
+    ],
+}
+
+
+@pytest.fixture
+def questions(tmp_path: Path) -> Path:
+    path = tmp_path / "fixture-questions.json"
+    path.write_text(json.dumps(QUESTIONS), encoding="utf-8")
+    return path
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+
+
+def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questions, tmp_path):
+    out = tmp_path / "benchmarks.md"
+    out.write_text("# Benchmarks\n\n## Other\n\nkept\n", encoding="utf-8")
+    res = run(
+        "context_to_answer.py", "--questions", str(questions), "--index", "--verbose", "--out", str(out)
+    )
+    assert res.returncode == 0, res.stderr
+    rows = {line.split("|")[1].strip(): line for line in res.stdout.splitlines() if line.startswith("| ")}
+    assert "100% (2/2)" in rows["in-doc"] and "100% (2/2)" in rows["whole-page"]
+    assert {"pipeline", "section", "paged-5000"} <= rows.keys()
+    md = out.read_text(encoding="utf-8")
+    assert "## Other\n\nkept" in md  # other sections survive
+    assert "## Context to answer" in md and "benchmarks/context_to_answer.py --questions" in md
+    assert "| in-doc     | 100% (2/2)" in md
+
+
+def test_search_quality_reports_recall_and_latency(questions):
+    res = run("search_quality.py", "--questions", str(questions))
+    assert res.returncode == 0, res.stderr
+    assert "| recall@5 | 1.000 |" in res.stdout
+    assert "search_docs p50, default 5 results (MCP client)" in res.stdout
