@@ -81,10 +81,13 @@ RELEASE_NOTES_TITLE = (
     r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news|announcements?)\b"
     r"|^\W*(changes|history|release history)\W*$"
 )
-#: Their score is multiplied by this, unless the query itself asks what changed.
+#: Their score is multiplied by this, unless the query itself asks what changed (in words about releases:
+#: "change the default renderers" and "watch a file for changes" do not).
 RELEASE_NOTES_FACTOR = 0.7
 RELEASE_NOTES_QUERY = (
-    r"(?i)\b(new|changed?|changes|changelog|added|removed|deprecated|since|release|version)\b"
+    r"(?i)\b(what['’]?s new|what (has |have )?changed|(changed|changes|new|added|removed) in"
+    r"|deprecated|deprecations?|(which|what) version|when was"
+    r"|since (version|release|v?\d)|release notes?|changelog|change log|(in|version) v?\d+\.\d+)\b"
 )
 #: Weight of "the page title names query terms" (IDF-weighted share of the query), on top of BM25.
 TITLE_MATCH_BONUS = 0.5
