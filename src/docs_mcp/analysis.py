@@ -197,7 +197,11 @@ def tokenize(text: str) -> list[str]:
 
 
 def tokenize_spans(text: str) -> list[tuple[str, int]]:
-    """`tokenize` with each token's offset in `text`: passages score how close the matches sit."""
+    """`tokenize` with each token's offset in `text`: passages score how close the matches sit.
+
+    Offsets are into `text.lower()`, so the same tokens as `tokenize` come out; after a rare character whose
+    lowercase is longer (`İ`), later offsets drift by a char, which closeness scoring can bear.
+    """
     out: list[tuple[str, int]] = []
     for m in _TOKEN.finditer(text.lower()):
         tok = m.group(0)

@@ -8,8 +8,15 @@ from dataclasses import dataclass
 from .config import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|[。！？]")
-#: Where a sentence or clause ends for `finish_sentence`: end punctuation, a colon after a word, a blank line.
-_CLAUSE_END = re.compile(r"[.!?。！？](?=\s)|(?<=\S):(?=\s)|[。！？]|\n[ \t]*\n")
+#: Closing marks that may follow a sentence's full stop: `(see bpo-1.)`, `*Notes.*`, `"quoted."`.
+_CLOSERS = "\\)\\]\"'”’*_`"
+#: Where `finish_sentence` stops: end punctuation (not `e.g.`/`i.e.`) or a colon, then space or the end of the
+#: text; or, before it, a blank line or a line that opens a list item, quote, table row, heading or fence.
+_CLAUSE_END = re.compile(
+    rf"(?<!e\.g)(?<!i\.e)[.!?。！？][{_CLOSERS}]*(?=\s|\Z)|(?<=\w):(?=\s|\Z)|[。！？]"
+    r"|\n[ \t]*(?:\n|[-*+>|#]|\d+[.)]\s|```|~~~)"
+)
+_COMPLETE = re.compile(rf"[.!?:。！？][{_CLOSERS}]*$")
 _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
@@ -56,13 +63,20 @@ def boundary_cut(text: str, start: int, limit: int) -> int:
 
 
 def finish_sentence(text: str, end: int, reach: int) -> int:
-    """`end` moved on to the end of the sentence it cuts, if that ends within `reach` chars; else `end`."""
-    if end >= len(text) or reach <= 0 or text[end - 1] in ".!?:。！？":
+    """`end` moved on to the end of the sentence it cuts, if that ends within `reach` chars; else `end`.
+
+    It never runs into the next block (list item, table row, code) nor on from inside a table row or fence.
+    """
+    if end >= len(text) or reach <= 0 or _COMPLETE.search(text, max(0, end - 8), end):
         return end
-    m = _CLAUSE_END.search(text, end, end + reach)
+    line_start = text.rfind("\n", 0, end) + 1
+    if text[line_start:end].lstrip().startswith("|") or open_fence(text, end):
+        return end
+    m = _CLAUSE_END.search(text, end)  # no endpos: `\Z` must mean the real end of the text
     if m is None:
         return end
-    return m.start() if m.group(0).startswith("\n") else m.end()
+    stop = m.start() if m.group(0).startswith("\n") else m.end()
+    return stop if stop <= end + reach else end
 
 
 def _avoid_open_fence(text: str, start: int, cut: int) -> int:

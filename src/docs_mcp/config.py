@@ -78,8 +78,9 @@ MAX_RETRY_AFTER = 30.0
 # --- Site search ranking ----------------------------------------------------------------------
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
 RELEASE_NOTES_TITLE = (
-    r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news|announcements?)\b"
-    r"|^\W*(changes|history|release history)\W*$"
+    r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news"
+    r"|(release|version|change) history|announcement(?=\s*(?:[-–—|:·]|$)))\b"
+    r"|^\W*changes\W*$"
 )
 #: Their score is multiplied by this, unless the query itself asks what changed (in words about releases:
 #: "change the default renderers" and "watch a file for changes" do not).

@@ -135,11 +135,12 @@ def passages(
     budget: int = 0,
     reach: int = 0,
 ) -> list[Passage]:
-    """The `count` best non-overlapping windows of whole lines (≤ size chars each; near ones merge).
+    """The `count` best non-overlapping windows of whole lines (≤ size + reach chars each; near ones merge).
 
     Windows a few lines apart are joined with the lines between while all stay within `budget` chars
     (default count × size). A window whose last line matches and stops mid-sentence runs on to the end of
-    that sentence, up to `reach` more chars: the match there is usually what the reader came for.
+    that sentence, up to `reach` more chars (not counted in `budget`): the match there is usually what the
+    reader came for.
 
     A window's score is the IDF-weighted coverage of distinct query terms, log-damped for repeats, plus
     the coverage of its densest PROXIMITY_SPAN chars: the sentence that answers a question usually holds
@@ -174,7 +175,9 @@ def passages(
             j += 1
         if j == i:  # a single line longer than the window: cut at a boundary (full already: no lead-in)
             cut = boundary_cut(text, lines[i][0], size)
-            windows.append((_score(weights, line_terms[i]), i, lines[i][0], cut, False, False))
+            kept = [h for h in hits[first_hit[i] : first_hit[i + 1]] if h[1] < cut]
+            score = _score(weights, [t for t, _ in kept]) + PROXIMITY_WEIGHT * _densest(weights, kept)
+            windows.append((score, i, lines[i][0], cut, False, False))
             continue
         if line_terms[i]:  # windows start on a line that matches: no leading filler
             score = _window_score(weights, counts)
@@ -198,7 +201,7 @@ def passages(
             continue
         start = _lead_in_start(text, s, e, size) if lead_in else s
         taken.append((start, finish_sentence(text, e, reach) if ends_on_match else e))
-    return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), text, budget or count * size)]
+    return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), budget or count * size)]
 
 
 def _densest(weights: dict[str, float], hits: list[tuple[str, int]]) -> float:
@@ -266,7 +269,7 @@ def _lead_in_start(text: str, s: int, e: int, size: int) -> int:
     return start if e - start <= size and text[start:end].strip() else s
 
 
-def _merge(spans: list[tuple[int, int]], text: str, budget: int) -> list[tuple[int, int]]:
+def _merge(spans: list[tuple[int, int]], budget: int) -> list[tuple[int, int]]:
     """Join windows that overlap or are a few lines apart: the lines between two good windows belong to both.
 
     A gap is bridged only while all passages together stay within `budget`, the size the caller asked for.
@@ -275,7 +278,8 @@ def _merge(spans: list[tuple[int, int]], text: str, budget: int) -> list[tuple[i
     total = sum(e - s for s, e in spans)
     for s, e in spans:
         gap = s - out[-1][1] if out else 0
-        if out and (not text[out[-1][1] : s].strip() or (gap < PASSAGE_GAP_BRIDGE and total + gap <= budget)):
+        # Overlapping windows always merge (it saves chars); any gap, even blank lines, must fit the budget.
+        if out and (gap <= 0 or (gap < PASSAGE_GAP_BRIDGE and total + gap <= budget)):
             total += max(gap, 0)
             out[-1] = (out[-1][0], max(e, out[-1][1]))
         else:

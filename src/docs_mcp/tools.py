@@ -247,7 +247,8 @@ class DocsTools:
                 size = min(C.PASSAGE_CHARS, remaining // n)
                 # Joining near passages may add the lines between them, but not the budget of later sections.
                 budget = min(remaining, n * size + (n - 1) * C.PASSAGE_GAP_BRIDGE)
-                # Finishing a sentence may take what `remaining` has beyond that, never more.
+                # Finishing a sentence may take what `remaining` has beyond that, never more: with a small
+                # max_length there is nothing beyond it, and passages stop where their window does.
                 reach = min(C.SENTENCE_REACH, (remaining - budget) // n)
                 found = passages(idx, own, query, n, size, budget, reach) or [
                     Passage(0, truncate(own, size)[0])

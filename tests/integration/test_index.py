@@ -316,10 +316,8 @@ async def test_many_copies_of_one_page_still_leave_room_for_other_results(tmp_pa
     assert len(hits) == 2 and hits[1] == "other.md"
 
 
-@pytest.mark.parametrize(
-    "title", ["Changes", "3.0 Announcement", "What's New in Tidepool 2.0", "Release notes"]
-)
-async def test_release_notes_rank_below_the_page_they_mention(tmp_path, title):
+def release_site(tmp_path, title: str) -> Path:
+    """A reference page, a page titled `title` that says the same in fewer words, and an unrelated page."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "gauges.md").write_text(
@@ -328,7 +326,14 @@ async def test_release_notes_rank_below_the_page_they_mention(tmp_path, title):
     )
     (docs / "notes.md").write_text(f"# {title}\n\n## Quillwort gauge\n\nThe quillwort gauge logs the tide.\n")
     (docs / "other.md").write_text("# Winds\n\n## Anemometers\n\nEach anemometer logs the wind.\n")
-    app = app_for(tmp_path / "c", str(docs))
+    return docs
+
+
+@pytest.mark.parametrize(
+    "title", ["Changes", "3.0 Announcement", "What's New in Tidepool 2.0", "Release notes", "Version history"]
+)
+async def test_release_notes_rank_below_the_page_they_mention(tmp_path, title):
+    app = app_for(tmp_path / "c", str(release_site(tmp_path, title)))
     await build(app)
     ranked = [h.url.rsplit("/", 1)[-1] for h in app.index.search("quillwort gauge tide", 2)]
     assert ranked == ["gauges.md", "notes.md"], ranked
@@ -336,6 +341,13 @@ async def test_release_notes_rank_below_the_page_they_mention(tmp_path, title):
     assert app.index.search("quillwort gauge tide for this version", 1)[0].url.endswith("gauges.md")
     # ...but asking what changed is what release notes answer.
     assert app.index.search("what changed in quillwort gauge tide", 1)[0].url.endswith("notes.md")
+
+
+@pytest.mark.parametrize("title", ["Announcement channels", "History", "Changes to the API"])
+async def test_pages_only_named_like_release_notes_are_not_demoted(tmp_path, title):
+    app = app_for(tmp_path / "c", str(release_site(tmp_path, title)))
+    await build(app)
+    assert app.index.search("quillwort gauge tide", 1)[0].url.endswith("notes.md")
 
 
 # --- API names ---------------------------------------------------------------------------------

@@ -134,6 +134,32 @@ def test_finish_sentence_stops_at_a_paragraph_break_before_it():
     assert finished("A heading-like line\n\nNext paragraph.", "line") == "A heading-like line"
 
 
+def test_finish_sentence_finds_a_full_stop_at_the_very_end_of_the_text():
+    assert finished("The limit is the maximum\nnumber of rows.", "maximum") == (
+        "The limit is the maximum\nnumber of rows."
+    )
+
+
+def test_finish_sentence_keeps_closing_marks_and_takes_them_as_a_complete_end():
+    assert finished("A change to\nthe parser (see *Notes.*) Next one.", "change to") == (
+        "A change to\nthe parser (see *Notes.*)"
+    )
+    done = "(Contributed by a reviewer in bpo-40839.)\nThe next sentence."
+    assert finished(done, "bpo-40839.)") == "(Contributed by a reviewer in bpo-40839.)"
+
+
+def test_finish_sentence_skips_abbreviations():
+    assert finished("Pass a value, e.g. a\nstring, and done. More.", "Pass a value,") == (
+        "Pass a value, e.g. a\nstring, and done."
+    )
+
+
+def test_finish_sentence_does_not_run_into_the_next_block():
+    assert finished("An item with no end\n- the next item. More.", "no end") == "An item with no end"
+    assert finished("| a cell | and\n| next row. |", "and") == "| a cell | and"  # a table row stays whole
+    assert finished("```\nsome code here\nmore code. x\n```", "here") == "```\nsome code here"
+
+
 def test_finish_sentence_leaves_a_complete_sentence_or_an_end_out_of_reach_alone():
     assert finished("Done. Next sentence.", "Done.") == "Done."
     text = "A sentence that goes on " + "and on " * 30 + "and ends."

@@ -278,6 +278,30 @@ def test_passage_ending_on_a_match_finishes_its_sentence_within_reach():
     assert short.text == cut.text  # the sentence ends beyond reach: the window stays as it was
 
 
+def test_a_line_longer_than_the_window_scores_its_densest_span_too():
+    pad = "Nothing on this line matters to the question at all, it only pads the paragraph out. "
+    answer = pad * 2 + "To watch a file for changes, call watch with the path of the file. " + pad * 2
+    listing = (
+        "- watch mode\n- file changes are buffered\n" + "- unrelated item\n" * 6 + "- see the changes log"
+    )
+    text = paragraphs(FILLER, listing, FILLER, FILLER, answer, FILLER)
+    assert len(answer) > 300
+    (p,) = passages(index_for(text), text, "watch a file for changes", 1, size=300)
+    assert "To watch a file for changes" in p.text
+
+
+def test_windows_separated_only_by_a_blank_line_are_not_joined_past_the_budget():
+    first = "Harmonic constituents are fitted to the record by least squares."
+    second = "Least squares also gives the harmonic phase lag of each constituent."
+    text = paragraphs(FILLER, first, second, FILLER)
+    size = max(len(first), len(second)) + 1
+    budget = len(first) + len(second) + 1  # both windows fit, the blank line between them does not
+    found = passages(
+        index_for(text), text, "harmonic constituents least squares", 2, size=size, budget=budget
+    )
+    assert [p.text for p in found] == [first, second]
+
+
 def test_block_longer_than_the_size_is_cut_at_a_boundary():
     long_block = " ".join(f"Sentence {n} explains tidal harmonics in more detail." for n in range(60))
     text = paragraphs("Intro.", long_block, "Outro.")
