@@ -122,6 +122,13 @@ def questions_docs(path: Path | str | None = None) -> Path:
     return Path(data["docs"]) if isinstance(data, dict) and data.get("docs") else DOCS_DIR
 
 
+def site_name(docs: Path) -> str | None:
+    """None for the Python 3.11 docs; else the docs folder's name (its parent's for `…/html` or `…/api`)."""
+    if docs == DOCS_DIR:
+        return None
+    return docs.parent.name if docs.name in ("html", "api") else docs.name
+
+
 def add_common_args(parser: argparse.ArgumentParser) -> None:
     """--questions PATH and --limit N."""
     parser.add_argument("--questions", default=str(DEFAULT_QUESTIONS), help="questions JSON file")

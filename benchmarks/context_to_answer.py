@@ -308,10 +308,8 @@ def write_report(
 
 def report_heading(docs: Path) -> str:
     """'## Context to answer' for the Python docs; other sites get their own section, named by folder."""
-    if docs == cm.DOCS_DIR:
-        return "## Context to answer"
-    name = docs.parent.name if docs.name in ("html", "api") else docs.name
-    return f"## Context to answer: {name}"
+    name = cm.site_name(docs)
+    return f"## Context to answer: {name}" if name else "## Context to answer"
 
 
 def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:

@@ -31,6 +31,7 @@ from common import (  # noqa: E402
     require_docs,
     result_urls,
     same_page,
+    site_name,
 )
 
 
@@ -153,7 +154,11 @@ def main() -> None:
         ),
         ("recall@5", f"{out['recall@5']:.3f}", target("≥ 0.95")),
         ("MRR@10", f"{out['mrr@10']:.3f}", target("≥ 0.80")),
-        ("peak RSS, index loaded + 60 searches", f"{out['peak_rss_mb']:.0f} MB", "≤ 250 MB"),
+        (
+            f"peak RSS, index loaded + {2 * len(questions)} searches",
+            f"{out['peak_rss_mb']:.0f} MB",
+            "≤ 250 MB",
+        ),
     ]
     lines = [f"{out['pages']} pages, {out['sections']} sections, {len(questions)} questions", ""]
     lines += ["| what | result | target |", "|---|--:|---|"]
@@ -161,6 +166,7 @@ def main() -> None:
     lines += ["", "misses (gold page not in top 5): " + (", ".join(out["misses"]) or "none")]
     print("\n".join(lines))
     if ns.out:
+        name = site_name(docs)
         import datetime
         import platform
 
@@ -173,9 +179,9 @@ def main() -> None:
             cmd + " --out docs/benchmarks.md",
             "```",
             "",
-            "Python 3.11 docs (`apt-get install python3-doc`) served by `python3 -m http.server` on 127.0.0.1, "
-            "discovered by link crawl; latency through the in-process MCP client; peak RSS of the "
-            "benchmark process (index open, 120 searches).",
+            f"{'Python 3.11 docs (`apt-get install python3-doc`)' if name is None else f'`{docs}`'} served by "
+            "`python3 -m http.server` on 127.0.0.1, discovered by link crawl; latency through the in-process "
+            f"MCP client; peak RSS of the benchmark process (index open, {2 * len(questions)} searches).",
             "",
         ]
         if ns.scale > 1:
@@ -188,7 +194,7 @@ def main() -> None:
             )
             head.insert(-1, "")
         else:
-            heading = "## Site search"
+            heading = f"## Site search: {name}" if name else "## Site search"
         replace_section(ns.out if ns.out.is_absolute() else ROOT / ns.out, heading, "\n".join(head + lines))
 
 

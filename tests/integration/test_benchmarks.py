@@ -72,8 +72,14 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
     assert "| in-doc     | 100% (2/2)" in md
 
 
-def test_search_quality_reports_recall_and_latency(questions):
-    res = run("search_quality.py", "--questions", str(questions))
+def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(questions, tmp_path):
+    out = tmp_path / "benchmarks.md"
+    out.write_text("# Benchmarks\n\n## Site search\n\nthe Python docs' figures\n", encoding="utf-8")
+    res = run("search_quality.py", "--questions", str(questions), "--out", str(out))
     assert res.returncode == 0, res.stderr
     assert "| recall@5 | 1.000 |" in res.stdout
     assert "search_docs p50, default 5 results (MCP client)" in res.stdout
+    md = out.read_text(encoding="utf-8")
+    assert "## Site search\n\nthe Python docs' figures" in md  # another site does not overwrite Python's
+    assert f"## Site search: {SITE.name}" in md and f"`{SITE}` served by" in md
+    assert "| peak RSS, index loaded + 4 searches |" in md
