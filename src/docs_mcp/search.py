@@ -240,9 +240,11 @@ class SiteRanker:
         missing = [pid for pid in page_ids if pid not in self._title_memo]
         if missing:
             marks = ",".join("?" * len(missing))
-            for pid, title, source, digest in self.index.db.execute(
-                f"SELECT id, title, source, hash FROM pages WHERE id IN ({marks})", missing
-            ):
+            with self.index.lock:  # like every read here: the indexer writes through the same connection
+                rows = self.index.db.execute(
+                    f"SELECT id, title, source, hash FROM pages WHERE id IN ({marks})", missing
+                ).fetchall()
+            for pid, title, source, digest in rows:
                 self._title_memo[pid] = (title, frozenset(tokenize(title)), f"{source}:{digest or pid}")
         return {pid: self._title_memo[pid] for pid in page_ids if pid in self._title_memo}
 
