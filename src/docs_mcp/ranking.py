@@ -160,8 +160,9 @@ def passages(
         if toks is None:
             toks = index.block_tokens[chunk] = tokenize_spans(chunk)
         first_hit.append(len(hits))
-        hits.extend((t, s + p) for t, p in toks if t in weights)
-        line_terms.append([t for t, _ in toks if t in weights])
+        line_hits = [(t, s + p) for t, p in toks if t in weights]
+        hits.extend(line_hits)
+        line_terms.append([t for t, _ in line_hits])
     first_hit.append(len(hits))
     windows = []
     counts: dict[str, int] = {}
