@@ -7,16 +7,18 @@ from dataclasses import dataclass
 
 from .config import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
 
-_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)|[。！？]")
+#: Sentence-ending punctuation; the CJK ones end a sentence even with no space after them.
+_STOPS, _CJK_STOPS = ".!?。！？", "。！？"
+_SENTENCE_END = re.compile(rf"[{_STOPS}](?=\s)|[{_CJK_STOPS}]")
 #: Closing marks that may follow a sentence's full stop: `(see bpo-1.)`, `*Notes.*`, `"quoted."`.
 _CLOSERS = "\\)\\]\"'”’*_`"
 #: Where `finish_sentence` stops: end punctuation (not `e.g.`/`i.e.`) or a colon, then space or the end of the
 #: text; or, before it, a blank line or a line that opens a list item, quote, table row, heading or fence.
 _CLAUSE_END = re.compile(
-    rf"(?<!e\.g)(?<!i\.e)[.!?。！？][{_CLOSERS}]*(?=\s|\Z)|(?<=\w):(?=\s|\Z)|[。！？]"
+    rf"(?<!e\.g)(?<!i\.e)[{_STOPS}][{_CLOSERS}]*(?=\s|\Z)|(?<=\w):(?=\s|\Z)|[{_CJK_STOPS}]"
     r"|\n[ \t]*(?:\n|[-*+>|#]|\d+[.)]\s|```|~~~)"
 )
-_COMPLETE = re.compile(rf"[.!?:。！？][{_CLOSERS}]*$")
+_COMPLETE = re.compile(rf"[{_STOPS}:][{_CLOSERS}]*$")
 _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
