@@ -121,9 +121,8 @@ def main() -> None:
     ns = ap.parse_args()
     questions = load_questions(ns.questions)
     cache = ns.cache_dir or Path(tempfile.mkdtemp(prefix="docs-mcp-bench-"))
-    docs = Path(ns.docs) if ns.docs else questions_docs(ns.questions)
-    if ns.scale > 1:
-        docs = scaled_root(require_docs(docs), ns.scale)
+    site_docs = Path(ns.docs) if ns.docs else questions_docs(ns.questions)
+    docs = scaled_root(require_docs(site_docs), ns.scale) if ns.scale > 1 else site_docs
     with docs_server(docs, check=ns.scale <= 1) as root:
         out: dict = {}
         if not (cache / "index.sqlite").exists():
@@ -166,7 +165,7 @@ def main() -> None:
     lines += ["", "misses (gold page not in top 5): " + (", ".join(out["misses"]) or "none")]
     print("\n".join(lines))
     if ns.out:
-        name = site_name(docs)
+        name = site_name(site_docs)  # the copies of --scale live in a temporary folder
         import datetime
         import platform
 
@@ -179,7 +178,7 @@ def main() -> None:
             cmd + " --out docs/benchmarks.md",
             "```",
             "",
-            f"{'Python 3.11 docs (`apt-get install python3-doc`)' if name is None else f'`{docs}`'} served by "
+            f"{'Python 3.11 docs (`apt-get install python3-doc`)' if name is None else f'`{site_docs}`'} served by "
             "`python3 -m http.server` on 127.0.0.1, discovered by link crawl; latency through the in-process "
             f"MCP client; peak RSS of the benchmark process (index open, {2 * len(questions)} searches).",
             "",
