@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import __version__
+
 # --- Response budgets (characters) -------------------------------------------------------------
 DEFAULT_MAX_LENGTH = 5_000
 HARD_CAP = 20_000
@@ -60,7 +62,8 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 20.0
 MAX_REDIRECTS = 5
-USER_AGENT = "docs-mcp/0.1 (+https://pypi.org/project/docs-mcp/)"
+#: The distribution is `docslice` (the PyPI name `docs-mcp` belongs to an unrelated project).
+USER_AGENT = f"docslice/{__version__} (+https://pypi.org/project/docslice/)"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown", "text/plain")
 LOCAL_SUFFIXES = (".html", ".htm", ".md")
