@@ -301,6 +301,19 @@ SECTION_CONTAINER_CLASSES = frozenset(
 )
 
 
+# --- Source names, the agent file, the HTTP transport (owner: cli) ----------------------------
+#: Host labels and path segments that say nothing about which docs a source holds: left out of its name.
+GENERIC_NAME_PARTS = frozenset(
+    {"www", "docs", "doc", "documentation", "html", "htm", "en", "en-us", "readthedocs", "github", "gitlab"}
+)
+#: A folder with one of these names is named after its parent (`…/python3.11/html` → `python3.11`).
+GENERIC_FOLDER_NAMES = frozenset(
+    {"html", "htm", "docs", "doc", "documentation", "_build", "build", "_site", "dirhtml", "public", "out"}
+)
+#: Longest derived source name; whole words are kept.
+SOURCE_NAME_MAX = 40
+
+
 def default_cache_dir() -> Path:
     """Where the index lives: $DOCS_MCP_CACHE_DIR, else the platform's user cache dir."""
     env = os.environ.get("DOCS_MCP_CACHE_DIR")

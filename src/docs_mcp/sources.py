@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import ipaddress
 import posixpath
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
-from .config import LOCAL_SUFFIXES
+from .config import GENERIC_FOLDER_NAMES, GENERIC_NAME_PARTS, LOCAL_SUFFIXES, SOURCE_NAME_MAX
 from .errors import InvalidArgument, URLNotAllowed
 
 _NAME_RE = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
@@ -42,15 +44,14 @@ class Location:
         return Path(self.source.root) / self.key
 
 
-def parse_source(spec: str, index: int = 0) -> Source:
+def parse_source(spec: str) -> Source:
     """Parse `--source` values: `URL`, `DIR`, or `name=URL|DIR`."""
     spec = spec.strip()
     if not spec:
         raise InvalidArgument("empty --source")
-    name = None
-    m = _NAME_RE.match(spec)
-    if m and not spec.lower().startswith(("http://", "https://")):
-        name, spec = m.group(1), m.group(2)
+    name = _explicit_name(spec)
+    if name:
+        spec = spec.split("=", 1)[1]
     if spec.lower().startswith(("http://", "https://")):
         parts = urlsplit(spec)
         if not parts.netloc:
@@ -60,11 +61,11 @@ def parse_source(spec: str, index: int = 0) -> Source:
         # A root that names a page ("…/index.html") scopes to the page's directory.
         path = path.rsplit("/", 1)[0] + "/" if "." in last else path.rstrip("/") + "/"
         root = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
-        return Source(name or _default_name(parts.hostname or "", index), root, False)
+        return Source(name or _default_name(root), root, False)
     directory = Path(spec).expanduser().resolve()
     if not directory.is_dir():
         raise InvalidArgument(f"--source {spec!r} is neither an http(s) URL nor an existing directory")
-    return Source(name or _clean_name(directory.name) or f"src{index}", str(directory), True)
+    return Source(name or _folder_name(directory), str(directory), True)
 
 
 def _climbs_out(relative: str) -> bool:
@@ -80,34 +81,79 @@ def _climbs_out(relative: str) -> bool:
     return False
 
 
-def _default_name(host: str, index: int) -> str:
-    """'www.postgresql.org' → 'postgresql'; an IP or localhost → 'docs' (or 'docsN' after the first)."""
-    labels = [x for x in host.split(".") if x and x != "www"]
-    if not labels or host.replace(".", "").isdigit() or host in ("localhost", "[::1]", "::1"):
-        return "docs" if index == 0 else f"docs{index + 1}"
-    return _clean_name(labels[-2] if len(labels) >= 2 else labels[0])
+def _explicit_name(spec: str) -> str | None:
+    """The NAME of a `NAME=URL|DIR` spec (a URL's own `=` never counts)."""
+    m = _NAME_RE.match(spec.strip())
+    return m.group(1) if m and not spec.strip().lower().startswith(("http://", "https://")) else None
+
+
+def _default_name(root: str) -> str:
+    """'https://docs.python.org/3/' → 'python-3': host labels (no www/docs/TLD), then path segments."""
+    parts = urlsplit(root)
+    host = parts.hostname or ""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        ip = True
+    except ValueError:
+        loopback = ip = False
+    words: list[str] = []
+    if not ip and host != "localhost":
+        labels = host.split(".")
+        words = [x for x in (labels[:-1] if len(labels) > 1 else labels) if x not in GENERIC_NAME_PARTS]
+    words += [seg for seg in unquote(parts.path).split("/") if seg and seg.lower() not in GENERIC_NAME_PARTS]
+    name = _clean_name("-".join(words))
+    if not name:  # an address with nothing to go by: name the machine and its port
+        machine = "localhost" if loopback else host
+        name = _clean_name(f"{machine}-{parts.port}" if parts.port else machine) or "site"
+    if len(name) > SOURCE_NAME_MAX:
+        name = name[:SOURCE_NAME_MAX].rsplit("-", 1)[0] or name[:SOURCE_NAME_MAX]
+    return name
+
+
+def _folder_name(directory: Path) -> str:
+    """A folder's own name, or its parent's when it is a generic output folder (html, docs, _build…)."""
+    for folder in (directory, *directory.parents):
+        if folder.name.lower() not in GENERIC_FOLDER_NAMES and _clean_name(folder.name):
+            return _clean_name(folder.name)[:SOURCE_NAME_MAX]
+    return "local"
 
 
 def _clean_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-").lower()
+    """Lowercase ASCII letters, digits, `.` and `_`, other runs as one `-` ('Über Uns' → 'uber-uns')."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9_.]+", "-", ascii_text.lower()).strip("-.")
+
+
+def _unique_names(sources: list[Source], explicit: frozenset[int]) -> list[Source]:
+    """Names given with NAME= are kept (twice the same is an error); derived ones that clash get -2, -3…"""
+    given = [s.name for i, s in enumerate(sources) if i in explicit]
+    twice = sorted({n for n in given if given.count(n) > 1})
+    if twice:
+        raise InvalidArgument(f"two --source values are named {', '.join(twice)}: give each its own NAME=")
+    taken = set(given)
+    out = []
+    for i, s in enumerate(sources):
+        if i not in explicit:
+            name, n = s.name, 2
+            while name in taken:
+                name, n = f"{s.name}-{n}", n + 1
+            taken.add(name)
+            s = replace(s, name=name) if name != s.name else s
+        out.append(s)
+    return out
 
 
 class SourceSet:
     """The configured roots, and the resolution of tool URLs against them."""
 
-    def __init__(self, sources: list[Source]):
-        # Two roots on one host get the same default name; suffix them so `source=` stays unambiguous.
-        seen: dict[str, int] = {}
-        unique = []
-        for s in sources:
-            n = seen.get(s.name, 0)
-            seen[s.name] = n + 1
-            unique.append(s if n == 0 else Source(f"{s.name}{n + 1}", s.root, s.is_local))
-        self.sources: tuple[Source, ...] = tuple(unique)
+    def __init__(self, sources: list[Source], explicit: frozenset[int] = frozenset()):
+        # Two roots can derive the same name; suffix them so `source=` stays unambiguous.
+        self.sources: tuple[Source, ...] = tuple(_unique_names(sources, explicit))
 
     @classmethod
     def from_specs(cls, specs: list[str]) -> SourceSet:
-        return cls([parse_source(s, i) for i, s in enumerate(specs)])
+        explicit = frozenset(i for i, s in enumerate(specs) if _explicit_name(s))
+        return cls([parse_source(s) for s in specs], explicit)
 
     def get(self, name: str) -> Source:
         for s in self.sources:

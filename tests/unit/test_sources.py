@@ -56,18 +56,60 @@ def test_named_directory_source():
     assert (src.name, src.root, src.is_local) == ("mine", str(SITE), True)
 
 
-def test_default_name_is_the_site_name_without_www():
-    assert parse_source("https://www.postgresql.org/docs/current/").name == "postgresql"
-    assert parse_source("https://docs.python.org/3/").name == "python"
+@pytest.mark.parametrize(
+    ("root", "name"),
+    [
+        ("https://docs.python.org/3/", "python-3"),
+        ("https://docs.python.org/3.11/library/index.html", "python-3.11-library"),
+        ("https://www.postgresql.org/docs/15/", "postgresql-15"),
+        ("https://www.postgresql.org/docs/current/", "postgresql-current"),
+        ("https://docs.djangoproject.com/en/5.0/", "djangoproject-5.0"),
+        ("https://requests.readthedocs.io/en/latest/", "requests-latest"),
+        ("https://nodejs.org/api/", "nodejs-api"),
+        ("https://docs.rs/serde/", "serde"),
+        ("https://fastapi.tiangolo.com/", "fastapi-tiangolo"),
+        ("https://example.org", "example"),
+        ("https://Docs.Example.COM/Guide/", "example-guide"),
+        ("https://example.org/Über%20Uns/", "example-uber-uns"),
+    ],
+)
+def test_default_name_is_the_host_without_generic_labels_then_the_path(root, name):
+    assert parse_source(root).name == name
 
 
-def test_default_name_of_an_ip_host_is_docs():
-    assert parse_source("http://127.0.0.1:8000/").name == "docs"
-    assert parse_source("http://127.0.0.1:8000/", 1).name == "docs2"
+def test_default_name_is_the_same_whatever_else_is_configured():
+    alone = remote("https://docs.python.org/3/").sources[0].name
+    second = remote("https://www.postgresql.org/docs/15/", "https://docs.python.org/3/").sources[1].name
+    assert alone == second == "python-3"
+
+
+def test_default_name_of_a_loopback_address_without_a_path_is_localhost_and_its_port():
+    assert parse_source("http://127.0.0.1:8000/").name == "localhost-8000"
+    assert parse_source("http://localhost:8703/").name == "localhost-8703"
+    assert parse_source("http://[::1]:9000/").name == "localhost-9000"
+    assert parse_source("http://10.1.2.3/").name == "10.1.2.3"
+
+
+def test_default_name_of_an_address_with_a_path_is_the_path():
+    assert parse_source("http://127.0.0.1:8000/python/3/").name == "python-3"
+
+
+def test_long_default_names_are_cut_at_a_word():
+    name = parse_source("https://example.org/" + "/".join(["segment"] * 12) + "/").name
+    assert len(name) <= 40 and name.endswith("segment") and name.startswith("example-segment")
 
 
 def test_default_name_of_a_directory_is_its_folder_name():
     assert parse_source(str(SITE)).name == "site"
+
+
+def test_default_name_of_a_generic_output_folder_is_its_parents(tmp_path):
+    html = tmp_path / "python3.11" / "html"
+    html.mkdir(parents=True)
+    assert parse_source(str(html)).name == "python3.11"
+    built = tmp_path / "My Project" / "docs" / "_build" / "html"
+    built.mkdir(parents=True)
+    assert parse_source(str(built)).name == "my-project"
 
 
 def test_nonexistent_directory_is_an_invalid_argument(tmp_path):
@@ -77,7 +119,29 @@ def test_nonexistent_directory_is_an_invalid_argument(tmp_path):
 
 def test_two_roots_on_one_host_get_distinct_names():
     names = [s.name for s in remote("https://example.org/a/", "https://example.org/b/").sources]
-    assert names == ["example", "example2"]
+    assert names == ["example-a", "example-b"]
+
+
+def test_clashing_default_names_get_numbered_suffixes_in_order():
+    specs = ["http://127.0.0.1:8000/", "http://127.0.0.1:8000/docs/", "http://localhost:8000/"]
+    assert [s.name for s in remote(*specs).sources] == [
+        "localhost-8000",
+        "localhost-8000-2",
+        "localhost-8000-3",
+    ]
+
+
+def test_given_names_are_kept_and_derived_names_step_aside():
+    sources = remote("https://docs.python.org/3/", "python-3=https://example.org/").sources
+    assert [(s.name, s.root) for s in sources] == [
+        ("python-3-2", "https://docs.python.org/3/"),
+        ("python-3", "https://example.org/"),
+    ]
+
+
+def test_the_same_given_name_twice_is_refused():
+    with pytest.raises(InvalidArgument, match="named pg"):
+        remote("pg=https://example.org/a/", "pg=https://example.org/b/")
 
 
 # --- resolve: http roots -----------------------------------------------------------------------
