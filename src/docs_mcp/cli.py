@@ -1,15 +1,18 @@
-"""Command line: a thin shell over the library (serve, index, search, measure)."""
+"""Command line: a thin shell over the library (parsing, wiring, serve and index; tools in commands.py)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import os
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from . import config as C
@@ -23,67 +26,175 @@ from .tools import DocsTools
 if TYPE_CHECKING:
     from .indexer import Indexer, Progress
 
-COMMANDS = ("serve", "index", "search", "measure")
+COMMANDS = ("serve", "index", "search", "toc", "section", "find", "read", "measure", "agent")
 #: Seconds the server waits before indexing, so the handshake is not slowed by imports and parsing.
 BACKGROUND_DELAY = 1.0
+#: Names the console scripts go by; messages use the one that was run.
+PROGRAMS = ("docslice", "docs-mcp")
+#: The top-level parser keeps shared options under this prefix, so a command's own copy cannot erase them.
+_TOP = "top_"
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+@dataclass(frozen=True)
+class Shared:
+    """An option every command accepts, before or after the command's name."""
+
+    flag: str
+    default: Any
+    help: str
+    type: Callable[[str], Any] | None = None
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+SHARED = (
+    Shared(
         "--source",
-        action="append",
-        default=[],
+        [],
+        "documentation root: an http(s) URL prefix or a local folder; NAME= names it; repeatable",
         metavar="[NAME=]URL|DIR",
-        help="documentation root: an http(s) URL prefix or a local folder; repeatable",
-    )
-    p.add_argument(
-        "--max-chars", type=int, default=C.HARD_CAP, help=f"hard cap per response (default {C.HARD_CAP})"
-    )
-    p.add_argument("--cache-size", type=int, default=C.CACHE_SIZE, help="pages kept converted in memory")
-    p.add_argument("--cache-ttl", type=float, default=C.CACHE_TTL, help="seconds a page stays in memory")
-    p.add_argument(
+    ),
+    Shared("--max-chars", C.HARD_CAP, f"hard cap per response (default {C.HARD_CAP})", int),
+    Shared("--cache-size", C.CACHE_SIZE, "pages kept converted in memory", int),
+    Shared("--cache-ttl", C.CACHE_TTL, "seconds a page stays in memory", float),
+    Shared(
         "--cache-dir",
-        type=Path,
-        default=None,
-        help="where the index lives (default: $DOCS_MCP_CACHE_DIR or the user cache dir)",
-    )
-    p.add_argument("--max-body-bytes", type=int, default=C.MAX_BODY_BYTES, help="largest page accepted")
-    p.add_argument("--timeout", type=float, default=C.READ_TIMEOUT, help="read timeout in seconds")
-    p.add_argument("--crawl-limit", type=int, default=C.CRAWL_PAGE_LIMIT, help="pages per source at most")
-    p.add_argument("--concurrency", type=int, default=C.CRAWL_CONCURRENCY, help="requests at a time per host")
-    p.add_argument(
-        "--index-ttl-days", type=float, default=C.INDEX_TTL_DAYS, help="refresh indexed pages older than this"
-    )
+        None,
+        "where the index lives (default: $DOCS_MCP_CACHE_DIR or the user cache dir)",
+        Path,
+    ),
+    Shared("--max-body-bytes", C.MAX_BODY_BYTES, "largest page accepted", int),
+    Shared("--timeout", C.READ_TIMEOUT, "read timeout in seconds", float),
+    Shared("--crawl-limit", C.CRAWL_PAGE_LIMIT, "pages per source at most", int),
+    Shared("--concurrency", C.CRAWL_CONCURRENCY, "requests at a time per host", int),
+    Shared("--index-ttl-days", C.INDEX_TTL_DAYS, "refresh indexed pages older than this", float),
+)
+
+
+def program() -> str:
+    """The name this process was started as (docslice or docs-mcp); docslice otherwise."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name if name in PROGRAMS else PROGRAMS[0]
+
+
+def _common(p: argparse.ArgumentParser, prefix: str = "") -> None:
+    """The shared options; no defaults here (SUPPRESS), so `given` shows what the user typed."""
+    group = p.add_argument_group("options shared by every command (before or after its name)")
+    for o in SHARED:
+        kw: dict[str, Any] = {"dest": prefix + o.dest, "default": argparse.SUPPRESS, "help": o.help}
+        if o.flag == "--source":
+            kw["action"] = "append"
+        else:
+            kw["type"] = o.type
+        group.add_argument(o.flag, metavar=o.metavar or o.dest.upper(), **kw)
+
+
+def _command(sub: argparse._SubParsersAction, name: str, summary: str) -> argparse.ArgumentParser:
+    """A command's parser: strict about option names (no abbreviations), with the shared options."""
+    p = sub.add_parser(name, help=summary, description=summary, allow_abbrev=False)
+    _common(p)
+    return p
 
 
 def parser() -> argparse.ArgumentParser:
+    from .commands import add_tool_commands
+
     top = argparse.ArgumentParser(
-        prog="docs-mcp",
-        description="Documentation for AI coding agents, one section "
-        "at a time. Without a command, `serve` is assumed.",
+        prog=program(),
+        allow_abbrev=False,
+        description="Documentation for AI coding agents, one section at a time. "
+        "Without a command, `serve` is assumed.",
     )
-    top.add_argument("--version", action="version", version=f"docs-mcp {__version__}")
-    sub = top.add_subparsers(dest="command")
-    serve = sub.add_parser("serve", help="run the MCP server on stdio (the default command)")
-    _common(serve)
+    top.add_argument("--version", action="version", version=f"docslice {__version__}")
+    _common(top, _TOP)
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
+    serve = _command(sub, "serve", "run the MCP server on stdio, or on HTTP with --http (the default)")
     serve.add_argument(
         "--no-index", action="store_true", help="do not build or refresh the site index in the background"
     )
-    index = sub.add_parser("index", help="build or refresh the site index, with a progress bar")
-    _common(index)
+    serve.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        default=None,
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1)",
+    )
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow --http on a non-loopback address (needs a token)"
+    )
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="bearer token every HTTP request must carry (default: $DOCS_MCP_TOKEN)",
+    )
+    index = _command(sub, "index", "build or refresh the site index, with a progress bar")
     index.add_argument("--refresh", action="store_true", help="revalidate every page, not only stale ones")
     index.add_argument("--workers", type=int, default=None, help="processes for parsing (default: all cores)")
-    search = sub.add_parser("search", help="search the index like search_docs and print the result")
-    _common(search)
-    search.add_argument("query")
-    search.add_argument("--max-results", type=int, default=C.DEFAULT_MAX_RESULTS)
-    search.add_argument("--headings", action="store_true", help="include each page's headings")
-    measure = sub.add_parser("measure", help="what each tool returns for one page, in chars and tokens")
-    _common(measure)
+    add_tool_commands(lambda name, summary: _command(sub, name, summary))
+    measure = _command(sub, "measure", "what each tool returns for one page, in chars and tokens")
     measure.add_argument("url", help="page URL or path under a source")
     measure.add_argument("--query", default=None, help="question for search_in_doc/search_docs")
     measure.add_argument("--json", action="store_true", help="machine-readable output")
+    agent = _command(sub, "agent", "write a Claude Code subagent that alone holds these docs")
+    agent.add_argument("name", help="the subagent's name, also its server's (lowercase letters, digits, -)")
+    agent.add_argument(
+        "--scope",
+        choices=("project", "user"),
+        default="project",
+        help="project: ./.claude/agents/ (default); user: ~/.claude/agents/",
+    )
+    agent.add_argument(
+        "--model", choices=("haiku", "sonnet", "opus", "inherit"), default="haiku", help="default: haiku"
+    )
+    agent.add_argument("--force", action="store_true", help="replace an existing file")
+    agent.add_argument("--print", action="store_true", help="write the file to stdout instead")
+    agent.add_argument(
+        "--uvx", action="store_true", help="launch the server with uvx instead of this installation's path"
+    )
     return top
+
+
+def _has_command(p: argparse.ArgumentParser, argv: list[str]) -> bool:
+    """True when the command line names a command: its first positional word (`serve` has none)."""
+    subs = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    takes_value = {
+        flag
+        for sp in (p, *subs.choices.values())
+        for a in sp._actions
+        if a.nargs != 0 and a.option_strings
+        for flag in a.option_strings
+    }
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--" or not word.startswith("-") or word == "-":
+            return True
+        i += 2 if word in takes_value else 1
+    return False
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """Parse a command line: shared options before or after the command; no command means `serve`."""
+    p = parser()
+    if not _has_command(p, argv) and not {"-h", "--help", "--version"} & set(argv):
+        argv = ["serve", *argv]
+    args = p.parse_args(argv)
+    if args.command is None:
+        p.error("a command is required")
+    args.given = set()
+    for o in SHARED:
+        top, own = getattr(args, _TOP + o.dest, None), getattr(args, o.dest, None)
+        if hasattr(args, _TOP + o.dest):
+            delattr(args, _TOP + o.dest)
+        value = own if own is not None else top
+        if o.flag == "--source":  # repeatable: roots given before and after the command all count
+            value = [*(top or []), *(own or [])]
+        if top is not None or own is not None:
+            args.given.add(o.dest)
+        setattr(args, o.dest, value if value is not None else o.default)
+    return args
 
 
 def settings_from(args: argparse.Namespace) -> C.Settings:
@@ -201,25 +312,31 @@ async def index_if_empty(app: App) -> None:
             print(summary(r), file=sys.stderr)
 
 
-async def _search(args: argparse.Namespace) -> int:
-    app = App(args)
-    try:
-        await index_if_empty(app)
-        print(await app.tools.search_docs(args.query, args.max_results, args.headings))
-    finally:
-        await app.tools.aclose()
-    return 0
-
-
 def _serve(args: argparse.Namespace) -> int:
     from .server import build_server
 
+    token = args.token or os.environ.get("DOCS_MCP_TOKEN") or None
+    bind = None
+    if args.http is not None:
+        from .http_transport import check_bind
+
+        bind = check_bind(args.http, args.allow_remote, token)  # before any work: refuse early
+    elif args.allow_remote or args.token:
+        raise DocsMCPError("--allow-remote and --token apply to --http only (stdio is local by nature)")
     app = App(args)
 
     def start_background():
         return asyncio.create_task(_background(app))
 
-    build_server(app.tools, start_background).run("stdio")
+    server = build_server(app.tools, start_background)
+    if bind is None:
+        server.run("stdio")
+    else:
+        from .http_transport import serve_http
+
+        serve_http(
+            server, bind, lambda message: print(f"{program()}: {message}", file=sys.stderr, flush=True)
+        )
     return 0
 
 
@@ -237,28 +354,39 @@ async def _background(app: App) -> None:
         log.exception("background indexing failed")
 
 
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "index":
+        return asyncio.run(_index(args))
+    if args.command == "measure":
+        from .measure import run_measure
+
+        return asyncio.run(run_measure(App(args), args, index_if_empty))
+    if args.command == "agent":
+        from .agent import run_agent
+
+        return asyncio.run(run_agent(App(args), args))
+    from .commands import run_tool_command
+
+    return asyncio.run(run_tool_command(App(args), args, index_if_empty))
+
+
 def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
-        argv.insert(0, "serve")
-    args = parser().parse_args(argv)
+    args = parse(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(
-        level=logging.WARNING, stream=sys.stderr, format="docs-mcp: %(levelname)s %(message)s"
+        level=logging.WARNING, stream=sys.stderr, format=f"{program()}: %(levelname)s %(message)s"
     )
     try:
-        if args.command == "serve":
-            code = _serve(args)
-        elif args.command == "index":
-            code = asyncio.run(_index(args))
-        elif args.command == "search":
-            code = asyncio.run(_search(args))
-        else:
-            from .measure import run_measure
-
-            code = asyncio.run(run_measure(App(args), args, index_if_empty))
+        code = _dispatch(args)
     except DocsMCPError as exc:
-        print(f"docs-mcp: {exc}", file=sys.stderr)
+        print(f"{program()}: {exc}", file=sys.stderr)
         code = 2
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:
+        # The reader went away (`… | head`): not an error worth a traceback. Point stdout at devnull so
+        # the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141  # 128 + SIGPIPE, what the shell reports for a program killed by it
     sys.exit(code)

@@ -121,6 +121,8 @@ async def measure_page(app, url: str, query: str | None) -> dict[str, Any]:
     return {
         "url": doc.url,
         "title": doc.title,
+        "page_chars": len(doc.markdown()),
+        "page_chars_with_code": len(doc.markdown(True)),
         "query": query,
         "rows": [asdict(r) for r in m.rows],
         "paths": [{"path": p, "chars": c, "tokens": t, "calls": n} for p, c, t, n in paths],
@@ -143,16 +145,23 @@ def render(report: dict[str, Any]) -> str:
             f"{r['calls']:>5}  {r['note']}"
         )
     lines.append("-" * len(head))
-    total_c, total_t = sum(r["chars"] for r in rows), sum(r["tokens"] for r in rows)
-    lines.append(f"{'total of the rows above':<{width_tool + width_args + 2}}  {total_c:>8,}  {total_t:>8,}")
+    # The rows are alternative ways to read one page, not parts of it: what they compare against is the page.
+    page, with_code = report["page_chars"], report["page_chars_with_code"]
+    lines.append(
+        f"each row is one way to read the page; the page itself is {page:,} chars as markdown "
+        f"({with_code:,} with code blocks)"
+    )
     if report["paths"]:
         cheapest = min(report["paths"], key=lambda p: p["chars"])
         lines += ["", f"Paths to the answer of {report['query']!r}:"]
+        width_path = max(len(p["path"]) for p in report["paths"])
         for p in report["paths"]:
             mark = "  ◀ cheapest" if p is cheapest else ""
+            ratio = p["chars"] / page if page else 0.0
+            share = f"{ratio:>6.1%} of the page" if ratio < 0.1 else f"{ratio:>6.0%} of the page"
             lines.append(
-                f"  {p['path']:<58} {p['chars']:>8,} chars  {p['tokens']:>7,} tokens  "
-                f"{p['calls']:>3} call(s){mark}"
+                f"  {p['path']:<{width_path}} {p['chars']:>8,} chars  {p['tokens']:>7,} tokens  "
+                f"{p['calls']:>3} call(s)  {share}{mark}"
             )
     lines += [
         "",

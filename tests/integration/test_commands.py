@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 
-from conftest import SITE
+import pytest
+from conftest import SITE, model_view
+
+from docs_mcp.cli import App, main, parse
+from docs_mcp.server import build_server
 
 QUERY = "harmonic constituents fitted by least squares"
 
@@ -53,6 +58,12 @@ def test_measure_prints_an_aligned_table_with_the_cheapest_path_marked(tmp_path)
     cheapest = [line for line in lines if "◀ cheapest" in line]
     assert len(cheapest) == 1 and cheapest[0].lstrip().startswith("search_in_doc")
     assert "calibrated estimate (mean 2.6%" in run.stdout
+    # The rows are ways to read one page, not parts of it: no sum of them, but the page's own size.
+    assert "total" not in run.stdout
+    read = docs_mcp("read", "big-reference.html", "--source", str(SITE), cache=tmp_path)
+    total = int(read.stdout.split("total_length=", 1)[1].split(" ", 1)[0])
+    assert f"the page itself is {total:,} chars as markdown" in run.stdout
+    assert "% of the page" in cheapest[0]
 
 
 def test_measure_json_reports_what_the_model_sees(tmp_path):
@@ -81,3 +92,100 @@ def test_commands_without_a_source_exit_2_with_a_hint(tmp_path):
     run = docs_mcp("measure", "seed.html", cache=tmp_path)
     assert run.returncode == 2
     assert "--source" in run.stderr
+
+
+# --- the tools on the command line print exactly what the model sees ----------------------------------
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory):
+    """A cache dir holding the fixture site's index, shared by the command-vs-tool comparisons."""
+    cache = tmp_path_factory.mktemp("cache")
+    run = docs_mcp("index", "--source", str(SITE), "--workers", "1", cache=cache)
+    assert run.returncode == 0, run.stderr
+    return cache
+
+
+CASES = [
+    (
+        ["search", QUERY, "--max-results", "3", "--headings", "--source-name", "site"],
+        "search_docs",
+        {"query": QUERY, "max_results": 3, "include_headings": True, "source": "site"},
+    ),
+    (["toc", "big-reference.html"], "get_doc_toc", {"url": "big-reference.html"}),
+    (
+        ["section", "sphinx.html", "resampling", "--max-length", "400", "--start", "300", "--code"],
+        "get_doc_section",
+        {
+            "url": "sphinx.html",
+            "section_id": "resampling",
+            "max_length": 400,
+            "start_index": 300,
+            "include_code_blocks": True,
+        },
+    ),
+    (
+        ["find", "big-reference.html", QUERY, "--max-sections", "2", "--max-length", "1500", "--code"],
+        "search_in_doc",
+        {
+            "url": "big-reference.html",
+            "query": QUERY,
+            "max_sections": 2,
+            "max_length": 1500,
+            "include_code_blocks": True,
+        },
+    ),
+    (
+        ["read", "big-reference.html", "--start", "19980", "--max-length", "0"],
+        "get_doc_content",
+        {"url": "big-reference.html", "start_index": 19980, "max_length": 0},
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "tool", "arguments"), CASES, ids=[c[0][0] for c in CASES])
+def test_command_prints_exactly_the_tools_text(argv, tool, arguments, indexed, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--source", str(SITE), "--cache-dir", str(indexed)])
+    printed = capsys.readouterr().out
+    assert exc.value.code == 0
+
+    async def through_mcp() -> str:
+        from mcp import Client
+
+        app = App(parse(["serve", "--source", str(SITE), "--cache-dir", str(indexed), "--no-index"]))
+        async with Client(build_server(app.tools), mode="legacy") as client:
+            res = await client.call_tool(tool, arguments)
+        assert not res.is_error, model_view(res)
+        return model_view(res)
+
+    expected = asyncio.run(through_mcp())
+    assert len(expected) > 200  # a real answer, not an error or an empty page
+    assert printed == expected + "\n"
+
+
+def test_a_tool_error_goes_to_stderr_with_exit_1(indexed, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["section", "seed.html", "no-such-section", "--source", str(SITE), "--cache-dir", str(indexed)])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 1 and out == ""
+    assert err.startswith("docslice: ") and "no-such-section" in err and "chart-datum" in err
+
+
+def test_shared_options_before_the_command_work_from_the_shell(indexed):
+    run = docs_mcp("--source", str(SITE), "--cache-dir", str(indexed), "search", "tidal datum", cache=indexed)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("search_docs 'tidal datum': ")
+    assert "seed.html#" in run.stdout
+
+
+def test_a_closed_pipe_ends_quietly_without_a_traceback(indexed):
+    env = {**os.environ, "DOCS_MCP_CACHE_DIR": str(indexed)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docs_mcp", "read", "big-reference.html", "--source", str(SITE)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    proc.stdout.close()  # like `| head` that has read enough: every write now fails with EPIPE
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err

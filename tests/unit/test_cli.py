@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES
 
 from docs_mcp import __version__
-from docs_mcp.cli import COMMANDS, main, parser, summary
+from docs_mcp.cli import COMMANDS, SHARED, main, parse, parser, summary
 from docs_mcp.indexer import Progress
 
 README = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
@@ -34,7 +34,7 @@ def test_every_command_has_a_subparser():
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_command_is_documented_in_the_readme(command):
-    assert f"docs-mcp {command}" in README or f"`{command}`" in README
+    assert f"docslice {command}" in README or f"docs-mcp {command}" in README
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -44,11 +44,17 @@ def test_every_option_of_the_command_is_documented_in_the_readme(command):
     assert missing == [], f"docs-mcp {command}: options missing from README.md"
 
 
-def test_version_is_printed(capsys):
+def test_top_level_options_are_documented_in_the_readme():
+    top = [o for a in parser()._actions for o in a.option_strings if o not in ("-h", "--help")]
+    assert "--version" in top
+    assert [o for o in top if not documented(o)] == []
+
+
+def test_version_is_printed_under_the_distribution_name(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0
-    assert capsys.readouterr().out == f"docs-mcp {__version__}\n"
+    assert capsys.readouterr().out == f"docslice {__version__}\n"
 
 
 def test_index_without_a_source_exits_2_naming_the_option(capsys):
@@ -56,8 +62,63 @@ def test_index_without_a_source_exits_2_naming_the_option(capsys):
         main(["index"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("docs-mcp: ")
+    assert err.startswith("docslice: ")  # under a test runner; the console script's own name otherwise
     assert "--source" in err
+
+
+# --- shared options before or after the command ---------------------------------------------------
+def test_shared_options_are_accepted_before_and_after_the_command():
+    before = parse(["--source", "https://example.org/docs/", "--max-chars", "3000", "search", "vacuum"])
+    after = parse(["search", "vacuum", "--source", "https://example.org/docs/", "--max-chars", "3000"])
+    assert vars(before) == vars(after)
+    assert (before.command, before.query, before.source, before.max_chars) == (
+        "search",
+        "vacuum",
+        ["https://example.org/docs/"],
+        3000,
+    )
+
+
+def test_sources_given_before_and_after_the_command_all_count_in_order():
+    args = parse(["--source", "a=https://a.example/", "toc", "x.html", "--source", "b=https://b.example/"])
+    assert args.source == ["a=https://a.example/", "b=https://b.example/"]
+
+
+def test_an_option_after_the_command_wins_over_the_same_before_it():
+    args = parse(["--timeout", "5", "read", "x.html", "--timeout", "7"])
+    assert args.timeout == 7.0
+
+
+def test_defaults_apply_and_only_typed_options_count_as_given():
+    args = parse(["toc", "x.html", "--cache-dir", "/tmp/c"])
+    assert {o.dest: getattr(args, o.dest) for o in SHARED if o.dest not in ("source", "cache_dir")} == {
+        o.dest: o.default for o in SHARED if o.dest not in ("source", "cache_dir")
+    }
+    assert args.given == {"cache_dir"}
+
+
+def test_without_a_command_serve_is_assumed_whatever_the_order_of_options():
+    for argv in (
+        ["--source", "https://example.org/docs/"],
+        ["--source", "https://example.org/docs/", "--no-index"],
+        ["--http", "8000", "--source", "https://example.org/docs/"],
+        ["--token", "search", "--http", "8000"],  # an option's value is not a command
+    ):
+        assert parse(argv).command == "serve", argv
+    assert parse(["--http", "8000"]).http == "8000"
+
+
+def test_a_misspelt_command_is_a_usage_error_naming_the_choices(capsys):
+    with pytest.raises(SystemExit) as exc:
+        parse(["--source", "https://example.org/docs/", "serach", "vacuum"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'serach'" in capsys.readouterr().err
+
+
+def test_abbreviated_options_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        parse(["toc", "x.html", "--sour", "https://example.org/docs/"])
+    assert "unrecognized arguments: --sour" in capsys.readouterr().err
 
 
 def test_search_without_a_query_is_a_usage_error(capsys):
