@@ -1,0 +1,192 @@
+"""agent: the subagent file Claude Code reads, checked with a YAML parser, and the server it launches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import FIXTURES, SITE, make_tools
+
+import docs_mcp
+from docs_mcp.agent import AgentFile, render
+from docs_mcp.server import build_server
+from docs_mcp.sources import SourceSet
+
+REPO = FIXTURES.parent
+SCRIPT = Path(sys.executable).parent / "docslice"  # the test environment's own console script
+EXAMPLE = REPO / "examples" / "claude-agents" / "docs-researcher.md"
+
+
+def front_matter(text: str) -> tuple[dict, str]:
+    """The YAML between the two `---` lines, parsed; then the body."""
+    assert text.startswith("---\n")
+    head, body = text[4:].split("\n---\n", 1)
+    return yaml.safe_load(head), body
+
+
+def docslice(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The test environment's console script, run in a scratch project with its own HOME."""
+    base = {k: v for k, v in os.environ.items() if k != "DOCS_MCP_CACHE_DIR"}
+    env = {**base, "HOME": str(cwd / "home"), **(env or {})}
+    return subprocess.run([str(SCRIPT), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+
+
+def server_tools(*specs: str) -> list[str]:
+    import asyncio
+
+    async def names() -> list[str]:
+        return [t.name for t in await build_server(make_tools(*specs)).list_tools()]
+
+    return asyncio.run(names())
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()
+    return tmp_path
+
+
+def test_agent_file_follows_every_rule_claude_code_reads(project, site):
+    run = docslice(
+        "agent", "tide-docs", "--source", str(SITE), "--source", site.url, "--model", "sonnet", cwd=project
+    )
+    assert run.returncode == 0, run.stderr
+    path = project / ".claude" / "agents" / "tide-docs.md"
+    meta, body = front_matter(path.read_text(encoding="utf-8"))
+    port = site.url.rsplit(":", 1)[1].rstrip("/")
+    assert meta["name"] == "tide-docs"
+    # The description names the docs, so the main agent knows what to delegate.
+    for text in ("site", str(SITE), f"localhost-{port}", site.url, "proactively"):
+        assert text in meta["description"]
+    # Exactly this server's tools, read from the server, under the server's name.
+    assert meta["tools"] == ", ".join(f"mcp__tide-docs__{t}" for t in server_tools(str(SITE)))
+    assert len(meta["tools"].split(", ")) == 5
+    assert meta["model"] == "sonnet"
+    # mcpServers is a list (Claude Code ignores a mapping) holding one inline stdio definition.
+    assert isinstance(meta["mcpServers"], list) and len(meta["mcpServers"]) == 1
+    [entry] = meta["mcpServers"]
+    assert list(entry) == ["tide-docs"]
+    server = entry["tide-docs"]
+    assert server["type"] == "stdio"
+    assert server["command"] == str(SCRIPT) and Path(server["command"]).is_absolute()
+    assert server["args"] == ["--source", f"site={SITE}", "--source", f"localhost-{port}={site.url}"]
+    # The body teaches the cheap workflow and asks for sourced, short answers or "not in the docs".
+    for text in (
+        "search_docs",
+        "search_in_doc",
+        "get_doc_section",
+        "a few sentences",
+        "URL",
+        "not in the docs",
+    ):
+        assert text in body
+    assert body.index("search_docs") < body.index("search_in_doc") < body.index("get_doc_content")
+    assert "never guess" in body
+    assert str(path) in run.stderr and "index --source" in run.stderr
+
+
+@pytest.mark.anyio
+async def test_the_files_server_definition_starts_this_installation_with_the_same_sources(project, site):
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    run = docslice(
+        "agent", "tide-docs", "--source", str(SITE), "--print", "--cache-dir", "cache", cwd=project
+    )
+    assert run.returncode == 0, run.stderr
+    meta, _ = front_matter(run.stdout)
+    server = meta["mcpServers"][0]["tide-docs"]
+    assert server["args"][-2:] == ["--cache-dir", str(project / "cache")]  # made absolute
+    elsewhere = project / "elsewhere"
+    elsewhere.mkdir()
+    params = StdioServerParameters(
+        command=server["command"],
+        args=[*server["args"], "--no-index"],
+        env={**os.environ},
+        cwd=str(elsewhere),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        listed = [t.name for t in (await session.list_tools()).tools]
+        assert meta["tools"] == ", ".join(f"mcp__tide-docs__{t}" for t in listed)
+        res = await session.call_tool("get_doc_section", {"url": "seed.html", "section_id": "chart-datum"})
+        assert not res.is_error and "### Chart datum" in res.content[0].text
+
+
+def test_an_existing_file_is_kept_unless_forced(project):
+    path = project / ".claude" / "agents" / "tide-docs.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("mine\n")
+    run = docslice("agent", "tide-docs", "--source", str(SITE), cwd=project)
+    assert run.returncode == 1 and "--force" in run.stderr
+    assert path.read_text() == "mine\n"
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--force", cwd=project)
+    assert run.returncode == 0, run.stderr
+    assert front_matter(path.read_text())[0]["name"] == "tide-docs"
+
+
+def test_user_scope_writes_to_the_home_agents_folder(project):
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--scope", "user", cwd=project)
+    assert run.returncode == 0, run.stderr
+    assert (project / "home" / ".claude" / "agents" / "tide-docs.md").is_file()
+    assert not (project / ".claude").exists()
+
+
+def test_print_writes_the_file_to_stdout_only(project):
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--print", "--model", "inherit", cwd=project)
+    assert run.returncode == 0, run.stderr
+    assert front_matter(run.stdout)[0]["model"] == "inherit"
+    assert not (project / ".claude").exists()
+
+
+def test_uvx_launch_installs_from_where_this_installation_came_from(project):
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--uvx", "--print", cwd=project)
+    assert run.returncode == 0, run.stderr
+    server = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]
+    assert server["command"] == "uvx"
+    if Path(docs_mcp.__file__).is_relative_to(REPO / "src"):  # an editable install of this clone (CI's)
+        assert server["args"][:3] == ["--from", str(REPO), "docslice"]
+    assert server["args"][-2:] == ["--source", f"site={SITE}"]
+
+
+def test_the_cache_dir_from_the_environment_is_pinned_in_the_file(project):
+    cache = project / "shared-cache"
+    run = docslice(
+        "agent",
+        "tide-docs",
+        "--source",
+        str(SITE),
+        "--print",
+        "--max-chars",
+        "8000",
+        cwd=project,
+        env={"DOCS_MCP_CACHE_DIR": str(cache)},
+    )
+    assert run.returncode == 0, run.stderr
+    args = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]["args"]
+    assert args == ["--source", f"site={SITE}", "--max-chars", "8000", "--cache-dir", str(cache)]
+
+
+def test_a_name_claude_code_would_reject_is_refused(project):
+    run = docslice("agent", "Tide_Docs", "--source", str(SITE), cwd=project)
+    assert run.returncode == 2 and "lowercase" in run.stderr
+    assert not (project / ".claude").exists()
+
+
+def test_the_example_is_what_the_command_writes_for_the_python_docs():
+    sources = SourceSet.from_specs(["https://docs.python.org/3/"])
+    spec = AgentFile(
+        "docs-researcher",
+        sources.sources,
+        tuple(server_tools("https://docs.python.org/3/")),
+        "haiku",
+        "uvx",
+        ("--from", "/path/to/docslice", "docslice", "--source", "python-3=https://docs.python.org/3/"),
+    )
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert text == render(spec)
+    assert isinstance(front_matter(text)[0]["mcpServers"], list)
