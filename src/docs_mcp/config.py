@@ -312,6 +312,11 @@ GENERIC_FOLDER_NAMES = frozenset(
 )
 #: Longest derived source name; whole words are kept.
 SOURCE_NAME_MAX = 40
+#: `serve --http`: where MCP is served, the host when only a port is given, and the shortest token accepted.
+HTTP_PATH = "/mcp"
+HTTP_DEFAULT_HOST = "127.0.0.1"
+HTTP_TOKEN_MIN_CHARS = 16
+HTTP_BACKLOG = 128
 
 
 def default_cache_dir() -> Path:
