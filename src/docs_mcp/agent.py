@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 DISTRIBUTION = "docslice"
 #: Claude Code's rule for agent names; the name is also the server's, so tools read mcp__NAME__<tool>.
 _AGENT_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: uvx runs tools from uv's cache (…/archive-v0/HASH/bin/), which `uv cache clean` and upgrades remove.
+_UV_CACHE = re.compile(r"[/\\]archive-v\d+[/\\]")
 #: Shared options that change what the server answers or where its index is: the subagent's server gets them.
 FORWARDED = (
     "max_chars",
@@ -212,10 +214,12 @@ def _advise(path: Path, spec: AgentFile, args: argparse.Namespace) -> None:
         f"  {shlex.join([spec.command, *_index_args(spec)])}",
         "In Claude Code, /agents lists it; ask a documentation question, or say "
         f'"use the {spec.name} agent to …".',
+        f'To let it call its tools without asking each time, add "mcp__{spec.name}" to permissions.allow '
+        "in .claude/settings.json.",
     ]
     if spec.command == "uvx" and not shutil.which("uvx"):
         notes.append("note: uvx is not on PATH here; Claude Code needs it on its PATH to start the server.")
-    if not args.uvx and "/uv/" in spec.command and "/archive-v" in spec.command:
+    if not args.uvx and _UV_CACHE.search(spec.command):
         notes.append(
             "note: this docslice runs from uv's cache, which `uv cache clean` empties; --uvx writes a "
             "launch that survives it."
