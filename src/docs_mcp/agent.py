@@ -176,7 +176,7 @@ def agent_path(name: str, scope: str) -> Path:
 
 async def run_agent(app: App, args: argparse.Namespace) -> int:
     """Write (or print) the subagent file; refuse to replace one without --force."""
-    from .cli import program
+    from .arguments import program
     from .server import build_server
 
     try:

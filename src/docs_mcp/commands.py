@@ -91,7 +91,7 @@ def tool_call(app: App, args: argparse.Namespace) -> Awaitable[str]:
 
 async def run_tool_command(app: App, args: argparse.Namespace, prepare=None) -> int:
     """Print the tool's text on stdout; a tool error goes to stderr (exit 1), as the agent would read it."""
-    from .cli import program
+    from .arguments import program
 
     try:
         if args.command == "search" and prepare is not None:

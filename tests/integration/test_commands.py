@@ -11,7 +11,8 @@ import sys
 import pytest
 from conftest import SITE, model_view
 
-from docs_mcp.cli import App, main, parse
+from docs_mcp.arguments import parse
+from docs_mcp.cli import App, main
 from docs_mcp.server import build_server
 
 QUERY = "harmonic constituents fitted by least squares"

@@ -17,7 +17,8 @@ import httpx
 import pytest
 from conftest import SITE, FixtureHandler
 
-from docs_mcp.cli import App, main, parse
+from docs_mcp.arguments import parse
+from docs_mcp.cli import App, main
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,8 @@ import pytest
 from conftest import FIXTURES
 
 from docs_mcp import __version__
-from docs_mcp.cli import COMMANDS, SHARED, main, parse, parser, summary
+from docs_mcp.arguments import COMMANDS, SHARED, parse, parser
+from docs_mcp.cli import main, summary
 from docs_mcp.indexer import Progress
 
 README = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
@@ -131,3 +132,9 @@ def test_search_without_a_query_is_a_usage_error(capsys):
 def test_build_summary_counts_redirected_addresses_only_when_there_are_some():
     assert "redirected" not in summary(Progress("docs", fetched=3))
     assert summary(Progress("docs", redirected=2)).endswith("2 redirected")
+
+
+def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_it():
+    argv = ["--source", "https://example.org/docs/", "serve", "--no-index"]
+    assert vars(parser().parse_args(argv)) == vars(parse(argv))
+    assert parser().parse_args(["serve", "--source", "https://example.org/docs/"]).max_chars == 20_000
