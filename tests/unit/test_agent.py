@@ -1,0 +1,52 @@
+"""agent: names Claude Code accepts, and front matter that YAML reads back exactly, whatever the paths hold."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from docs_mcp.agent import AgentFile, check_name, render
+from docs_mcp.errors import InvalidArgument
+from docs_mcp.sources import Source
+
+TOOLS = ("search_docs", "search_in_doc", "get_doc_toc", "get_doc_section", "get_doc_content")
+
+
+@pytest.mark.parametrize("name", ["python-docs", "pg15", "a", "docs-2"])
+def test_names_of_lowercase_letters_digits_and_single_hyphens_are_accepted(name):
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["Python", "py_docs", "-docs", "docs-", "a--b", "docs.v2", ""])
+def test_other_names_are_refused(name):
+    with pytest.raises(InvalidArgument, match="lowercase"):
+        check_name(name)
+
+
+def test_front_matter_round_trips_quotes_colons_and_unicode_in_paths():
+    root = '/home/zoë/my "docs": v2 #1'
+    spec = AgentFile(
+        "odd-docs",
+        (Source("my-docs-v2-1", root, True),),
+        TOOLS,
+        "haiku",
+        "/opt/tools: x/bin/docslice",
+        ("--source", f"my-docs-v2-1={root}", "--cache-dir", "/tmp/a b"),
+    )
+    text = render(spec)
+    meta = yaml.safe_load(text[4 : text.index("\n---\n", 4)])
+    server = meta["mcpServers"][0]["odd-docs"]
+    assert server == {
+        "type": "stdio",
+        "command": "/opt/tools: x/bin/docslice",
+        "args": ["--source", f"my-docs-v2-1={root}", "--cache-dir", "/tmp/a b"],
+    }
+    assert root in meta["description"]
+    assert meta["tools"].split(", ") == [f"mcp__odd-docs__{t}" for t in TOOLS]
+
+
+def test_the_body_mentions_source_filtering_only_with_several_sources():
+    one = (Source("a", "https://a.example/", False),)
+    two = (*one, Source("b", "https://b.example/", False))
+    assert 'source="NAME"' not in render(AgentFile("x", one, TOOLS, "haiku", "c", ()))
+    assert 'source="NAME"' in render(AgentFile("x", two, TOOLS, "haiku", "c", ()))
