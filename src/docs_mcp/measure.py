@@ -95,7 +95,7 @@ async def measure_page(app, url: str, query: str | None) -> dict[str, Any]:
             if not app.index.page_count():
                 for k in (-1, -2):
                     m.rows[k] = Row(
-                        **{**asdict(m.rows[k]), "note": "index empty: run `docs-mcp index` first"}
+                        **{**asdict(m.rows[k]), "note": "index empty: run `docslice index` first"}
                     )
         else:
             m.rows.append(Row("search_docs", "(needs --query)", 0, 0, 0, "skipped"))
