@@ -53,6 +53,19 @@ HEADING_BOOST = 1.5
 #: Multiplier on BM25 for query terms among the names a section defines (definition-list terms).
 NAMES_BOOST = 0.5
 
+# --- Units: anchors and definition entries (issue 11) -------------------------------------------
+#: Definition lists with these classes are labels, not definitions (Sphinx field lists: "Parameters:").
+DEFINITION_LIST_SKIP_CLASSES = frozenset({"field-list"})
+#: Longest heading or definition title kept; longer ones are cut with "…" (a hostile page's 200,000-char
+#: heading or <title> must not reach outlines, paths and hits whole).
+MAX_TITLE_CHARS = 200
+#: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
+MAX_ID_CHARS = 120
+#: Definition names shown per section in get_doc_toc before the rest are folded into a count.
+TOC_ENTRY_NAME_CHARS = 60
+#: Most chars get_doc_toc spends on definition lists; past it the longest lists fold into their counts.
+TOC_DEFINITIONS_CHARS = 4_000
+
 # --- get_doc_toc / errors ---------------------------------------------------------------------
 #: Ids listed when a section id is unknown.
 UNKNOWN_ID_LIST_CAP = 40
@@ -251,14 +264,25 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "[aria-hidden=true]",
 )
 
-#: Emphasis that is markup, not stress: unwrapped so signatures read as code, `copy2(src, dst, *, follow=True)`,
-#: not `copy2(*src*, *dst*, ***, *follow=True*)`. Sphinx emphasizes each parameter of a signature.
-PLAIN_EMPHASIS_SELECTORS: tuple[str, ...] = ("em.sig-param",)
+#: Emphasis and code that are markup, not stress: unwrapped so signatures read as code,
+#: `copy2(src, dst, *, follow=True)`, not `copy2(*src*, *dst*, ***, *follow=True*)`. Sphinx emphasizes each
+#: parameter of a signature; older Sphinx (Django 3.2's docs) with plain <em>s and a <code> name.
+PLAIN_EMPHASIS_SELECTORS: tuple[str, ...] = ("em.sig-param", "dt.sig em", "dt.sig code")
+#: Literal blocks that are the API itself, not an example: kept (as plain text) when code is left out.
+#: PostgreSQL's SQL grammar and C synopses, Sphinx grammar productions.
+KEPT_CODE_CLASSES = frozenset({"synopsis", "funcsynopsisinfo", "productionlist"})
+#: A block holding an element whose id starts so is a grammar production (Sphinx `productionlist`).
+GRAMMAR_ID_PREFIX = "grammar-token"
 
 #: Text a theme's CSS puts before an element (`::before`), written out: numpydoc's parameter types read
 #: `levels : sequence`, not `levelssequence`.
 CSS_PREFIXES: dict[str, str] = {"span.classifier": " : "}
 
+#: Title elements of admonition boxes; the title becomes the box's bold label (`> **Note:** …`).
+#: A box's first child is its title when it has one of these classes (or one starting with a prefix below:
+#: Docusaurus hashes its class names, `admonitionHeading_Gvgb`).
+ADMONITION_TITLE_CLASSES = frozenset({"admonition-title", "title"})
+ADMONITION_TITLE_CLASS_PREFIXES: tuple[str, ...] = ("admonitionHeading",)
 #: Headings inside these (admonition titles like DocBook's "Note" h3) label a box, not a section.
 ADMONITION_SELECTORS: tuple[str, ...] = (
     "div.note",

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import zlib
 from dataclasses import dataclass, field
 
-from .config import DEFINED_TERM_MAX_CHARS, SIGNATURE_PREFIXES
+from .config import UNKNOWN_ID_LIST_CAP
+from .definitions import Entry, defined_name
 from .errors import InvalidArgument, SectionNotFound
 
 SEPARATOR = "\n\n"
 _WS = re.compile(r"\s+")
-_DT = re.compile(r"<dt\b[^>]*>(.*?)</dt>", re.S)
-_TAG = re.compile(r"<[^>]+>")
-#: Where a signature's name ends: its parameters, subscript, type annotation or value.
-_NAME_END = re.compile(r"[(\[]|:\s|\s=")
+#: Characters of ids listed when a section id is unknown (a page of 20,000 headings must not flood the error).
+_UNKNOWN_LIST_CHARS = 1_500
 
 
 @dataclass(frozen=True)
@@ -31,33 +29,31 @@ class Section:
     body_html: str = ""
     #: ... or as Markdown (Markdown pages).
     body_md: str | None = None
-    #: Own plain text, for scoring and snippets.
+    #: Own plain text, for search and snippets (code blocks left out by default are not in it).
     text: str = ""
+    #: Every id that resolves to this section, `id` first (Django's `select-related` and `s-select-related`).
+    anchors: tuple[str, ...] = ()
+    #: Definition entries in the section's own content, in document order (nested ones after their parent).
+    entries: tuple[Entry, ...] = ()
+    #: Words of its code blocks that the default markdown leaves out: matches there do not count, but they
+    #: still make the section long (BM25's length normalization sees the section as it is).
+    code_words: int = 0
 
     @property
     def names(self) -> list[str]:
         """Names the section defines (definition-list terms: API signatures, options, glossary entries)."""
         # API references describe each function under a <dt>, not a heading; the index weighs these
         # names like headings, so `time.sleep` finds the time module's page.
-        terms = (html.unescape(_TAG.sub("", m.group(1))) for m in _DT.finditer(self.body_html))
-        return [name for term in terms if (name := defined_name(term))]
+        return [name for e in self.entries if (name := defined_name(e.name))]
 
 
-def defined_name(term: str) -> str:
-    """The name a definition-list term defines, "" for a field label or prose: `time.sleep(secs)` → `time.sleep`."""
-    term = term.strip()
-    if not term or term.endswith(":"):  # "Parameters:" field labels
-        return ""
-    cut = _NAME_END.search(term)
-    words = (term[: cut.start()] if cut else term).split()
-    if (len(term) > DEFINED_TERM_MAX_CHARS and not cut) or not words:
-        return ""  # a long term without a signature is prose, not a name
-    if cut:  # "int PyObject_Str(PyObject *o)" -> "PyObject_Str"
-        return words[-1]
-    while len(words) > 1 and words[0] in SIGNATURE_PREFIXES:
-        words = words[1:]
-    # "exception pkg.Error" -> "pkg.Error"; "abstract base class" stays a glossary term.
-    return words[0] if len(words) == 1 else " ".join(term.split())
+@dataclass(frozen=True)
+class Ref:
+    """A unit of a page: section `section`, or definition `entry` inside it; `note` says how a name matched."""
+
+    section: int
+    entry: int = -1
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,18 +77,33 @@ class Document:
         """Heading line plus the section's own body, children excluded."""
         key = (i, include_code)
         cached = self._memo.get(key)
-        if cached is not None:
-            return cached
-        from .markdown import heading_line, html_to_markdown, markdown_without_code  # bs4: on first use
+        if cached is None:
+            cached = self._convert(i, include_code)
+        return cached
+
+    def entry_spans(self, i: int, include_code: bool = False) -> list[tuple[int, int] | None]:
+        """Where each definition entry of section i lies in its own markdown (None if conversion lost it)."""
+        key = ("spans", i, include_code)
+        if key not in self._memo:
+            self._convert(i, include_code)
+        return self._memo[key]
+
+    def _convert(self, i: int, include_code: bool) -> str:
+        from .markdown import convert, heading_line, markdown_without_code  # bs4: on first use
 
         sec = self.sections[i]
+        spans: list[tuple[int, int] | None] = []
         if sec.body_md is not None:
             body = sec.body_md if include_code else markdown_without_code(sec.body_md)
         else:
-            body = html_to_markdown(sec.body_html, include_code)
+            body, spans = convert(sec.body_html, include_code, len(sec.entries))
         head = heading_line(sec.level, sec.title)
         text = f"{head}{SEPARATOR}{body}" if head and body else head or body
-        self._memo[key] = text
+        shift = len(head) + len(SEPARATOR) if head and body else 0
+        self._memo[("spans", i, include_code)] = [
+            None if span is None else (span[0] + shift, span[1] + shift) for span in spans
+        ]
+        self._memo[(i, include_code)] = text
         return text
 
     def span(self, i: int) -> tuple[int, int]:
@@ -146,7 +157,19 @@ class Document:
             "last_modified": self.last_modified,
             "hash": self.content_hash,
             "sections": [
-                [s.id, s.title, s.level, s.parent, s.body_html, s.body_md, s.text] for s in self.sections
+                [
+                    s.id,
+                    s.title,
+                    s.level,
+                    s.parent,
+                    s.body_html,
+                    s.body_md,
+                    s.text,
+                    list(s.anchors),
+                    [[e.id, e.name, e.parent, list(e.anchors)] for e in s.entries],
+                    s.code_words,
+                ]
+                for s in self.sections
             ],
         }
         return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 1)
@@ -154,7 +177,15 @@ class Document:
     @classmethod
     def from_blob(cls, blob: bytes) -> Document:
         p = json.loads(zlib.decompress(blob))
-        sections = tuple(Section(*row) for row in p["sections"])
+        sections = tuple(
+            Section(
+                *row[:7],
+                anchors=tuple(row[7]),
+                entries=tuple(Entry(e[0], e[1], e[2], tuple(e[3])) for e in row[8]),
+                code_words=row[9],
+            )
+            for row in p["sections"]
+        )
         return cls(
             p["url"],
             p["source"],
@@ -167,36 +198,129 @@ class Document:
         )
 
     # --- lookup -------------------------------------------------------------------------------
-    def find(self, section_id: str) -> int:
-        """Index of a section by id, else by heading text (case- and space-insensitive)."""
+    def _ids(self) -> tuple[dict[str, Ref], dict[str, Ref]]:
+        """Every anchor → its unit, as written and casefolded (PostgreSQL writes `GUC-SHARED-BUFFERS`)."""
+        cached = self._memo.get("ids")
+        if cached is None:
+            exact: dict[str, Ref] = {}
+            for i, s in enumerate(self.sections):
+                for a in (s.id, *s.anchors):
+                    exact.setdefault(a, Ref(i))
+                for k, e in enumerate(s.entries):
+                    for a in (e.id, *e.anchors):
+                        exact.setdefault(a, Ref(i, k))
+            folded: dict[str, Ref] = {}
+            for a, ref in exact.items():
+                folded.setdefault(a.casefold(), ref)
+            cached = self._memo["ids"] = (exact, folded)
+        return cached
+
+    def find(self, section_id: str) -> Ref:
+        """The unit an id names (any anchor in it), else the one whose heading or definition name it is.
+
+        An exact id always wins over text. A heading text shared by several units picks the first, and the
+        returned note names the others.
+        """
         wanted = (section_id or "").strip().lstrip("#")
         if not wanted:
             raise InvalidArgument(
                 "section_id is empty: pass an id from get_doc_toc or a search result's #fragment"
             )
-        for i, s in enumerate(self.sections):
-            if s.id == wanted:
-                return i
+        exact, folded = self._ids()
+        ref = exact.get(wanted) or folded.get(wanted.casefold())
+        if ref is not None:
+            return ref
         norm = _WS.sub(" ", wanted).strip().casefold()
-        for i, s in enumerate(self.sections):
-            if s.title.casefold() == norm:
-                return i
-        for i, s in enumerate(self.sections):
-            if s.id.casefold() == norm:
-                return i
-        raise SectionNotFound(self._unknown(wanted))
+        bare = norm.removesuffix("()")
+        matches = [
+            Ref(i)
+            for i, s in enumerate(self.sections)
+            if s.level and s.title.casefold().removesuffix("()") in (norm, bare)
+        ]
+        matches += [
+            Ref(i, k)
+            for i, s in enumerate(self.sections)
+            for k, e in enumerate(s.entries)
+            if e.name.casefold().removesuffix("()") in (norm, bare)
+            or e.name.casefold().rsplit(".", 1)[-1].removesuffix("()") == bare
+        ]
+        if not matches:
+            raise SectionNotFound(self._unknown(wanted))
+        if len(matches) == 1:
+            return matches[0]
+        others = ", ".join(f"#{self.unit_id(m)} ({' > '.join(self.unit_path(m))})" for m in matches[1:6])
+        more = f" and {len(matches) - 6} more" if len(matches) > 6 else ""
+        note = f"{wanted!r} is the heading of {len(matches)} units; showing the first. Others: {others}{more}"
+        return Ref(matches[0].section, matches[0].entry, note)
 
     def _unknown(self, wanted: str) -> str:
-        from .config import UNKNOWN_ID_LIST_CAP
-
         ids = [s.id for s in self.sections if s.level > 0]
-        shown = ", ".join(ids[:UNKNOWN_ID_LIST_CAP])
-        more = (
-            f" … and {len(ids) - UNKNOWN_ID_LIST_CAP} more (get_doc_toc lists all)"
-            if len(ids) > UNKNOWN_ID_LIST_CAP
-            else ""
-        )
-        return f"no section {wanted!r} in {self.url}. Available ids: {shown}{more}"
+        shown: list[str] = []
+        size = 0
+        for i in ids[:UNKNOWN_ID_LIST_CAP]:
+            if size + len(i) > _UNKNOWN_LIST_CHARS:
+                break
+            shown.append(i)
+            size += len(i) + 2
+        more = f" … and {len(ids) - len(shown)} more (get_doc_toc lists all)" if len(ids) > len(shown) else ""
+        clipped = wanted if len(wanted) <= 100 else wanted[:99] + "…"
+        return f"no section {clipped!r} in {self.url}. Available ids: {', '.join(shown)}{more}"
+
+    # --- units ----------------------------------------------------------------------------------
+    def units(self) -> list[Ref]:
+        """Every section and definition entry, in document order."""
+        out = []
+        for i, s in enumerate(self.sections):
+            out.append(Ref(i))
+            out.extend(Ref(i, k) for k in range(len(s.entries)))
+        return out
+
+    def unit_id(self, ref: Ref) -> str:
+        s = self.sections[ref.section]
+        return s.entries[ref.entry].id if ref.entry >= 0 else s.id
+
+    def unit_title(self, ref: Ref) -> str:
+        s = self.sections[ref.section]
+        return s.entries[ref.entry].name if ref.entry >= 0 else s.title
+
+    def unit_path(self, ref: Ref) -> list[str]:
+        """Heading path of the unit, down through the definitions it is nested in."""
+        path = self.path(ref.section)
+        names = []
+        entries = self.sections[ref.section].entries
+        k = ref.entry
+        while k >= 0:
+            names.append(entries[k].name)
+            k = entries[k].parent
+        return path + names[::-1]
+
+    def unit_span(self, ref: Ref, include_code: bool = False) -> tuple[int, int] | None:
+        """An entry's place in its section's own markdown; None for a section (or an entry conversion lost)."""
+        if ref.entry < 0:
+            return None
+        return self.entry_spans(ref.section, include_code)[ref.entry]
+
+    def unit_markdown(self, ref: Ref, include_code: bool = False) -> str:
+        """A section with its subsections, or one definition with the definitions nested in it."""
+        span = self.unit_span(ref, include_code)
+        if span is None:
+            return self.section_markdown(ref.section, include_code)
+        return self.own_markdown(ref.section, include_code)[span[0] : span[1]]
+
+    def unit_offset(self, ref: Ref, include_code: bool = False) -> int:
+        """Where the unit starts in the page's markdown."""
+        key = ("offsets", include_code)
+        starts = self._memo.get(key)
+        if starts is None:
+            starts, pos = [], 0
+            for k in range(len(self.sections)):
+                starts.append(pos)
+                own = self.own_markdown(k, include_code)
+                if own:
+                    pos += len(own) + len(SEPARATOR)
+            self._memo[key] = starts
+        span = self.unit_span(ref, include_code)
+        return starts[ref.section] + (span[0] if span else 0)
 
     def path(self, i: int) -> list[str]:
         """Titles from the top-level heading down to section i."""

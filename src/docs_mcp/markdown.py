@@ -8,7 +8,9 @@ from bs4 import BeautifulSoup, Tag
 from markdownify import ATX, MarkdownConverter
 
 from .config import PLAIN_TEXT_LANGUAGES, PLAIN_TEXT_TAG
+from .definitions import CLOSE, END, START
 
+_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 _MD_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)\n.*?^[ \t]*\1[ \t]*$\n?", re.S | re.M)
 
 
@@ -39,18 +41,32 @@ class DocsConverter(MarkdownConverter):
         options.setdefault("escape_misc", False)
         super().__init__(**options)
 
+    def convert_td(self, el, text, parent_tags):  # type: ignore[override]
+        # A `|` in a cell (`?|`, `x | y`) would end the cell in a GitHub table.
+        return super().convert_td(el, text.replace("|", "\\|"), parent_tags)
+
+    def convert_th(self, el, text, parent_tags):  # type: ignore[override]
+        return super().convert_th(el, text.replace("|", "\\|"), parent_tags)
+
     def convert_fragment(self, fragment: str) -> str:
         soup = BeautifulSoup(fragment, "lxml", element_classes={Tag: _FastTag}, multi_valued_attributes=None)
         return self.convert_soup(soup)
 
 
 class CodeFreeConverter(DocsConverter):
-    """Drops code blocks whole (markdownify's `strip` would keep their text); plain-text blocks stay."""
+    """Replaces code blocks by a one-line note of their language and size; plain-text blocks stay."""
 
     def convert_pre(self, el, text, parent_tags):  # type: ignore[override]
-        if el.get("data-lang") == PLAIN_TEXT_TAG:
+        lang = el.get("data-lang") or ""
+        if lang == PLAIN_TEXT_TAG:
             return super().convert_pre(el, text, parent_tags)
-        return ""
+        lines = el.get_text().strip("\n").count("\n") + 1
+        return f"\n\n{code_note(lang, lines)}\n\n" if el.get_text().strip() else ""
+
+
+def code_note(lang: str, lines: int) -> str:
+    """The line left where a code block was omitted: the model knows something is there, and how big."""
+    return f"[code: {lang + ', ' if lang else ''}{lines} line{'s' if lines != 1 else ''}]"
 
 
 _converters = {True: DocsConverter(), False: CodeFreeConverter()}
@@ -58,19 +74,98 @@ _converters = {True: DocsConverter(), False: CodeFreeConverter()}
 
 def html_to_markdown(fragment: str, include_code: bool) -> str:
     """Convert a simplified HTML fragment (code blocks are flattened <pre> elements by then)."""
+    return convert(fragment, include_code)[0]
+
+
+def convert(fragment: str, include_code: bool, entries: int = 0) -> tuple[str, list[tuple[int, int] | None]]:
+    """Markdown of a fragment, and where each of its `entries` marked definitions lies in it."""
     if not fragment.strip():
-        return ""
-    return clean_markdown(_converters[include_code].convert_fragment(fragment))
+        return "", [None] * entries
+    text = clean_markdown(_converters[include_code].convert_fragment(fragment))
+    return extract_markers(text, entries)
+
+
+_MARKER = re.compile(f"([{START}{END}])(\\d+){CLOSE}")
+_MARKER_ONLY = re.compile(f"[ \\t>]*(?:[{START}{END}]\\d+{CLOSE}[ \\t]*)+")
+
+
+def extract_markers(text: str, entries: int) -> tuple[str, list[tuple[int, int] | None]]:
+    """Remove definition markers; returns the text and the span of each entry (None if its markers are lost).
+
+    A line holding only markers (one that closes a definition after a block) is dropped with them: an end
+    there falls where the previous content ends, a start where the next line begins.
+    """
+    if START not in text and END not in text:
+        return text, [None] * entries
+    starts: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    out: list[str] = []
+    size = content_end = 0
+    for line in text.split("\n"):
+        if _MARKER_ONLY.fullmatch(line):
+            for m in _MARKER.finditer(line):
+                if m.group(1) == END:
+                    ends[int(m.group(2))] = content_end
+                else:
+                    starts[int(m.group(2))] = size
+            continue
+        last = 0
+        for m in _MARKER.finditer(line):
+            out.append(line[last : m.start()])
+            size += m.start() - last
+            (ends if m.group(1) == END else starts)[int(m.group(2))] = size
+            last = m.end()
+        out.append(line[last:] + "\n")
+        size += len(line) - last + 1
+        if line[last:].strip() or last:
+            content_end = size - 1
+    clean, shift = _collapse_blank_runs("".join(out))
+    spans: list[tuple[int, int] | None] = []
+    for k in range(entries):
+        if k in starts and k in ends:
+            lo = shift(starts[k])
+            spans.append((lo, max(lo, shift(ends[k]))))
+        else:
+            spans.append(None)
+    return clean, spans
+
+
+def _collapse_blank_runs(text: str):
+    """Collapse 3+ newlines (left where marker lines went) and trim; returns the text and an offset mapper."""
+    cuts: list[tuple[int, int]] = []  # (position in the old text, chars removed there)
+    lead = len(text) - len(text.lstrip("\n"))
+    if lead:
+        cuts.append((0, lead))
+    for m in _BLANK_RUNS.finditer(text):
+        if m.start() >= lead:
+            cuts.append((m.start() + 2, m.end() - m.start() - 2))
+    body_end = len(text.rstrip("\n"))
+    clean = _BLANK_RUNS.sub("\n\n", text).strip("\n")
+
+    def shift(p: int) -> int:
+        removed = 0
+        for at, n in cuts:
+            if p <= at:
+                break
+            removed += min(n, p - at)
+        return max(0, min(p, body_end) - removed)
+
+    return clean, shift
 
 
 def markdown_without_code(text: str) -> str:
-    """Markdown sources: drop fenced blocks, except those declared as plain text."""
+    """Markdown sources: fenced blocks become a one-line note, except those declared as plain text."""
     return clean_markdown(_MD_FENCED.sub(_code_fence_dropped, text))
 
 
 def _code_fence_dropped(m: re.Match[str]) -> str:
     info = m.group(2).split(maxsplit=1)
-    return m.group(0) if info and info[0].strip("{}.").lower() in PLAIN_TEXT_LANGUAGES else ""
+    lang = info[0].strip("{}.").lower() if info else ""
+    if lang in PLAIN_TEXT_LANGUAGES:
+        return m.group(0)
+    body = m.group(0).split("\n")[1:-1]
+    lines = len([ln for ln in body if not _FENCE_CLOSE.match(ln)]) or 1
+    return f"{code_note(lang, lines)}\n"
 
 
 _PILCROW = re.compile("[¶\uf0c1\u200b\u200c\u200d\ufeff]")

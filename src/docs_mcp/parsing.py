@@ -11,9 +11,14 @@ from lxml import etree
 
 from .config import (
     ADMONITION_SELECTORS,
+    ADMONITION_TITLE_CLASS_PREFIXES,
+    ADMONITION_TITLE_CLASSES,
     CSS_PREFIXES,
+    GRAMMAR_ID_PREFIX,
     INDEX_PAGE_SELECTORS,
+    KEPT_CODE_CLASSES,
     MAIN_CONTENT_SELECTORS,
+    MAX_TITLE_CHARS,
     MIN_MAIN_TEXT,
     NOISE_SELECTORS,
     PLAIN_EMPHASIS_SELECTORS,
@@ -187,8 +192,9 @@ def page_title(root: lxml.html.HtmlElement) -> str:
     h1_text = clean_heading(h1.text_content()) if h1 is not None else ""
     title = normalize_space(root.findtext(".//title") or "")
     if h1_text and (not title or title.startswith(h1_text)):
-        return h1_text
-    return title or h1_text or "(untitled)"
+        title = h1_text
+    title = title or h1_text or "(untitled)"
+    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
 
 
 def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
@@ -234,6 +240,7 @@ def strip_noise(main: lxml.html.HtmlElement) -> None:
 
 def simplify(main: lxml.html.HtmlElement) -> None:
     """Flatten code blocks to text, unwrap inline noise and drop attributes: same markdown, far fewer nodes."""
+    _label_admonitions(main)
     for pre in list(main.iter("pre")):
         lang = code_language(pre)
         text = pre.text_content()
@@ -267,6 +274,35 @@ def simplify(main: lxml.html.HtmlElement) -> None:
         etree.strip_attributes(main, *drop)
 
 
+def _label_admonitions(main: lxml.html.HtmlElement) -> None:
+    """A note box becomes a quote whose first line says its kind: `> **Note:** …`, not a bare "Note" line."""
+    for box in _ADMONITIONS.select(main):
+        first = next((c for c in box if isinstance(c.tag, str)), None)
+        if first is None:
+            continue
+        classes = (first.get("class") or "").split()
+        is_title = bool(set(classes) & ADMONITION_TITLE_CLASSES) or any(
+            c.startswith(ADMONITION_TITLE_CLASS_PREFIXES) for c in classes
+        )
+        label = normalize_space(first.text_content()).rstrip(":") if is_title else ""
+        if not label or len(label) > 60:
+            continue
+        box.text = None
+        first.drop_tree()
+        lead = next((c for c in box.iter("p") if normalize_space(c.text_content())), None)
+        strong = lxml.html.Element("strong")
+        strong.text = _xml_text(label[:1].upper() + label[1:] + ":")
+        strong.tail = " " + (lead.text or "") if lead is not None else None
+        if lead is not None:
+            lead.text = None
+            lead.insert(0, strong)
+        else:
+            para = lxml.html.Element("p")
+            para.append(strong)
+            box.insert(0, para)
+        box.tag = "blockquote"
+
+
 def _xml_text(text: str) -> str:
     """Text lxml accepts back: control characters become U+FFFD."""
     return _CONTROL.sub("\ufffd", text)
@@ -298,6 +334,8 @@ def code_language(pre: lxml.html.HtmlElement) -> str:
     declared = pre.get("data-lang", "").strip().lower()
     if declared:
         return PLAIN_TEXT_TAG if declared in PLAIN_TEXT_LANGUAGES else declared
+    if _is_api_text(pre):
+        return PLAIN_TEXT_TAG
     candidates = [pre.get("class", "")]
     code = pre.find(".//code")
     if code is not None:
@@ -316,6 +354,15 @@ def code_language(pre: lxml.html.HtmlElement) -> str:
             if lang not in _NO_LANG:
                 return lang
     return ""
+
+
+def _is_api_text(pre: lxml.html.HtmlElement) -> bool:
+    """Grammar and synopses are the API itself, not an example (see KEPT_CODE_CLASSES)."""
+    parent = pre.getparent()
+    for el in (pre, parent):
+        if el is not None and set((el.get("class") or "").split()) & KEPT_CODE_CLASSES:
+            return True
+    return any((el.get("id") or "").startswith(GRAMMAR_ID_PREFIX) for el in pre.iter(tag=etree.Element))
 
 
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\ufeff]")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+from .anchors import linked_fragments
 from .document import Document
 from .fetching import RawPage
 from .parsing import find_main, page_title, parse_html, strip_noise
@@ -21,9 +22,11 @@ def build_document(raw: RawPage, url: str, root=None, main=None) -> Document:
     else:
         root = parse_html(raw.text) if root is None else root
         title = page_title(root)
+        # Counted before noise goes: the site's own tables of contents and permalinks name its ids.
+        linked = linked_fragments(root, url)
         main = find_main(root) if main is None else main
         strip_noise(main)
-        sections = split_html(main)
+        sections = split_html(main, linked)
     if not title:
         title = url.rsplit("/", 1)[-1]
     digest = hashlib.sha1(raw.text.encode("utf-8", "replace")).hexdigest()

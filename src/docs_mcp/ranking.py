@@ -18,7 +18,8 @@ from .config import (
     PROXIMITY_WEIGHT,
     SECONDARY_SCORE_RATIO,
 )
-from .document import Document, defined_name
+from .definitions import defined_name
+from .document import Document
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,11 @@ def _bm25(corpus: list[list[str]]):
 
 
 class PageIndex:
-    """BM25 statistics of one page, built once per Document and memoized with it."""
+    """BM25 statistics of one page's sections, built once per Document and memoized with it.
+
+    A section is scored on its own text (its definitions included, code left out of the markdown excluded)
+    and the definitions it holds count like a weaker heading.
+    """
 
     def __init__(self, doc: Document):
         self.doc = doc
@@ -66,8 +71,14 @@ class PageIndex:
         self.names = [
             set(tokenize(" ".join(s.names))) - t for s, t in zip(doc.sections, self.titles, strict=True)
         ]
+        # Code left out of the markdown matches nothing but keeps its length: a section that is mostly code
+        # is not a short, dense answer.
+        lengths = [
+            t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP)
+            for s, t in zip(doc.sections, self.tokens, strict=True)
+        ]
         # rank_bm25 divides by the corpus size; an all-empty page still needs one token somewhere.
-        self.bm25 = _bm25([t or ["\x00"] for t in self.tokens])
+        self.bm25 = _bm25([t or ["\x00"] for t in lengths])
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
         #: Tokens of markdown lines with their offsets, keyed by text: passages re-read the same sections.
         self.block_tokens: dict[str, list[tuple[str, int]]] = {}
@@ -92,6 +103,12 @@ class PageIndex:
                 out.append(ScoredSection(i, score))
         out.sort(key=lambda s: -s.score)
         return out
+
+
+#: The token that stands for a word of left-out code (no query term is ever this).
+_PAD = "\x01"
+#: At most this many code words count towards a section's length.
+CODE_LENGTH_CAP = 5_000
 
 
 def page_index(doc: Document) -> PageIndex:

@@ -4,40 +4,32 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
 import lxml.html
 from lxml import etree
 
-from .config import SECTION_CONTAINER_CLASSES
+from .anchors import (
+    ANCHOR_TAG,
+    IdRegistry,
+    choose,
+    element_ids,
+    heading_elements,
+    place_anchors,
+    slugify,
+)
+from .config import MAX_TITLE_CHARS, PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
+from .definitions import Entry, Group, entry_title, find_groups, is_label, mark
 from .document import Section
 from .parsing import HEADING_TAGS, clean_heading, normalize_space, simplify
 
+__all__ = ["slugify", "split_html", "split_markdown"]
+
 _HEADING_SET = frozenset(HEADING_TAGS)
-_SLUG_DROP = re.compile(r"[^\w\s-]", re.UNICODE)
-_SLUG_SPACE = re.compile(r"[\s_-]+")
 _MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _MD_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _MD_ID = re.compile(r"\s*\{#([A-Za-z0-9_:.-]+)\}\s*$")
-
-
-def slugify(text: str) -> str:
-    """GitHub-style slug, keeping non-ASCII letters (Japanese headings get usable ids)."""
-    slug = _SLUG_SPACE.sub("-", _SLUG_DROP.sub("", text.lower())).strip("-")
-    return slug or "section"
-
-
-class _IdRegistry:
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-
-    def claim(self, wanted: str) -> str:
-        candidate, n = wanted, 1
-        while candidate in self.used:
-            n += 1
-            candidate = f"{wanted}-{n}"
-        self.used.add(candidate)
-        return candidate
 
 
 def _first_heading(el: etree._Element) -> etree._Element | None:
@@ -73,26 +65,8 @@ def _wraps_only_its_heading(el: etree._Element) -> bool:
     return h is not None
 
 
-def heading_anchor(h: etree._Element, main: etree._Element) -> str:
-    """A heading's id: its own, an anchor inside it, its section container's, or an anchor just before it."""
-    if h.get("id"):
-        return h.get("id")
-    for a in h.iter("a"):
-        if a.get("id") or a.get("name"):
-            return a.get("id") or a.get("name")
-    anc = h.getparent()
-    # Up through the containers this heading opens; the content root counts too (a DocBook chapter page's
-    # main container is the chapter div that carries the chapter's id).
-    while anc is not None and _first_heading(anc) is h:
-        if anc.get("id"):
-            return anc.get("id")
-        if anc is main:
-            break
-        anc = anc.getparent()
-    prev = h.getprevious()
-    if prev is not None and prev.tag == "a" and (prev.get("id") or prev.get("name")) and not len(prev):
-        return prev.get("id") or prev.get("name")
-    return ""
+def _clip(title: str) -> str:
+    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
 
 
 @dataclass
@@ -103,26 +77,36 @@ class _Open:
     parent: str | None
     parts: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    code_words: int = 0
     #: Heading tag level (h2 → 2); `level` above is the level in the outline, at least its parent's + 1.
     tag_level: int = 0
     #: Section-container nesting depth where the heading stood.
     depth: int = 0
 
 
+@dataclass
+class _Page:
+    """What the walker needs to know about a page, found before its tree was simplified."""
+
+    #: Heading element → (unit id, every id that resolves to its section).
+    headings: dict[etree._Element, tuple[str, list[str]]]
+    holders: set[etree._Element]
+    containers: set[etree._Element]
+    #: dt/dd element → its definition group; group → (unit id, ids).
+    groups: dict[etree._Element, Group]
+    group_ids: dict[Group, tuple[str, list[str]]]
+    #: x-anchor element → the ids found in the block after it.
+    markers: dict[etree._Element, list[str]]
+
+
 class _Walker:
     """Walks the tree in document order; a heading opens a section, a section container closes it."""
 
-    def __init__(
-        self,
-        main: etree._Element,
-        ids: dict[etree._Element, str],
-        holders: set[etree._Element],
-        containers: set[etree._Element],
-    ):
+    def __init__(self, main: etree._Element, page: _Page):
         self.main = main
-        self.ids = ids
-        self.holders = holders
-        self.containers = containers
+        self.page = page
         self.sections: list[_Open] = [_Open("", "", 0, None)]
         self.current = self.sections[0]
         self.stack: list[_Open] = []
@@ -144,16 +128,43 @@ class _Walker:
             self.stack.pop()
         parent = self.stack[-1] if self.stack else None
         level = max(tag_level, parent.level + 1) if parent else tag_level
+        sid, anchors = self.page.headings[h]
         self.current = _Open(
-            self.ids[h],
-            clean_heading(h.text_content()),
+            sid,
+            _clip(clean_heading(h.text_content())),
             level,
             parent.id if parent else None,
+            anchors=list(anchors),
             tag_level=tag_level,
             depth=self.depth,
         )
         self.sections.append(self.current)
         self.stack.append(self.current)
+
+    def block(self, child: etree._Element) -> None:
+        """Emit a block; definition entries in it become units of the current section, marked in its HTML."""
+        groups = self.page.groups
+        found = [g for dt in child.iter("dt") if (g := groups.get(dt)) is not None and dt is g.terms[0]]
+        # A term with no description (Django's `.. method::` followed by unindented text) or a label ending
+        # in a colon is part of the section, not a unit: its ids name the section.
+        for g in [g for g in found if is_label(g.name) or not any(_own_text(b).strip() for b in g.bodies)]:
+            found.remove(g)
+            self.current.anchors.extend(self.page.group_ids[g][1])
+        if not found:
+            self.emit(lxml.html.tostring(child, encoding=str, with_tail=False), _own_text(child))
+            self.current.code_words += _code_words(child)
+            return
+        sec = self.current
+        index = {g: len(sec.entries) + k for k, g in enumerate(found)}
+        for g in found:
+            sid, anchors = self.page.group_ids[g]
+            sec.entries.append(Entry(sid, g.name, index.get(g.parent, -1), tuple(anchors)))
+        text = _own_text(child)
+        for g in found:
+            mark(g, index[g])
+        sec.parts.append(lxml.html.tostring(child, encoding=str, with_tail=False))
+        sec.texts.append(text)
+        sec.code_words += _code_words(child)
 
     def visit(self, el: etree._Element) -> None:
         if el.text and el.text.strip():
@@ -161,10 +172,12 @@ class _Walker:
         for child in el:
             if not isinstance(child.tag, str):
                 pass
-            elif child.tag in _HEADING_SET and child in self.ids:
+            elif child.tag == ANCHOR_TAG:
+                self.current.anchors.extend(self.page.markers.get(child, ()))
+            elif child.tag in _HEADING_SET and child in self.page.headings:
                 self.open(child)
-            elif child in self.holders:
-                if child in self.containers:
+            elif child in self.page.holders:
+                if child in self.page.containers:
                     # Content after a nested section container closes belongs to the enclosing section again.
                     saved_stack, saved_current = list(self.stack), self.current
                     self.depth += 1
@@ -174,26 +187,28 @@ class _Walker:
                 else:
                     self.visit(child)
             else:
-                self.emit(lxml.html.tostring(child, encoding=str, with_tail=False), _own_text(child))
+                self.block(child)
             if child.tail and child.tail.strip():
                 self.emit(html.escape(child.tail), child.tail)
 
 
-def split_html(main: lxml.html.HtmlElement) -> list[Section]:
-    """Sections of a cleaned content tree, in document order; simplifies the tree as a side effect."""
-    registry = _IdRegistry()
+def _entry_slug(name: str) -> str:
+    """A generated id for a definition without one: its name slugged, `def` when nothing is left (`.`, `^`)."""
+    slug = slugify(name)
+    return slug if slug != "section" and sum(ch.isalnum() for ch in slug) >= 2 else "def"
+
+
+def _survey(main: lxml.html.HtmlElement, linked: Counter[str]) -> tuple[_Page, IdRegistry]:
+    """Headings, their containers, definition groups and every id, read before simplification drops ids."""
     headings = [h for h in main.iter(*HEADING_TAGS) if clean_heading(h.text_content())]
-    ids: dict[etree._Element, str] = {}
-    for h in headings:
-        anchor = heading_anchor(h, main)
-        ids[h] = registry.claim(anchor or slugify(clean_heading(h.text_content())))
+    keep = set(headings)
     # Empty headings carry no outline information; they are dropped with their markup.
-    for h in main.iter(*HEADING_TAGS):
-        if h not in ids and h.getparent() is not None:
+    for h in list(main.iter(*HEADING_TAGS)):
+        if h not in keep and h.getparent() is not None:
             h.drop_tree()
     # Elements that hold headings are walked into; the rest are emitted whole as blocks.
     holders: set[etree._Element] = set()
-    for h in ids:
+    for h in headings:
         for anc in h.iterancestors():
             if anc in holders:
                 break
@@ -201,8 +216,44 @@ def split_html(main: lxml.html.HtmlElement) -> list[Section]:
             if anc is main:
                 break
     containers = {el for el in holders if _is_container(el) and not _wraps_only_its_heading(el)}
+    registry = IdRegistry(i for el in main.iter(tag=etree.Element) for i in element_ids(el))
+    claimed: set[etree._Element] = set()
+    heading_ids: dict[etree._Element, tuple[str, list[str]]] = {}
+    for h in headings:
+        elements = [e for e in heading_elements(h, main) if e not in claimed]
+        claimed.update(elements)
+        candidates = list(dict.fromkeys(i for e in elements for i in element_ids(e)))
+        primary = choose(candidates, linked)
+        title = clean_heading(h.text_content())
+        sid = registry.claim(primary, real=True) if primary else registry.claim(slugify(title))
+        heading_ids[h] = (sid, [sid, *(c for c in candidates if c != sid)])
+    in_headings = {dl for h in headings for dl in h.iter("dl")}
+    groups = find_groups(main, in_headings)
+    for g in dict.fromkeys(groups.values()):
+        g.ids = [i for dt in g.terms for i in element_ids(dt)]
+        g.name = entry_title(_own_text(g.terms[0]))
+        claimed.update(g.terms)
+    per_group, markers = place_anchors(main, claimed, holders, groups)
+    group_ids: dict[Group, tuple[str, list[str]]] = {}
+    for g in dict.fromkeys(groups.values()):
+        candidates = list(dict.fromkeys([*g.ids, *per_group.get(g, ())]))
+        primary = choose(g.ids, linked) or choose(candidates, linked)
+        sid = registry.claim(primary, real=True) if primary else registry.claim(_entry_slug(g.name))
+        group_ids[g] = (sid, [sid, *(c for c in candidates if c != sid)])
+    page = _Page(heading_ids, holders, containers, groups, group_ids, markers)
+    return page, registry
+
+
+def split_html(main: lxml.html.HtmlElement, linked: Counter[str] | None = None) -> list[Section]:
+    """Sections of a cleaned content tree, in document order; simplifies the tree as a side effect.
+
+    `linked` counts the page's links to each of its own ids (see anchors.linked_fragments): a unit is named by
+    the id its site links to.
+    """
+    page, registry = _survey(main, linked or Counter())
+    root_ids = element_ids(main)
     simplify(main)
-    opened = _Walker(main, ids, holders, containers).run()
+    opened = _Walker(main, page).run()
     out = []
     for sec in opened:
         body = "".join(sec.parts)
@@ -212,7 +263,24 @@ def split_html(main: lxml.html.HtmlElement) -> list[Section]:
         if sec.level == 0 and not text:
             continue
         sid = sec.id or registry.claim("top")
-        out.append(Section(sid, sec.title, sec.level, sec.parent, body_html=body, text=text))
+        anchors = list(dict.fromkeys([sid, *sec.anchors]))
+        out.append(
+            Section(
+                sid,
+                sec.title,
+                sec.level,
+                sec.parent,
+                body_html=body,
+                text=text,
+                anchors=tuple(anchors),
+                entries=tuple(sec.entries),
+                code_words=sec.code_words,
+            )
+        )
+    if out and root_ids:  # the content root's own id names the page's first unit
+        first = out[0]
+        extra = tuple(i for i in root_ids if i not in first.anchors)
+        out[0] = replace(first, anchors=first.anchors + extra)
     return out
 
 
@@ -254,11 +322,35 @@ _BLOCK_TAGS = frozenset(
 )
 
 
-def _own_text(el: etree._Element) -> str:
-    """Text of an element without its tail; a space at block boundaries only, so words never merge or split."""
+def _code_words(el: etree._Element) -> int:
+    """Words in the code blocks under `el` that the default markdown leaves out."""
+    return sum(
+        len((pre.text or "").split()) for pre in el.iter("pre") if pre.get("data-lang") != PLAIN_TEXT_TAG
+    )
+
+
+def _own_text(el: etree._Element, skip: set[etree._Element] | frozenset = frozenset()) -> str:
+    """Text of an element without its tail; a space at block boundaries only, so words never merge or split.
+
+    Subtrees in `skip` are left out, and so are code blocks that are left out of the default markdown: a
+    section is scored on what the model is shown.
+    """
     parts: list[str] = []
+    skipping: etree._Element | None = None
     for event, node in etree.iterwalk(el, events=("start", "end")):
         if not isinstance(node.tag, str):
+            continue
+        if skipping is not None:
+            if event == "end" and node is skipping:
+                skipping = None
+                if node is not el and node.tail:
+                    parts.append(" " + node.tail)
+            continue
+        if event == "start" and (
+            node in skip or (node.tag == "pre" and node.get("data-lang") != PLAIN_TEXT_TAG)
+        ):
+            skipping = node
+            parts.append(" ")
             continue
         block = node.tag in _BLOCK_TAGS
         if event == "start":
@@ -276,7 +368,7 @@ def _own_text(el: etree._Element) -> str:
 
 def split_markdown(text: str) -> tuple[str, list[Section]]:
     """Sections of a Markdown page by ATX headings outside code fences; returns (title, sections)."""
-    registry = _IdRegistry()
+    registry = IdRegistry()
     sections: list[tuple[str, str, int, list[str]]] = [("", "", 0, [])]
     fence = ""
     for line in text.splitlines():

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from textwrap import dedent
 from typing import Protocol
 
 from . import config as C
@@ -14,6 +14,7 @@ from .cache import DocumentCache
 from .document import Document
 from .errors import DocsMCPError, InvalidArgument
 from .fetching import Fetcher
+from .outline import outline_line
 from .sources import Location, SourceSet
 
 
@@ -45,9 +46,13 @@ class DocumentStore(Protocol):
     def load_document(self, key: str) -> Document | None: ...
 
 
-def _outline_line(level: int, title: str, section_id: str) -> str:
-    """One heading of an outline: indented by level, then the title and the id to pass to get_doc_section."""
-    return f"{'  ' * max(level - 1, 0)}- {title} #{section_id}"
+#: A code block left out of the markdown (see markdown.code_note), and what the header says about it.
+CODE_NOTE = re.compile(r"^[ \t>]*\[code: [^\]\n]*\d+ lines?\]$", re.M)
+CODE_OMITTED = "code omitted: include_code_blocks=true shows it"
+
+
+def _clip(text: str, size: int = 100) -> str:
+    return text if len(text) <= size else text[: size - 1] + "…"
 
 
 def _fmt_time(ts: float) -> str:
@@ -105,9 +110,32 @@ class DocsTools:
         start_index: int = 0,
         include_code_blocks: bool = False,
     ) -> str:
-        _, doc = await self.document(url)
+        loc, doc = await self.document(url)
         text = await asyncio.to_thread(doc.markdown, include_code_blocks)
-        return self._window(doc, text, doc.url, max_length, start_index, "get_doc_content", "total_length")
+        notes = []
+        if loc.fragment and not start_index:
+            # A link to a definition (`re.html#re.sub`) is read from that definition on.
+            try:
+                ref = doc.find(loc.fragment)
+            except DocsMCPError:
+                notes.append(f"no unit #{_clip(loc.fragment)} on this page: reading from the top")
+            else:
+                start_index = doc.unit_offset(ref, include_code_blocks)
+                notes.append(
+                    f"started at #{doc.unit_id(ref)} ({' > '.join(doc.unit_path(ref))}), offset {start_index}; "
+                    "the url without its #fragment reads from the top"
+                )
+        return self._window(
+            doc,
+            text,
+            doc.url,
+            max_length,
+            start_index,
+            "get_doc_content",
+            "total_length",
+            notes,
+            include_code_blocks,
+        )
 
     def _window(
         self,
@@ -118,6 +146,8 @@ class DocsTools:
         start_index: int,
         tool: str,
         total_name: str,
+        notes: list[str] | None = None,
+        include_code: bool = True,
     ) -> str:
         limit = clamp_length(max_length, self.cap)
         if start_index < 0:
@@ -136,6 +166,11 @@ class DocsTools:
         end = win.start + len(win.content)
         nxt = f"next_start_index={win.next_start}" if win.next_start is not None else "end of content"
         head = f"# {doc.title}\n{where} · chars {win.start}-{end} of {total_name}={win.total} · {nxt}"
+        lines = list(notes or ())
+        if not include_code and CODE_NOTE.search(body):
+            lines.append(CODE_OMITTED)
+        if lines:
+            head += "\n" + "\n".join(f"({n})" for n in lines)
         if win.next_start is not None:
             tail = (
                 f"\n\n[cut at {end:,} of {win.total:,} chars: call {tool} with start_index={win.next_start}]"
@@ -154,47 +189,29 @@ class DocsTools:
         include_code_blocks: bool = False,
     ) -> str:
         loc, doc = await self.document(url)
-        i = doc.find(section_id or loc.fragment)
-        sec = doc.sections[i]
-        text = await asyncio.to_thread(doc.section_markdown, i, include_code_blocks)
-        path = " > ".join(doc.path(i)) or doc.title
-        where = f"{doc.url}#{sec.id} ({path})"
-        return self._window(doc, text, where, max_length, start_index, "get_doc_section", "content_length")
+        ref = doc.find(section_id or loc.fragment)
+        text = await asyncio.to_thread(doc.unit_markdown, ref, include_code_blocks)
+        path = " > ".join(doc.unit_path(ref)) or doc.title
+        where = f"{doc.url}#{doc.unit_id(ref)} ({path})"
+        notes = [ref.note] if ref.note else []
+        return self._window(
+            doc,
+            text,
+            where,
+            max_length,
+            start_index,
+            "get_doc_section",
+            "content_length",
+            notes,
+            include_code_blocks,
+        )
 
     # --- get_doc_toc ------------------------------------------------------------------------------
     async def get_doc_toc(self, url: str) -> str:
-        _, doc = await self.document(url)
-        sizes = await asyncio.to_thread(doc.section_sizes)
-        total = len(doc.markdown())
-        head = (
-            f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections · "
-            "line: indent=level, title #id (chars incl. subsections, code excluded)\n"
-        )
-        lines = [
-            (s.level, _outline_line(s.level, s.title or "(intro)", s.id) + f" ({sizes[i]:,})")
-            for i, s in enumerate(doc.sections)
-        ]
-        body, note = self._fit_outline(lines, self.cap - len(head))
-        return head + body + note
+        from .outline import page_outline
 
-    def _fit_outline(self, lines: list[tuple[int, str]], budget: int) -> tuple[str, str]:
-        """All heading lines if they fit; else the shallowest levels that fit, saying what was left out."""
-        for max_level in (6, 5, 4, 3, 2, 1):
-            kept = [text for level, text in lines if level <= max_level]
-            body = "\n".join(kept)
-            if len(body) <= budget:
-                dropped = len(lines) - len(kept)
-                note = (
-                    (
-                        f"\n[{dropped} headings deeper than h{max_level} omitted to fit {self.cap:,} chars; "
-                        "get_doc_section on a parent lists them]"
-                    )
-                    if dropped
-                    else ""
-                )
-                return body, note
-        body, _ = truncate("\n".join(text for level, text in lines if level <= 1), budget)
-        return body, "\n[outline truncated]"
+        _, doc = await self.document(url)
+        return await asyncio.to_thread(page_outline, doc, self.cap)
 
     # --- search_in_doc ----------------------------------------------------------------------------
     async def search_in_doc(
@@ -213,57 +230,9 @@ class DocsTools:
         return await asyncio.to_thread(self._search_in_doc, doc, query, count, limit, include_code_blocks)
 
     def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
-        from .ranking import Passage, page_index, passages, select_sections
+        from .page_search import search_page
 
-        idx = page_index(doc)
-        chosen = select_sections(doc, idx.rank(query), count)
-        if not chosen:
-            outline = [(s.level, _outline_line(s.level, s.title, s.id)) for s in doc.sections if s.level]
-            body, note = self._fit_outline(outline, min(limit, self.cap) - 200)
-            return (
-                f"# {doc.title}\n{doc.url} · no section matches {query!r}. Outline (pick one with "
-                f"get_doc_section, or try other words):\n{body}{note}"
-            )
-        parts, used = [], 0
-        for rank, hit in enumerate(chosen):
-            remaining = limit - used
-            if remaining < 200:
-                break
-            sec = doc.sections[hit.index]
-            own = doc.own_markdown(hit.index, code)
-            path = " > ".join(doc.short_path(hit.index)) or doc.title
-            # The best section may take half the budget whole; later ones share what is left.
-            whole_limit = (
-                limit // 2 if rank == 0 else min(C.SMALL_SECTION_CHARS, remaining // (len(chosen) - rank))
-            )
-            if len(own) <= min(whole_limit, remaining):
-                # Whole: the label line already names the section, so its own heading line is dropped.
-                piece = own.partition("\n")[2].lstrip("\n") if sec.level else own
-                used += len(piece)
-            else:
-                # Fewer sections qualified than asked for: the best one gets their budget, the evidence is there.
-                spare = min(C.SPARE_SLOT_PASSAGES, count - len(chosen))
-                n = C.PASSAGES_PER_SECTION + spare if rank == 0 else 1
-                size = min(C.PASSAGE_CHARS, remaining // n)
-                # Joining near passages may add the lines between them, but not the budget of later sections.
-                budget = min(remaining, n * size + (n - 1) * C.PASSAGE_GAP_BRIDGE)
-                # Finishing a sentence may take what `remaining` has beyond that, never more: with a small
-                # max_length there is nothing beyond it, and passages stop where their window does.
-                reach = min(C.SENTENCE_REACH, (remaining - budget) // n)
-                found = passages(idx, own, query, n, size, budget, reach) or [
-                    Passage(0, truncate(own, size)[0])
-                ]
-                # Passages inside nested definitions share their indentation: it costs chars and says nothing.
-                texts = [dedent(p.text) for p in found]
-                used += sum(len(t) for t in texts)
-                piece = "\n…\n".join(f"[offset {p.offset}]\n{t}" for p, t in zip(found, texts, strict=True))
-                piece += (
-                    f"\n[{len(own):,}-char section: get_doc_section {sec.id} start_index=offset reads on]"
-                )
-            parts.append(f"## {path} #{sec.id}\n{piece}")
-        # The query is not echoed: the model has it in the call, and every response repeats it otherwise.
-        head = f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) · total_content_chars={used}"
-        return head + "\n\n" + "\n\n".join(parts)
+        return search_page(doc, query, count, limit, code, self.cap)
 
     # --- search_docs ------------------------------------------------------------------------------
     async def search_docs(
@@ -314,7 +283,7 @@ class DocsTools:
             if len(heads) > C.HEADINGS_CAP:
                 heads = [x for x in heads if x[0] <= C.HEADINGS_FALLBACK_MAX_LEVEL]
             shown = heads[: C.HEADINGS_CAP]
-            lines = ["     " + _outline_line(lv, title, sid) for lv, sid, title in shown]
+            lines = ["     " + outline_line(lv, title, sid) for lv, sid, title in shown]
             text = "\n".join(lines)
             if len(text) > share:
                 text, _ = truncate(text, max(0, share - 40))

@@ -63,13 +63,19 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
         "context_to_answer.py", "--questions", str(questions), "--index", "--verbose", "--out", str(out)
     )
     assert res.returncode == 0, res.stderr
-    rows = {line.split("|")[1].strip(): line for line in res.stdout.splitlines() if line.startswith("| ")}
-    assert "100% (2/2)" in rows["in-doc"] and "100% (2/2)" in rows["whole-page"]
-    assert {"pipeline", "section", "paged-5000"} <= rows.keys()
+    rows = {
+        tuple(cell.strip() for cell in line.split("|")[1:3]): line
+        for line in res.stdout.splitlines()
+        if line.startswith("| ")
+    }
+    assert "100% (2/2)" in rows[("in-doc", "all")] and "100% (2/2)" in rows[("whole-page", "all")]
+    # Each half of the set (even ids tune, odd ids validate) has its own row.
+    assert "100% (1/1)" in rows[("in-doc", "tune")] and "100% (1/1)" in rows[("in-doc", "validate")]
+    assert {"pipeline", "section", "paged-5000"} <= {policy for policy, _ in rows}
     md = out.read_text(encoding="utf-8")
     assert "## Other\n\nkept" in md  # other sections survive
     assert "## Context to answer" in md and "benchmarks/context_to_answer.py --questions" in md
-    assert "| in-doc     | 100% (2/2)" in md
+    assert "| in-doc     | all      | 100% (2/2)" in md
 
 
 def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(questions, tmp_path):
@@ -78,6 +84,7 @@ def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(ques
     res = run("search_quality.py", "--questions", str(questions), "--out", str(out))
     assert res.returncode == 0, res.stderr
     assert "| recall@5 | 1.000 |" in res.stdout
+    assert "| recall@5 / MRR@10, tune half (1) | 1.000 / " in res.stdout
     assert "search_docs p50, default 5 results (MCP client)" in res.stdout
     md = out.read_text(encoding="utf-8")
     assert "## Site search\n\nthe Python docs' figures" in md  # another site does not overwrite Python's

@@ -1,7 +1,8 @@
 """Context budgets: what the model sees per tool and fixture, asserted, so growth fails CI.
 
 Budgets sit ~15% above today's sizes: a change that makes a response 30% larger fails here, like a wrong
-answer would. The run ends with a table of the measured sizes (see conftest.pytest_terminal_summary).
+answer would. (Raised once, on purpose, when omitted code started leaving `[code: …]` notes, outlines started
+listing definitions, and sections began to be ranked without the code the model is not shown.) The run ends with a table of the measured sizes (see conftest.pytest_terminal_summary).
 """
 
 from __future__ import annotations
@@ -23,29 +24,29 @@ pytestmark = pytest.mark.anyio
 BUDGETS: dict[str, tuple[str, dict[str, int]]] = {
     "sphinx.html": (
         "resample to a fixed interval",
-        {"toc": 650, "section": 1400, "in_doc": 320, "content": 4850},
+        {"toc": 780, "section": 1400, "in_doc": 710, "content": 4850},
     ),
     "docbook.html": (  # the first h2 section is the chapter, holding every sect1 (3,350)
         "configuration file cache directory",
-        {"toc": 650, "section": 3350, "in_doc": 650, "content": 3300},
+        {"toc": 650, "section": 3500, "in_doc": 1030, "content": 3420},
     ),
-    "mkdocs.html": ("filling gaps in a series", {"toc": 520, "section": 750, "in_doc": 290, "content": 2100}),
+    "mkdocs.html": ("filling gaps in a series", {"toc": 520, "section": 860, "in_doc": 320, "content": 2260}),
     "docusaurus.html": (
         "search station by position",
-        {"toc": 500, "section": 720, "in_doc": 740, "content": 1650},
+        {"toc": 500, "section": 830, "in_doc": 890, "content": 1790},
     ),
-    "seed.html": ("convert between datums", {"toc": 450, "section": 710, "in_doc": 430, "content": 2000}),
+    "seed.html": ("convert between datums", {"toc": 450, "section": 710, "in_doc": 970, "content": 2090}),
     "big-reference.html": (
         "harmonic constituents least squares",
-        {"toc": 6500, "section": 5950, "in_doc": 1780, "content": 5900},
+        {"toc": 11200, "section": 5950, "in_doc": 1780, "content": 5900},
     ),
     "api-1.html": ("options", {"toc": 2050, "section": 330, "in_doc": 1750, "content": 5300}),
-    "japanese.html": ("設定ファイル", {"toc": 410, "section": 240, "in_doc": 280, "content": 870}),
+    "japanese.html": ("設定ファイル", {"toc": 410, "section": 320, "in_doc": 310, "content": 1010}),
     "malformed.html": ("broken markup", {"toc": 300, "section": 550, "in_doc": 320, "content": 1050}),
     "notes.md": ("breaking changes", {"toc": 330, "section": 830, "in_doc": 505, "content": 1170}),
     "guide/configuration.html": (
         "environment variables",
-        {"toc": 310, "section": 430, "in_doc": 780, "content": 1020},
+        {"toc": 310, "section": 505, "in_doc": 780, "content": 1100},
     ),
 }
 SEARCH_BUDGETS = {"search_docs": 1850, "search_docs+headings": 5700}

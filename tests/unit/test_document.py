@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import functools
 
+import lxml.html
 import pytest
 from conftest import SITE, make_tools
 
 from docs_mcp.config import UNKNOWN_ID_LIST_CAP
 from docs_mcp.document import SEPARATOR, Document, Section
 from docs_mcp.errors import InvalidArgument, SectionNotFound
+from docs_mcp.sections import split_html
 
 PAGES = [
     "sphinx.html",
@@ -61,7 +63,7 @@ def test_section_markdown_is_the_exact_slice_of_its_span(name, include_code):
 
 def test_section_markdown_includes_subsections_and_stops_at_the_next_sibling():
     doc = page("sphinx.html")
-    out = doc.section_markdown(doc.find("resampling"))
+    out = doc.section_markdown(doc.find("resampling").section)
     assert out.startswith("## Resampling\n\nGauges rarely share a sampling interval.")
     assert "### Choosing a frequency" in out
     assert "#### Fixed intervals" in out and "#### Event-based sampling" in out
@@ -71,7 +73,7 @@ def test_section_markdown_includes_subsections_and_stops_at_the_next_sibling():
 
 def test_own_markdown_excludes_subsections():
     doc = page("sphinx.html")
-    out = doc.own_markdown(doc.find("resampling"))
+    out = doc.own_markdown(doc.find("resampling").section)
     assert "Resampling never extrapolates" in out
     assert "Choosing a frequency" not in out
 
@@ -87,27 +89,29 @@ def test_markdown_without_code_has_no_fences_but_keeps_inline_code():
 
 def test_markdown_page_sections_render_their_markdown_body():
     doc = page("notes.md")
-    out = doc.section_markdown(doc.find("breaking-changes"))
+    out = doc.section_markdown(doc.find("breaking-changes").section)
     assert out.startswith("### Breaking changes\n\n- `tidepool.load` no longer accepts")
     assert "```bash" not in out
-    assert "```bash\ntidepool upgrade-archive" in doc.section_markdown(doc.find("breaking-changes"), True)
+    assert "```bash\ntidepool upgrade-archive" in doc.section_markdown(
+        doc.find("breaking-changes").section, True
+    )
 
 
 # --- find ----------------------------------------------------------------------------------------
 def test_find_by_id():
     doc = page("sphinx.html")
-    assert doc.sections[doc.find("station-metadata")].title == "Station metadata"
+    assert doc.sections[doc.find("station-metadata").section].title == "Station metadata"
     assert doc.find("#station-metadata") == doc.find("station-metadata")
 
 
 def test_find_by_heading_text_ignores_case_and_spacing():
     doc = page("sphinx.html")
-    assert doc.sections[doc.find("  station   METADATA ")].id == "station-metadata"
+    assert doc.sections[doc.find("  station   METADATA ").section].id == "station-metadata"
 
 
 def test_find_by_id_ignores_case_as_a_last_resort():
     doc = page("docbook.html")
-    assert doc.sections[doc.find("tide-setup-custom")].id == "TIDE-SETUP-CUSTOM"
+    assert doc.sections[doc.find("tide-setup-custom").section].id == "TIDE-SETUP-CUSTOM"
 
 
 def test_unknown_id_lists_the_available_ids():
@@ -137,7 +141,7 @@ def test_empty_section_id_is_an_invalid_argument():
 # --- paths ---------------------------------------------------------------------------------------
 def test_path_runs_from_the_top_heading_down():
     doc = page("sphinx.html")
-    assert doc.path(doc.find("fixed-intervals")) == [
+    assert doc.path(doc.find("fixed-intervals").section) == [
         "Working with tide series",
         "Resampling",
         "Choosing a frequency",
@@ -147,12 +151,12 @@ def test_path_runs_from_the_top_heading_down():
 
 def test_short_path_drops_the_page_title():
     doc = page("sphinx.html")
-    assert doc.short_path(doc.find("fixed-intervals")) == [
+    assert doc.short_path(doc.find("fixed-intervals").section) == [
         "Resampling",
         "Choosing a frequency",
         "Fixed intervals",
     ]
-    assert doc.short_path(doc.find("working-with-tide-series")) == ["Working with tide series"]
+    assert doc.short_path(doc.find("working-with-tide-series").section) == ["Working with tide series"]
 
 
 def test_short_path_keeps_a_top_heading_that_is_not_the_title():
@@ -206,7 +210,7 @@ def test_names_drop_signature_keywords_and_keep_options_and_glossary_terms():
         "a long sentence that describes something " * 3,
     ]
     body = "<dl>" + "".join(f"<dt>{t}</dt><dd>x</dd>" for t in terms) + "</dl>"
-    section = Section(id="s", title="S", level=2, parent=None, body_html=body)
+    (section,) = split_html(lxml.html.fragment_fromstring(f"<h2>S</h2>{body}", create_parent="div"))
     assert section.names == [
         "pkg.Reader",
         "pkg.ReadError",

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from docs_mcp.markdown import clean_markdown, heading_line, html_to_markdown, markdown_without_code
+from docs_mcp.definitions import CLOSE, END, START
+from docs_mcp.markdown import (
+    clean_markdown,
+    convert,
+    extract_markers,
+    heading_line,
+    html_to_markdown,
+    markdown_without_code,
+)
 
 
 def md(html: str) -> str:
@@ -48,13 +56,13 @@ def test_code_without_a_language_gets_a_bare_fence():
     assert md("<pre>make build</pre>") == "```\nmake build\n```"
 
 
-def test_without_code_pre_blocks_are_removed_with_their_text():
+def test_without_code_pre_blocks_leave_a_note_of_their_language_and_size():
     html = (
-        '<p>Call <code>convert()</code> first.</p><pre data-lang="python">SECRET_CODE = 1</pre>'
+        '<p>Call <code>convert()</code> first.</p><pre data-lang="python">SECRET_CODE = 1\nmore()</pre>'
         '<div class="highlight"><pre>HIGHLIGHTED_CODE</pre></div><p>After the code.</p>'
     )
     out = md_no_code(html)
-    assert out == "Call `convert()` first.\n\nAfter the code."
+    assert out == "Call `convert()` first.\n\n[code: python, 2 lines]\n\n[code: 1 line]\n\nAfter the code."
     assert "SECRET_CODE" not in out and "HIGHLIGHTED_CODE" not in out and "```" not in out
 
 
@@ -102,15 +110,58 @@ def test_markdown_without_code_keeps_fences_declared_as_plain_text():
     text = "Help:\n\n```text\nusage: venv [-h]\n```\n\n```{.none}\nout\n```\n\n```sh\nvenv -h\n```\n\nend"
     assert (
         markdown_without_code(text)
-        == "Help:\n\n```text\nusage: venv [-h]\n```\n\n```{.none}\nout\n```\n\nend"
+        == "Help:\n\n```text\nusage: venv [-h]\n```\n\n```{.none}\nout\n```\n\n[code: sh, 1 line]\n\nend"
     )
 
 
-def test_markdown_without_code_drops_fenced_blocks():
+def test_markdown_without_code_leaves_a_note_for_each_fenced_block():
     text = "Intro\n\n```python\nsecret()\n```\n\nUse `inline` here.\n\n~~~\ntilde block\n~~~\n\nend"
-    assert markdown_without_code(text) == "Intro\n\nUse `inline` here.\n\nend"
+    assert (
+        markdown_without_code(text)
+        == "Intro\n\n[code: python, 1 line]\n\nUse `inline` here.\n\n[code: 1 line]\n\nend"
+    )
 
 
 def test_heading_line():
     assert heading_line(3, "Deep") == "### Deep"
     assert heading_line(0, "") == ""
+
+
+# --- definition markers ---------------------------------------------------------------------------
+def marked(k: int, text: str) -> str:
+    return f"{START}{k}{CLOSE}{text}"
+
+
+def test_markers_give_each_definitions_exact_span_and_leave_no_trace():
+    html = (
+        f"<p>intro</p><dl><dt>{marked(0, 're.sub(a)')}</dt><dd><p>Return it.</p>"
+        f'<pre data-lang="python">x = 1</pre>{END}0{CLOSE}</dd>'
+        f"<dt>{marked(1, 're.x')}</dt><dd><p>More</p>{END}1{CLOSE}</dd></dl><p>after</p>"
+    )
+    for include_code in (True, False):
+        text, spans = convert(html, include_code, 2)
+        assert START not in text and END not in text and CLOSE not in text
+        assert [text[a:b].split("\n", 1)[0] for a, b in spans] == ["re.sub(a)", "re.x"]
+        assert text[spans[1][0] : spans[1][1]] == "re.x\n:   More"
+        assert text.endswith("\n\nafter")
+    assert convert(html, False, 2)[0][slice(*convert(html, False, 2)[1][0])].endswith(
+        "[code: python, 1 line]"
+    )
+
+
+def test_a_marker_alone_on_its_line_is_dropped_with_the_line():
+    text = f"a\n\n{marked(0, 'term')}\n:   body\n\n    {END}0{CLOSE}\n\nnext"
+    clean, spans = extract_markers(text, 1)
+    assert clean == "a\n\nterm\n:   body\n\nnext"
+    assert clean[spans[0][0] : spans[0][1]] == "term\n:   body"
+
+
+def test_a_definition_whose_markers_were_lost_has_no_span():
+    assert extract_markers("plain text", 2) == ("plain text", [None, None])
+
+
+def test_a_pipe_in_a_table_cell_is_escaped():
+    out = md(
+        "<table><tr><th>Operator</th></tr><tr><td><code>?|</code> or <code>x | y</code></td></tr></table>"
+    )
+    assert out.split("\n")[2] == "| `?\\|` or `x \\| y` |"

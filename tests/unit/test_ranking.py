@@ -6,11 +6,13 @@ import asyncio
 import functools
 import itertools
 
+import lxml.html
 from conftest import SITE, make_tools
 
 from docs_mcp.config import SECONDARY_SCORE_RATIO
 from docs_mcp.document import Document, Section
 from docs_mcp.ranking import PageIndex, ScoredSection, page_index, passages, select_sections
+from docs_mcp.sections import split_html
 
 
 @functools.cache
@@ -313,29 +315,23 @@ def test_block_longer_than_the_size_is_cut_at_a_boundary():
 
 
 def test_section_defining_a_queried_name_outranks_one_that_mentions_it_as_often():
-    mention = "<p>See tidepool.resample for details; resample keeps gaps.</p>"
-    define = "<dl><dt>tidepool.resample(series, rule)</dt><dd><p>Regrid; keeps gaps.</p></dd></dl>"
-    d = Document(
-        "p.html",
-        "src",
-        "Page",
-        (
-            Section(
-                "guide",
-                "Guide",
-                2,
-                None,
-                body_html=mention,
-                text="See tidepool.resample for details; resample keeps gaps.",
-            ),
-            Section(
-                "api",
-                "API",
-                2,
-                None,
-                body_html=define,
-                text="tidepool.resample(series, rule) Regrid; keeps gaps.",
-            ),
-        ),
+    html = (
+        "<h2 id='guide'>Guide</h2><p>See tidepool.resample for details; resample keeps gaps.</p>"
+        "<h2 id='api'>API</h2><dl><dt>tidepool.resample(series, rule)</dt><dd><p>Regrid; keeps gaps.</p></dd></dl>"
     )
+    sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
+    d = Document("p.html", "src", "Page", tuple(sections))
     assert ids(d, PageIndex(d).rank("tidepool.resample gaps"))[0] == "api"
+
+
+def test_code_matches_nothing_but_keeps_the_section_long():
+    code = "<pre data-lang='python'>" + "resample(x)\n" * 60 + "</pre>"
+    html = (
+        f"<h2 id='examples'>Examples</h2><p>Resample a series.</p>{code}"
+        "<h2 id='howto'>How to</h2><p>To resample a series, pick a rule; resample keeps gaps and never invents data "
+        "points beyond the record, so the result is as long as the input.</p>"
+    )
+    sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
+    d = Document("p.html", "src", "Page", tuple(sections))
+    assert "resample(x)" not in d.sections[0].text and d.sections[0].code_words == 60
+    assert ids(d, PageIndex(d).rank("resample"))[0] == "howto"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 
 import lxml.html
 import pytest
-from conftest import SITE
+from conftest import SITE, make_tools
 
 from docs_mcp.document import Section
 from docs_mcp.parsing import find_main, parse_html, strip_noise
@@ -153,7 +154,7 @@ def test_docbook_sect2_and_sect3_nest_under_their_parents():
 def test_docbook_admonition_title_is_content_not_a_section():
     secs = page("docbook.html")
     assert not any(s.title == "Note" for s in secs.values())
-    assert "Note Binary wheels are published for Linux" in secs["TIDE-INSTALL"].text
+    assert "Note: Binary wheels are published for Linux" in secs["TIDE-INSTALL"].text
 
 
 def test_docbook_chapter_heading_takes_the_chapter_div_id():
@@ -197,6 +198,16 @@ def test_docbook_nesting_follows_the_divs_not_the_heading_tags():
     ]
 
 
+def test_code_is_left_out_of_section_text_and_noted_in_its_markdown():
+    doc = asyncio.run(make_tools(str(SITE)).document("docbook.html"))[1]
+    i = doc.find("TIDE-SETUP-CUSTOM").section
+    assert "KLW-02,Kelpwater Quay" not in doc.sections[i].text  # ranking reads what the model is shown
+    assert "[code: " in doc.own_markdown(
+        i
+    ) and "KLW-02,Kelpwater Quay,57.1203,-5.8811,CD" not in doc.own_markdown(i)
+    assert "KLW-02,Kelpwater Quay,57.1203,-5.8811,CD" in doc.own_markdown(i, include_code=True)
+
+
 # --- every theme: each phrase lands in its own section (phrases from fixtures/README.md) ---------
 @pytest.mark.parametrize(
     ("name", "section_id", "phrase"),
@@ -208,7 +219,7 @@ def test_docbook_nesting_follows_the_divs_not_the_heading_tags():
             "TIDE-SETUP-CATALOGS",
             "Gauges operated by harbour authorities, usually sampled every six minutes.",
         ),
-        ("docbook.html", "TIDE-SETUP-CUSTOM", "KLW-02,Kelpwater Quay,57.1203,-5.8811,CD"),
+        ("docbook.html", "TIDE-SETUP-CUSTOM", "Custom catalogs are plain CSV files with one row per gauge"),
         ("mkdocs.html", "time-zones", "Readings logged in local time during that hour cannot be mapped back"),
         ("mkdocs.html", "gaps-and-quality-flags", "Suspect: failed a spike or flatline test"),
         ("docusaurus.html", "working-with-stations", "Every reading in Tidepool belongs to a station"),
