@@ -115,6 +115,18 @@ def load_questions(path: Path | str | None = None, limit: int | None = None) -> 
     return questions[:limit] if limit else questions
 
 
+HALVES = ("tune", "validate")
+
+
+def half(q: dict[str, Any]) -> str:
+    """A question's half of its set: even ids (`py-002`) are for tuning, odd ones (`py-001`) for validation.
+
+    Decide on the tuning half; the validation half only reports whether the decision carried over.
+    """
+    digits = "".join(ch for ch in q["id"] if ch.isdigit())
+    return "tune" if digits and int(digits) % 2 == 0 else "validate"
+
+
 def questions_docs(path: Path | str | None = None) -> Path:
     """The docs folder a question file is about (its "docs" key); the Python 3.11 docs by default."""
     p = Path(path) if path else DEFAULT_QUESTIONS

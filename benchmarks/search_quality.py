@@ -24,7 +24,9 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from common import (  # noqa: E402
+    HALVES,
     docs_server,
+    half,
     load_questions,
     questions_docs,
     replace_section,
@@ -88,6 +90,7 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
             found = [k for k, u in enumerate(urls, 1) if same_page(u, q["page"])]
             ranks.append(found[0] if found else None)
     n = len(questions)
+    by_half = {h: [r for q, r in zip(questions, ranks, strict=True) if half(q) == h] for h in HALVES}
     times.sort()
     times5.sort()
     return {
@@ -98,6 +101,14 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
         "p50_ms_10": statistics.median(times),
         "p95_ms_10": times[int(0.95 * (len(times) - 1))],
         "misses": [q["id"] for q, r in zip(questions, ranks, strict=True) if not r or r > 5],
+        "halves": {
+            h: {
+                "n": len(rs),
+                "recall@5": sum(1 for r in rs if r and r <= 5) / max(1, len(rs)),
+                "mrr@10": sum(1 / r for r in rs if r and r <= 10) / max(1, len(rs)),
+            }
+            for h, rs in by_half.items()
+        },
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "pages": app.index.page_count(),
         "sections": app.index.section_count(),
@@ -153,6 +164,10 @@ def main() -> None:
         ),
         ("recall@5", f"{out['recall@5']:.3f}", target("≥ 0.95")),
         ("MRR@10", f"{out['mrr@10']:.3f}", target("≥ 0.80")),
+        *(
+            (f"recall@5 / MRR@10, {h} half ({v['n']})", f"{v['recall@5']:.3f} / {v['mrr@10']:.3f}", "—")
+            for h, v in out["halves"].items()
+        ),
         (
             f"peak RSS, index loaded + {2 * len(questions)} searches",
             f"{out['peak_rss_mb']:.0f} MB",
