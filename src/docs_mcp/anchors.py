@@ -61,6 +61,14 @@ def element_ids(el: etree._Element) -> list[str]:
     return out
 
 
+_WITH_ID = etree.XPath("descendant-or-self::*[@id] | descendant::a[@name]")
+
+
+def id_elements(main: etree._Element) -> list[etree._Element]:
+    """The elements that define an anchor, in document order (found in C: most elements have none)."""
+    return _WITH_ID(main)
+
+
 def linked_fragments(root: etree._Element, url: str) -> Counter[str]:
     """How often the page links to each of its own fragments (`#x`, `page.html#x`): the ids its site uses."""
     page = urlsplit(url).path.rsplit("/", 1)[-1]
@@ -79,16 +87,16 @@ def choose(candidates: list[str], linked: Counter[str]) -> str | None:
     return max(enumerate(candidates), key=lambda kv: (linked[kv[1]], -kv[0]))[1]
 
 
-def _text(el: etree._Element) -> bool:
-    return bool("".join(el.itertext()).strip())
-
-
 def preceding_empty(el: etree._Element) -> list[etree._Element]:
     """Empty elements right before `el` (Sphinx and Django label spans, DocBook `<a id>`), nearest first."""
     out = []
     prev = el.getprevious()
     while (
-        prev is not None and isinstance(prev.tag, str) and not _text(prev) and not (prev.tail or "").strip()
+        prev is not None
+        and isinstance(prev.tag, str)
+        and not len(prev)
+        and not (prev.text or "").strip()
+        and not (prev.tail or "").strip()
     ):
         out.append(prev)
         prev = prev.getprevious()
@@ -118,13 +126,15 @@ def heading_elements(h: etree._Element, main: etree._Element) -> list[etree._Ele
 
 def place_anchors(
     main: lxml.html.HtmlElement,
+    elements: list[etree._Element],
     claimed: set[etree._Element],
     holders: set[etree._Element],
     owner_of: dict[etree._Element, object],
 ) -> tuple[dict[object, list[str]], dict[etree._Element, list[str]]]:
     """Ids not already naming a unit: to the definition entry holding them, else to the section they are in.
 
-    `claimed` elements' ids are taken (headings' and entries' own). `owner_of` maps each entry's dt/dd to the
+    `elements` are the page's id-bearing elements (see id_elements); `claimed` ones' ids are taken already
+    (headings' and entries' own). `owner_of` maps each entry's dt/dd to the
     entry. An id elsewhere in a block becomes an `x-anchor` element placed just before the block, so the
     section walker meets it where the block is (simplification drops the ids themselves, and the span or
     `<a>` that carried one).
@@ -132,7 +142,7 @@ def place_anchors(
     """
     per_owner: dict[object, list[str]] = {}
     per_block: dict[etree._Element, list[str]] = {}
-    for el in main.iter(tag=etree.Element):
+    for el in elements:
         if el in claimed:
             continue
         ids = element_ids(el)

@@ -59,6 +59,15 @@ DEFINITION_LIST_SKIP_CLASSES = frozenset({"field-list"})
 #: Longest heading or definition title kept; longer ones are cut with "…" (a hostile page's 200,000-char
 #: heading or <title> must not reach outlines, paths and hits whole).
 MAX_TITLE_CHARS = 200
+#: Elements nested deeper than this are flattened to their text: real documentation nests 30 levels at most,
+#: and the markdown converter recurses per level.
+MAX_DEPTH = 100
+#: A section whose HTML is larger than this is shown as plain text (with a note) instead of markdown: a
+#: 4 MB table took markdownify 20 s and 612 MB.
+MAX_CONVERT_CHARS = 1_000_000
+#: A page whose sectioning takes longer than this (seconds) is served as one section with a note; real pages
+#: take well under one.
+PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
 MAX_ID_CHARS = 120
 #: Definition names shown per section in get_doc_toc before the rest are folded into a count.

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
+import lxml.html
 from bs4 import BeautifulSoup, Tag
+from lxml import etree
 from markdownify import ATX, MarkdownConverter
 
-from .config import PLAIN_TEXT_LANGUAGES, PLAIN_TEXT_TAG
+from .config import MAX_CONVERT_CHARS, PLAIN_TEXT_LANGUAGES, PLAIN_TEXT_TAG
 from .definitions import CLOSE, END, START
 
 _FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
@@ -81,8 +83,67 @@ def convert(fragment: str, include_code: bool, entries: int = 0) -> tuple[str, l
     """Markdown of a fragment, and where each of its `entries` marked definitions lies in it."""
     if not fragment.strip():
         return "", [None] * entries
-    text = clean_markdown(_converters[include_code].convert_fragment(fragment))
+    if len(fragment) > MAX_CONVERT_CHARS:
+        size = f"{len(fragment) / 1e6:.1f} MB" if len(fragment) >= 1e6 else f"{len(fragment):,} chars"
+        note = f"[docslice: this section's HTML is {size}, too large to convert to markdown; shown as plain text]"
+        text = note + "\n\n" + clean_markdown(plain_text(fragment))
+    else:
+        try:
+            text = clean_markdown(_converters[include_code].convert_fragment(fragment))
+        except RecursionError:  # nesting is limited at parse time; this is the last line of defence
+            text = clean_markdown(plain_text(fragment))
     return extract_markers(text, entries)
+
+
+#: Elements that end a line in the plain-text rendering.
+_LINE_TAGS = frozenset(
+    [
+        "p",
+        "div",
+        "li",
+        "dt",
+        "dd",
+        "tr",
+        "table",
+        "ul",
+        "ol",
+        "dl",
+        "pre",
+        "blockquote",
+        "section",
+        "article",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "br",
+        "hr",
+    ]
+)
+
+
+def plain_text(fragment: str) -> str:
+    """The fragment's text with a line break after each block and ` | ` between table cells (no bs4)."""
+    parts: list[str] = []
+    for piece in lxml.html.fragments_fromstring(fragment):
+        if isinstance(piece, str):
+            parts.append(piece)
+            continue
+        for event, el in etree.iterwalk(piece, events=("start", "end")):
+            if not isinstance(el.tag, str):
+                continue
+            if event == "start":
+                if el.tag in ("td", "th") and el.getprevious() is not None:
+                    parts.append(" | ")
+                parts.append(el.text or "")
+            else:
+                if el.tag in _LINE_TAGS:
+                    parts.append("\n")
+                if el is not piece:
+                    parts.append(el.tail or "")
+    return "".join(parts)
 
 
 _MARKER = re.compile(f"([{START}{END}])(\\d+){CLOSE}")

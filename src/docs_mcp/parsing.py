@@ -18,6 +18,7 @@ from .config import (
     INDEX_PAGE_SELECTORS,
     KEPT_CODE_CLASSES,
     MAIN_CONTENT_SELECTORS,
+    MAX_DEPTH,
     MAX_TITLE_CHARS,
     MIN_MAIN_TEXT,
     NOISE_SELECTORS,
@@ -29,6 +30,14 @@ from .errors import NotDocumentation
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+#: The deepest nesting libxml2 reads with huge_tree; deeper content would be dropped without a word.
+MAX_PARSE_DEPTH = 2_048
+#: Tags that pile up in pathological nesting; removed from the raw text when a page nests too deep.
+_NESTING_TAGS = re.compile(
+    r"</?(?:div|span|section|article|font|b|i|u|em|strong|small|big|a|blockquote|ul|ol|li|dl|dt|dd|table|"
+    r"tbody|thead|tr|td|th|center|main|aside|nav|header|footer|p|code|tt|sup|sub|q|cite|mark|details|summary)\b[^>]*>",
+    re.I,
+)
 #: Control characters lxml parses but refuses to set back as text (a code sample holding `\x01`); replaced
 #: where simplify() sets text, not in the whole page (a pass over every page for a rare case).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -169,21 +178,56 @@ def generated_index_chars(main: lxml.html.HtmlElement) -> int:
 
 
 def parse_html(text: str) -> lxml.html.HtmlElement:
-    """Parse a page leniently (malformed markup is repaired, never fatal)."""
+    """Parse a page leniently (malformed markup is repaired, never fatal, and no content is dropped)."""
     text = _XML_DECL.sub("", text, count=1)
     if not text.strip():
         raise NotDocumentation("the page is empty; pick another page")
-    try:
-        root = lxml.html.document_fromstring(text)
-    except (etree.ParserError, ValueError) as exc:
-        raise NotDocumentation(f"the page could not be parsed as HTML ({exc})") from None
+    root, too_deep = _parse(text)
+    if too_deep:
+        # libxml2 drops whatever lies deeper than 2,048 elements: read the page with its nesting tags
+        # removed instead, and say so on the page.
+        root, _ = _parse(_NESTING_TAGS.sub(" ", text))
+        _notice(
+            root,
+            f"this page nests its markup deeper than {MAX_PARSE_DEPTH:,} levels; it was flattened to be read",
+        )
     body = root.find("body")
     if body is not None:
         # Content after a stray </body> lands beside <body>; it is still part of the page.
         for el in list(root):
             if el is not body and el.tag not in ("head", "body") and isinstance(el.tag, str):
                 body.append(el)
+    _limit_depth(root)
     return root
+
+
+def _parse(text: str) -> tuple[lxml.html.HtmlElement, bool]:
+    """The tree (huge_tree: 2,048 levels, not 256), and whether the parser still had to drop deeper content."""
+    parser = lxml.html.HTMLParser(huge_tree=True)  # one per call: lxml parsers are not thread-safe
+    try:
+        root = lxml.html.document_fromstring(text, parser=parser)
+    except (etree.ParserError, ValueError) as exc:
+        raise NotDocumentation(f"the page could not be parsed as HTML ({exc})") from None
+    return root, any("Excessive depth" in e.message for e in parser.error_log)
+
+
+def _notice(root: lxml.html.HtmlElement, text: str) -> None:
+    """A line at the top of the page's content telling the reader what was done to it."""
+    body = root.find("body")
+    host = body if body is not None else root
+    para = lxml.html.Element("p")
+    para.text = f"[docslice: {text}]"
+    host.insert(0, para)
+
+
+#: Elements MAX_DEPTH levels below the root that have children (a fixed path: one pass in C).
+_AT_MAX_DEPTH = etree.XPath("/" + "/".join(["*"] * MAX_DEPTH) + "[*]")
+
+
+def _limit_depth(root: lxml.html.HtmlElement) -> None:
+    """Flatten what is nested deeper than MAX_DEPTH: its text stays, its tags go (converters recurse)."""
+    for el in _AT_MAX_DEPTH(root):
+        etree.strip_tags(el, "*")
 
 
 def page_title(root: lxml.html.HtmlElement) -> str:
@@ -356,13 +400,16 @@ def code_language(pre: lxml.html.HtmlElement) -> str:
     return ""
 
 
+_GRAMMAR_TOKEN = etree.XPath("descendant-or-self::*[starts-with(@id, $prefix)][1]")
+
+
 def _is_api_text(pre: lxml.html.HtmlElement) -> bool:
     """Grammar and synopses are the API itself, not an example (see KEPT_CODE_CLASSES)."""
     parent = pre.getparent()
     for el in (pre, parent):
         if el is not None and set((el.get("class") or "").split()) & KEPT_CODE_CLASSES:
             return True
-    return any((el.get("id") or "").startswith(GRAMMAR_ID_PREFIX) for el in pre.iter(tag=etree.Element))
+    return bool(_GRAMMAR_TOKEN(pre, prefix=GRAMMAR_ID_PREFIX))
 
 
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\ufeff]")

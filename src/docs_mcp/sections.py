@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -16,10 +17,11 @@ from .anchors import (
     choose,
     element_ids,
     heading_elements,
+    id_elements,
     place_anchors,
     slugify,
 )
-from .config import MAX_TITLE_CHARS, PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
+from .config import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS, PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
 from .definitions import Entry, Group, entry_title, find_groups, is_label, mark
 from .document import Section
 from .parsing import HEADING_TAGS, clean_heading, normalize_space, simplify
@@ -104,9 +106,10 @@ class _Page:
 class _Walker:
     """Walks the tree in document order; a heading opens a section, a section container closes it."""
 
-    def __init__(self, main: etree._Element, page: _Page):
+    def __init__(self, main: etree._Element, page: _Page, deadline: float):
         self.main = main
         self.page = page
+        self.deadline = deadline
         self.sections: list[_Open] = [_Open("", "", 0, None)]
         self.current = self.sections[0]
         self.stack: list[_Open] = []
@@ -147,7 +150,9 @@ class _Walker:
         found = [g for dt in child.iter("dt") if (g := groups.get(dt)) is not None and dt is g.terms[0]]
         # A term with no description (Django's `.. method::` followed by unindented text) or a label ending
         # in a colon is part of the section, not a unit: its ids name the section.
-        for g in [g for g in found if is_label(g.name) or not any(_own_text(b).strip() for b in g.bodies)]:
+        for g in [
+            g for g in found if is_label(g.name) or not any(t.strip() for b in g.bodies for t in b.itertext())
+        ]:
             found.remove(g)
             self.current.anchors.extend(self.page.group_ids[g][1])
         if not found:
@@ -187,6 +192,8 @@ class _Walker:
                 else:
                     self.visit(child)
             else:
+                if time.monotonic() > self.deadline:
+                    raise _OverBudget
                 self.block(child)
             if child.tail and child.tail.strip():
                 self.emit(html.escape(child.tail), child.tail)
@@ -216,7 +223,8 @@ def _survey(main: lxml.html.HtmlElement, linked: Counter[str]) -> tuple[_Page, I
             if anc is main:
                 break
     containers = {el for el in holders if _is_container(el) and not _wraps_only_its_heading(el)}
-    registry = IdRegistry(i for el in main.iter(tag=etree.Element) for i in element_ids(el))
+    with_ids = id_elements(main)
+    registry = IdRegistry(i for el in with_ids for i in element_ids(el))
     claimed: set[etree._Element] = set()
     heading_ids: dict[etree._Element, tuple[str, list[str]]] = {}
     for h in headings:
@@ -233,7 +241,7 @@ def _survey(main: lxml.html.HtmlElement, linked: Counter[str]) -> tuple[_Page, I
         g.ids = [i for dt in g.terms for i in element_ids(dt)]
         g.name = entry_title(_own_text(g.terms[0]))
         claimed.update(g.terms)
-    per_group, markers = place_anchors(main, claimed, holders, groups)
+    per_group, markers = place_anchors(main, with_ids, claimed, holders, groups)
     group_ids: dict[Group, tuple[str, list[str]]] = {}
     for g in dict.fromkeys(groups.values()):
         candidates = list(dict.fromkeys([*g.ids, *per_group.get(g, ())]))
@@ -244,16 +252,31 @@ def _survey(main: lxml.html.HtmlElement, linked: Counter[str]) -> tuple[_Page, I
     return page, registry
 
 
-def split_html(main: lxml.html.HtmlElement, linked: Counter[str] | None = None) -> list[Section]:
+class _OverBudget(Exception):
+    """Splitting a page took longer than PAGE_SPLIT_SECONDS."""
+
+
+def split_html(
+    main: lxml.html.HtmlElement, linked: Counter[str] | None = None, budget: float = PAGE_SPLIT_SECONDS
+) -> list[Section]:
     """Sections of a cleaned content tree, in document order; simplifies the tree as a side effect.
 
     `linked` counts the page's links to each of its own ids (see anchors.linked_fragments): a unit is named by
-    the id its site links to.
+    the id its site links to. A page that takes longer than `budget` seconds to split is served as one
+    section that says so.
     """
+    started = time.monotonic()
     page, registry = _survey(main, linked or Counter())
     root_ids = element_ids(main)
     simplify(main)
-    opened = _Walker(main, page).run()
+    try:
+        opened = _Walker(main, page, started + budget).run()
+    except _OverBudget:
+        note = (
+            f"<p>[docslice: this page took over {budget:g} s to split into sections; it is one section]</p>"
+        )
+        body = note + lxml.html.tostring(main, encoding=str, with_tail=False)
+        return [Section("top", "", 0, None, body_html=body, text=normalize_space(main.text_content()))]
     out = []
     for sec in opened:
         body = "".join(sec.parts)
@@ -329,11 +352,11 @@ def _code_words(el: etree._Element) -> int:
     )
 
 
-def _own_text(el: etree._Element, skip: set[etree._Element] | frozenset = frozenset()) -> str:
+def _own_text(el: etree._Element) -> str:
     """Text of an element without its tail; a space at block boundaries only, so words never merge or split.
 
-    Subtrees in `skip` are left out, and so are code blocks that are left out of the default markdown: a
-    section is scored on what the model is shown.
+    Code blocks left out of the default markdown are left out here too: a section is scored on what the model
+    is shown.
     """
     parts: list[str] = []
     skipping: etree._Element | None = None
@@ -346,9 +369,7 @@ def _own_text(el: etree._Element, skip: set[etree._Element] | frozenset = frozen
                 if node is not el and node.tail:
                     parts.append(" " + node.tail)
             continue
-        if event == "start" and (
-            node in skip or (node.tag == "pre" and node.get("data-lang") != PLAIN_TEXT_TAG)
-        ):
+        if event == "start" and node.tag == "pre" and node.get("data-lang") != PLAIN_TEXT_TAG:
             skipping = node
             parts.append(" ")
             continue

@@ -165,3 +165,10 @@ def test_a_pipe_in_a_table_cell_is_escaped():
         "<table><tr><th>Operator</th></tr><tr><td><code>?|</code> or <code>x | y</code></td></tr></table>"
     )
     assert out.split("\n")[2] == "| `?\\|` or `x \\| y` |"
+
+
+def test_a_section_too_large_to_convert_is_shown_as_plain_text_with_a_note():
+    rows = "".join(f"<tr><td>r{r}a</td><td>r{r}b</td></tr>" for r in range(40_000))
+    text, _ = convert(f"<table>{rows}</table>", False)
+    assert text.startswith("[docslice: this section's HTML is 1.")
+    assert "\nr0a | r0b\nr1a | r1b\n" in text and "r39999b" in text

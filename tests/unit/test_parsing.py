@@ -6,7 +6,9 @@ import lxml.html
 import pytest
 from conftest import SITE
 
+from docs_mcp.document import Document
 from docs_mcp.errors import NotDocumentation
+from docs_mcp.fetching import RawPage
 from docs_mcp.parsing import (
     SelectorSet,
     code_language,
@@ -17,6 +19,8 @@ from docs_mcp.parsing import (
     simplify,
     strip_noise,
 )
+from docs_mcp.pipeline import build_document
+from docs_mcp.sources import Location, Source
 
 
 def main_of(name: str):
@@ -375,3 +379,25 @@ def _pre(markup: str) -> lxml.html.HtmlElement:
 )
 def test_code_language_reads_the_nearest_declaration_and_tags_plain_text(markup, language):
     assert code_language(_pre(markup)) == language
+
+
+# --- hostile structure ----------------------------------------------------------------------------
+def document_of(html: str) -> Document:
+    raw = RawPage(Location(Source("t", str(SITE), True), "x.html"), html, "html")
+    return build_document(raw, "x.html")
+
+
+@pytest.mark.parametrize("depth", [300, 3_000])
+def test_deep_nesting_keeps_its_text(depth):
+    html = "<html><body><main><h1>Deep</h1>" + "<div>" * depth + "DEEP_TEXT <b>bold</b>" + "</div>" * depth
+    html += "<p>after the nest</p></main></body></html>"
+    md = document_of(html).markdown()
+    assert "DEEP_TEXT" in md and "bold" in md and "after the nest" in md
+    if depth > 2_048:  # the parser cannot hold it: the page says it was flattened
+        assert "[docslice: this page nests its markup deeper than 2,048 levels" in md
+
+
+def test_a_huge_title_is_clipped():
+    html = "<html><head><title>" + "T" * 200_000 + "</title></head><body><p>x</p></body></html>"
+    title = document_of(html).title
+    assert len(title) <= 200 and title.endswith("…")

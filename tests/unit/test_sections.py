@@ -369,3 +369,10 @@ def test_split_markdown_fixture():
 def test_split_markdown_longer_fence_is_not_closed_by_a_shorter_one():
     text = "# Writing docs\n\n````markdown\n```python\n# not a heading\n```\n````\n\n## Real\n"
     assert [s.title for s in split_markdown(text)[1]] == ["Writing docs", "Real"]
+
+
+def test_a_page_over_its_split_budget_is_one_section_that_says_so():
+    html = "".join(f"<h2>Part {n}</h2><p>text {n}</p>" for n in range(50))
+    (only,) = split_html(lxml.html.fragment_fromstring(html, create_parent="div"), budget=-1)
+    assert only.level == 0
+    assert "[docslice: this page took over" in only.body_html and "text 49" in only.text
