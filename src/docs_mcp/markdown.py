@@ -6,11 +6,11 @@ import re
 
 import lxml.html
 from bs4 import BeautifulSoup, Tag
-from lxml import etree
 from markdownify import ATX, MarkdownConverter
 
 from .config import MAX_CONVERT_CHARS, PLAIN_TEXT_LANGUAGES, PLAIN_TEXT_TAG
 from .definitions import CLOSE, END, START
+from .parsing import element_text
 
 _FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 _MD_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)\n.*?^[ \t]*\1[ \t]*$\n?", re.S | re.M)
@@ -95,55 +95,12 @@ def convert(fragment: str, include_code: bool, entries: int = 0) -> tuple[str, l
     return extract_markers(text, entries)
 
 
-#: Elements that end a line in the plain-text rendering.
-_LINE_TAGS = frozenset(
-    [
-        "p",
-        "div",
-        "li",
-        "dt",
-        "dd",
-        "tr",
-        "table",
-        "ul",
-        "ol",
-        "dl",
-        "pre",
-        "blockquote",
-        "section",
-        "article",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "br",
-        "hr",
-    ]
-)
-
-
 def plain_text(fragment: str) -> str:
     """The fragment's text with a line break after each block and ` | ` between table cells (no bs4)."""
-    parts: list[str] = []
-    for piece in lxml.html.fragments_fromstring(fragment):
-        if isinstance(piece, str):
-            parts.append(piece)
-            continue
-        for event, el in etree.iterwalk(piece, events=("start", "end")):
-            if not isinstance(el.tag, str):
-                continue
-            if event == "start":
-                if el.tag in ("td", "th") and el.getprevious() is not None:
-                    parts.append(" | ")
-                parts.append(el.text or "")
-            else:
-                if el.tag in _LINE_TAGS:
-                    parts.append("\n")
-                if el is not piece:
-                    parts.append(el.tail or "")
-    return "".join(parts)
+    return "".join(
+        piece if isinstance(piece, str) else element_text(piece, lines=True) + (piece.tail or "")
+        for piece in lxml.html.fragments_fromstring(fragment)
+    )
 
 
 _MARKER = re.compile(f"([{START}{END}])(\\d+){CLOSE}")

@@ -412,6 +412,82 @@ def _is_api_text(pre: lxml.html.HtmlElement) -> bool:
     return bool(_GRAMMAR_TOKEN(pre, prefix=GRAMMAR_ID_PREFIX))
 
 
+#: Elements whose boundaries separate words; inline ones (code, em, b, …) do not.
+BLOCK_TAGS = frozenset(
+    [
+        "p",
+        "div",
+        "li",
+        "dt",
+        "dd",
+        "tr",
+        "td",
+        "th",
+        "table",
+        "ul",
+        "ol",
+        "dl",
+        "pre",
+        "blockquote",
+        "section",
+        "article",
+        "br",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "figure",
+        "figcaption",
+        "caption",
+        "thead",
+        "tbody",
+        "details",
+        "summary",
+    ]
+)
+
+
+def element_text(el: etree._Element, lines: bool = False, skip_code: bool = False) -> str:
+    """Text of an element without its tail; words never merge or split across blocks.
+
+    Blocks are set apart by a space, or with `lines` each block ends a line and table cells are separated
+    by ` | ` (a plain-text rendering). With `skip_code`, code blocks the default markdown leaves out (a
+    `<pre>` not declared plain text) are left out.
+    """
+    parts: list[str] = []
+    skipping: etree._Element | None = None
+    for event, node in etree.iterwalk(el, events=("start", "end")):
+        if not isinstance(node.tag, str):
+            continue
+        if skipping is not None:
+            if event == "end" and node is skipping:
+                skipping = None
+                parts.append("\n" if lines else " ")
+                if node is not el and node.tail:
+                    parts.append(node.tail)
+            continue
+        block = node.tag in BLOCK_TAGS
+        if event == "start":
+            if skip_code and node.tag == "pre" and node.get("data-lang") != PLAIN_TEXT_TAG:
+                skipping = node
+                continue
+            if lines and node.tag in ("td", "th") and node.getprevious() is not None:
+                parts.append(" | ")
+            elif block and not lines:
+                parts.append(" ")
+            if node.text:
+                parts.append(node.text)
+        else:
+            if block and (not lines or node.tag not in ("td", "th")):
+                parts.append("\n" if lines else " ")
+            if node is not el and node.tail:
+                parts.append(node.tail)
+    return "".join(parts)
+
+
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\ufeff]")
 _WS = re.compile(r"\s+")
 

@@ -24,7 +24,7 @@ from .anchors import (
 from .config import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS, PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
 from .definitions import Entry, Group, entry_title, find_groups, is_label, mark
 from .document import Section
-from .parsing import HEADING_TAGS, clean_heading, normalize_space, simplify
+from .parsing import HEADING_TAGS, clean_heading, element_text, normalize_space, simplify
 
 __all__ = ["slugify", "split_html", "split_markdown"]
 
@@ -307,44 +307,6 @@ def split_html(
     return out
 
 
-#: Elements whose boundaries separate words; inline ones (code, em, b, …) do not.
-_BLOCK_TAGS = frozenset(
-    [
-        "p",
-        "div",
-        "li",
-        "dt",
-        "dd",
-        "tr",
-        "td",
-        "th",
-        "table",
-        "ul",
-        "ol",
-        "dl",
-        "pre",
-        "blockquote",
-        "section",
-        "article",
-        "br",
-        "hr",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "figure",
-        "figcaption",
-        "caption",
-        "thead",
-        "tbody",
-        "details",
-        "summary",
-    ]
-)
-
-
 def _code_words(el: etree._Element) -> int:
     """Words in the code blocks under `el` that the default markdown leaves out."""
     return sum(
@@ -353,38 +315,8 @@ def _code_words(el: etree._Element) -> int:
 
 
 def _own_text(el: etree._Element) -> str:
-    """Text of an element without its tail; a space at block boundaries only, so words never merge or split.
-
-    Code blocks left out of the default markdown are left out here too: a section is scored on what the model
-    is shown.
-    """
-    parts: list[str] = []
-    skipping: etree._Element | None = None
-    for event, node in etree.iterwalk(el, events=("start", "end")):
-        if not isinstance(node.tag, str):
-            continue
-        if skipping is not None:
-            if event == "end" and node is skipping:
-                skipping = None
-                if node is not el and node.tail:
-                    parts.append(" " + node.tail)
-            continue
-        if event == "start" and node.tag == "pre" and node.get("data-lang") != PLAIN_TEXT_TAG:
-            skipping = node
-            parts.append(" ")
-            continue
-        block = node.tag in _BLOCK_TAGS
-        if event == "start":
-            if block:
-                parts.append(" ")
-            if node.text:
-                parts.append(node.text)
-        else:
-            if block:
-                parts.append(" ")
-            if node is not el and node.tail:
-                parts.append(node.tail)
-    return "".join(parts)
+    """Text of an element without its tail, code left out of the default markdown left out (it is not shown)."""
+    return element_text(el, skip_code=True)
 
 
 def split_markdown(text: str) -> tuple[str, list[Section]]:
