@@ -8,7 +8,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from .config import UNKNOWN_ID_LIST_CAP
-from .definitions import Entry, defined_name
+from .definitions import Entry
 from .errors import InvalidArgument, SectionNotFound
 
 SEPARATOR = "\n\n"
@@ -35,16 +35,13 @@ class Section:
     anchors: tuple[str, ...] = ()
     #: Definition entries in the section's own content, in document order (nested ones after their parent).
     entries: tuple[Entry, ...] = ()
+    #: Names the section defines: every definition-list term's (API signatures, options, glossary entries),
+    #: entries or not. API references describe each function under a <dt>, not a heading; the index weighs
+    #: these names like headings, so `time.sleep` finds the time module's page.
+    names: tuple[str, ...] = ()
     #: Words of its code blocks that the default markdown leaves out: matches there do not count, but they
     #: still make the section long (BM25's length normalization sees the section as it is).
     code_words: int = 0
-
-    @property
-    def names(self) -> list[str]:
-        """Names the section defines (definition-list terms: API signatures, options, glossary entries)."""
-        # API references describe each function under a <dt>, not a heading; the index weighs these
-        # names like headings, so `time.sleep` finds the time module's page.
-        return [name for e in self.entries if (name := defined_name(e.name))]
 
 
 @dataclass(frozen=True)
@@ -167,6 +164,7 @@ class Document:
                     s.text,
                     list(s.anchors),
                     [[e.id, e.name, e.parent, list(e.anchors)] for e in s.entries],
+                    list(s.names),
                     s.code_words,
                 ]
                 for s in self.sections
@@ -182,7 +180,8 @@ class Document:
                 *row[:7],
                 anchors=tuple(row[7]),
                 entries=tuple(Entry(e[0], e[1], e[2], tuple(e[3])) for e in row[8]),
-                code_words=row[9],
+                names=tuple(row[9]),
+                code_words=row[10],
             )
             for row in p["sections"]
         )

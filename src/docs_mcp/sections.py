@@ -22,7 +22,7 @@ from .anchors import (
     slugify,
 )
 from .config import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS, PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
-from .definitions import Entry, Group, entry_title, find_groups, is_label, mark
+from .definitions import Entry, Group, defined_name, entry_title, find_groups, is_label, mark
 from .document import Section
 from .parsing import HEADING_TAGS, clean_heading, element_text, normalize_space, simplify
 
@@ -81,6 +81,7 @@ class _Open:
     texts: list[str] = field(default_factory=list)
     anchors: list[str] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
     code_words: int = 0
     #: Heading tag level (h2 → 2); `level` above is the level in the outline, at least its parent's + 1.
     tag_level: int = 0
@@ -148,6 +149,8 @@ class _Walker:
         """Emit a block; definition entries in it become units of the current section, marked in its HTML."""
         groups = self.page.groups
         found = [g for dt in child.iter("dt") if (g := groups.get(dt)) is not None and dt is g.terms[0]]
+        # Every term names what the section defines (site search weighs these names like headings).
+        self.current.names.extend(n for g in found for dt in g.terms if (n := defined_name(_own_text(dt))))
         # A term with no description (Django's `.. method::` followed by unindented text) or a label ending
         # in a colon is part of the section, not a unit: its ids name the section.
         for g in [
@@ -297,6 +300,7 @@ def split_html(
                 text=text,
                 anchors=tuple(anchors),
                 entries=tuple(sec.entries),
+                names=tuple(sec.names),
                 code_words=sec.code_words,
             )
         )

@@ -211,7 +211,7 @@ def test_names_drop_signature_keywords_and_keep_options_and_glossary_terms():
     ]
     body = "<dl>" + "".join(f"<dt>{t}</dt><dd>x</dd>" for t in terms) + "</dl>"
     (section,) = split_html(lxml.html.fragment_fromstring(f"<h2>S</h2>{body}", create_parent="div"))
-    assert section.names == [
+    assert list(section.names) == [
         "pkg.Reader",
         "pkg.ReadError",
         "-W arg",
