@@ -20,8 +20,9 @@ from .tools import SearchHit
 #: Bumped whenever stored rows or the conversion behind stored pages change. 3: plain-text blocks, DocBook
 #: refsynopsisdiv sections, the one-container rule for main content, Doxygen permalinks, index pages unlisted.
 #: 4: Django/Node.js/MkDocs-Bootstrap containers, rustdoc sections and noise, plain signatures, a
-#: redirected address indexed at its final address.
-SCHEMA_VERSION = 4
+#: redirected address indexed at its final address. 5: stored pages keep their units (anchors, definition
+#: entries, defined names, code size) and code notes; sections are split from text without code.
+SCHEMA_VERSION = 5
 _SCHEMA = f"""
 PRAGMA journal_mode=WAL;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
