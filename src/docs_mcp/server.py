@@ -24,16 +24,18 @@ Documentation tools that return only the part of a page you need. Cheapest workf
 1. search_docs(query) finds pages; each hit's url ends in #section-id of its best section.
 2. Then either get_doc_section(url, section_id) to read that section, or search_in_doc(url, query) \
 for the best matching passages of one page (with offsets to read around them).
-3. get_doc_toc(url) shows a page's outline with section sizes before reading.
+3. get_doc_toc(url) shows a page's outline with section sizes and the definitions (API names, options, \
+settings) each section holds; get_doc_section takes any of those ids, e.g. re.sub.
 4. get_doc_content(url) returns the whole page in pages of max_length; use it only when you need \
 everything, and follow next_start_index.
-Responses are capped; code blocks are left out unless include_code_blocks=true."""
+Responses are capped; code blocks are left out unless include_code_blocks=true (each leaves a \
+[code: lang, N lines] note)."""
 
 URL = Annotated[
     str,
     Field(
         description="Page URL under a configured root (a search result's url), or a path "
-        "relative to a local root. A #fragment is ignored except as section."
+        "relative to a local root. A #fragment names a section or definition (get_doc_content starts there)."
     ),
 ]
 QUERY = Annotated[str, Field(description="What you are looking for, in words.")]
@@ -124,7 +126,11 @@ with offsets for get_doc_section's start_index). Cheapest way to answer a questi
     async def get_doc_section(
         url: URL,
         section_id: Annotated[
-            str, Field(description="Section id (from get_doc_toc or a url's #fragment) or the heading text.")
+            str,
+            Field(
+                description="Any id on the page (from get_doc_toc, a url's #fragment, a definition like re.sub) "
+                "or a heading's text."
+            ),
         ],
         max_length: MAX_LENGTH = C.DEFAULT_MAX_LENGTH,
         start_index: START = 0,
