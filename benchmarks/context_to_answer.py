@@ -154,10 +154,7 @@ async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, 
     from docs_mcp.tools import DocsTools
 
     if app is not None and policy == "pipeline":
-        from docs_mcp.search import SiteSearch
-
-        search = SiteSearch(app.index, app.indexer.progress)
-        tools = DocsTools(app.sources, app.settings, searcher=search, store=app.index)
+        tools = DocsTools(app.sources, app.settings, searcher=app.search, store=app.search)
     else:
         tools = cm.make_tools(root)
         tools.store = store

@@ -74,7 +74,7 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
     args = parser().parse_args(["serve", "--source", root, "--cache-dir", str(cache), "--no-index"])
     app = App(args)
     server = build_server(app.tools)
-    app.index.warm()  # what `docs-mcp serve` does in the background right after the handshake
+    app.search.warm()  # what `docs-mcp serve` does in the background right after the handshake
     ranks, times, times5 = [], [], []
     async with Client(server, mode="legacy") as client:
         for q in questions:

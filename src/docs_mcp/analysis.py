@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import snowballstemmer
+
+from .config import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
 # CJK ideographs, kana and hangul: written without spaces, so runs are indexed as overlapping bigrams.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f"
@@ -169,13 +172,25 @@ STOPWORDS = frozenset(
     ]
 )
 
-_stemmer = snowballstemmer.stemmer("english")
+#: One Snowball stemmer per thread: a stemmer keeps the word it works on in its own fields, so one shared by
+#: threads returns another thread's stems ("files" → "container") and raises on the way.
+_local = threading.local()
+
+
+def _stemmer() -> snowballstemmer.stemmer:
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """Snowball (Porter 2) stem; memoized because vocabularies are small and texts are large."""
-    return _stemmer.stemWord(word)
+    """Snowball (Porter 2) stem; memoized because vocabularies are small and texts are large.
+
+    The memo is safe to share: each thread stems with its own stemmer, so every result is the right one.
+    """
+    return _stemmer().stemWord(word)
 
 
 def cjk_bigrams(run: str) -> list[str]:
@@ -212,19 +227,32 @@ def tokenize_spans(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def bounded_query(query: str) -> str:
+    """The query cut to MAX_QUERY_CHARS, at a space when there is one near the end: the work done for a query
+    (terms, names, snippets, ranking) stays bounded whatever an agent sends."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    cut = query[:MAX_QUERY_CHARS]
+    space = cut.rfind(" ", MAX_QUERY_CHARS - 50)
+    return cut[:space] if space > 0 else cut
+
+
 def query_terms(query: str) -> list[str]:
-    """Distinct content terms of a query, in order; stopwords dropped unless nothing else is left."""
+    """Distinct content terms of a query, in order, at most MAX_QUERY_TERMS; stopwords dropped unless nothing
+    else is left. The query is cut first (`bounded_query`), so the cost of ranking has a ceiling."""
+    query = bounded_query(query)
     words = [m.group(0) for m in _TOKEN.finditer(query.lower().replace("’", "'"))]
     flags = {m.group(1).lower() for m in _FLAG.finditer(query)}
     kept = [
         w for w in words if w not in STOPWORDS and (len(w) > 1 or w in flags or _CJK_RUN.fullmatch(w))
     ] or words
-    terms: list[str] = []
+    terms: dict[str, None] = {}  # ordered set: `t not in list` was quadratic in the number of terms
     for w in kept:
         for t in tokenize(w):
-            if t not in terms:
-                terms.append(t)
-    return terms
+            terms.setdefault(t)
+            if len(terms) == MAX_QUERY_TERMS:
+                return list(terms)
+    return list(terms)
 
 
 #: An API name in a query: qualified (`time.sleep`), called (`round(2.5)`) or snake_case (`lru_cache`).
@@ -261,6 +289,7 @@ _OPTION_SPLIT = re.compile(r"[\s,=\[\]]+")
 
 def query_names(query: str) -> list[str]:
     """API names and command-line options a query gives, as written (`time.sleep`, `round`, `-O`)."""
+    query = bounded_query(query)
     out: list[str] = []
     for m in [*_DOTTED.finditer(query), *_OPTION.finditer(query)]:
         name = m.group(0)
@@ -271,6 +300,8 @@ def query_names(query: str) -> list[str]:
             continue  # "e.g", "O(n)"
         if name not in out:
             out.append(name)
+            if len(out) == MAX_QUERY_TERMS:
+                break
     return out
 
 

@@ -16,13 +16,14 @@ from .arguments import parse, program
 from .arguments import parser as parser  # the benchmarks and tests build App(parser().parse_args(…))
 from .errors import DocsMCPError
 from .fetching import Fetcher
-from .index import SiteIndex
-from .search import SiteSearch
+from .indexfile import open_index
+from .progress import Builds, Progress
+from .search import SiteSearch, SourceStatus
 from .sources import SourceSet
 from .tools import DocsTools
 
 if TYPE_CHECKING:
-    from .indexer import Indexer, Progress
+    from .indexer import Indexer
 
 #: Seconds the server waits before indexing, so the handshake is not slowed by imports and parsing.
 BACKGROUND_DELAY = 1.0
@@ -44,7 +45,12 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
 
 
 class App:
-    """Everything one process needs, wired once: sources, fetcher, index, indexer, tools."""
+    """Everything one process needs, wired once: sources, fetcher, index, indexer, tools.
+
+    A damaged index file is moved aside and rebuilt; an index that cannot be used at all (an unwritable
+    cache dir, a newer version's file) leaves `index` and `search` None: pages are still served, without
+    site search, and `index_notice` says why.
+    """
 
     def __init__(self, args: argparse.Namespace, workers: int | None = None):
         if not args.source:
@@ -52,22 +58,23 @@ class App:
         self.settings = settings_from(args)
         self.sources = SourceSet.from_specs(args.source)
         self.fetcher = Fetcher(self.sources, self.settings)
-        self.index = SiteIndex(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)
+        self.builds = Builds()
+        opened = open_index(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)
+        self.index, self.index_notice, self.index_damaged = opened.index, opened.notice, opened.damaged
+        self.search = SiteSearch(self.index, self.sources, self.builds) if self.index is not None else None
         self.workers = workers
-        self.tools = DocsTools(
-            self.sources,
-            self.settings,
-            self.fetcher,
-            SiteSearch(self.index, lambda: self.indexer.progress()),
-            store=self.index,
-        )
+        self.tools = DocsTools(self.sources, self.settings, self.fetcher, self.search, store=self.search)
+        if self.index is None:
+            self.tools.search_note = f"site search is off: {self.index_notice}"
 
     @cached_property
     def indexer(self) -> Indexer:
         # Imported on first use: the parsing stack is not needed to answer initialize and tools/list.
         from .indexer import Indexer
 
-        return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers)
+        if self.index is None:
+            raise DocsMCPError(self.index_notice)
+        return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers, self.builds)
 
 
 class ProgressBar:
@@ -81,6 +88,13 @@ class ProgressBar:
     def __call__(self, p: Progress) -> None:
         now = time.monotonic()
         final = p.finished is not None
+        if p.waiting and not final:
+            self.stream.write(
+                f"{p.source}: waiting for another docs-mcp process (pid {p.waiting}) building this source; "
+                "its pages will then be fresh\n"
+            )
+            self.stream.flush()
+            return
         if not final and now - self.last < (0.1 if self.tty else 2.0):
             return
         self.last = now
@@ -112,6 +126,8 @@ def summary(p: Progress) -> str:
         parts.append(f"{p.redirected:,} redirected")
     if p.robots_skipped:
         parts.append(f"{p.robots_skipped:,} disallowed by robots.txt")
+    if p.unwritten:
+        parts.append(f"{p.unwritten:,} not stored")
     text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s — " + ", ".join(parts)
     for err in p.errors[:5]:
         text += f"\n  ! {err}"
@@ -120,8 +136,65 @@ def summary(p: Progress) -> str:
     return text
 
 
+def verdict(p: Progress) -> str:
+    """Why a build did not do its job (the `index` command then exits 1), or "" when it did."""
+    why = p.cause or (p.detail if p.failed else "")
+    if not p.pages:
+        return f"{p.source}: no page indexed from {p.root}" + (f": {why}" if why else "")
+    if not p.reached:
+        return f"{p.source}: unreachable ({why}); the {p.pages:,} pages indexed before are kept"
+    if p.unwritten:
+        return f"{p.source}: {p.unwritten:,} pages could not be stored in the index"
+    return ""
+
+
+def build_line(p: Progress) -> str:
+    """One line on a finished build, for the server's stderr: pages, failures, the first error."""
+    line = (
+        f"{p.source}: {p.pages:,} pages indexed · {p.fetched:,} fetched, {p.not_modified + p.fresh:,} unchanged, "
+        f"{p.failed:,} failed in {p.elapsed:.1f}s"
+    )
+    problem = verdict(p)
+    if problem:
+        return f"{line} · {problem.partition(': ')[2]}"
+    return f"{line} · first error: {p.detail}" if p.detail else line
+
+
+def start_line(state: SourceStatus, auto_index: bool) -> str:
+    """One line per source when the server starts: what it serves, and what happens next."""
+    src = state.source
+    head = f"{src.name} ({src.root}): "
+    if state.pages:
+        head += f"{state.pages:,} pages indexed, newest fetched {_day(state.newest)}"
+    else:
+        head += "no page indexed yet"
+    problem = state.problem()
+    if problem:
+        head += f"; last build: {problem.split(': ', 1)[1]}"
+    elif state.last is not None and state.last.failed:
+        head += f"; last build: {state.last.failed:,} failed ({state.last.error})"
+    if auto_index:
+        return (
+            head + "; refreshing in the background" if state.pages else head + "; building in the background"
+        )
+    return head + ("" if state.pages else "; --no-index: run `docs-mcp index` to build it")
+
+
+def _day(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else "never"
+
+
+def say(line: str) -> None:
+    """One status line on stderr (the MCP protocol owns stdout)."""
+    print(f"docs-mcp: {line}", file=sys.stderr, flush=True)
+
+
 async def _index(args: argparse.Namespace) -> int:
     app = App(args, args.workers)
+    if app.index_notice:
+        say(app.index_notice)
+    if app.index is None:
+        return 1
     try:
         reports = await app.indexer.run(refresh=args.refresh, on_progress=ProgressBar())
     finally:
@@ -131,12 +204,23 @@ async def _index(args: argparse.Namespace) -> int:
     print(
         f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.path}"
     )
-    return 0
+    problems = [v for v in map(verdict, reports) if v]
+    for problem in problems:
+        say(problem)
+    if app.index_damaged:
+        say(app.index_notice)  # repeated last: the run succeeded, but the old index was lost
+    return 1 if problems or app.index_damaged else 0
 
 
 async def index_if_empty(app: App) -> None:
     """Commands that search index empty sources first, showing progress on stderr."""
-    empty = [s for s in app.sources.sources if not app.index.page_count(s.name)]
+    if app.index_notice:
+        say(app.index_notice)
+    if app.index is None:
+        return
+    from .index import Scope
+
+    empty = [s for s in app.sources.sources if not app.index.page_count(Scope.of([s]))]
     if empty:
         print(f"indexing {', '.join(s.name for s in empty)} first…", file=sys.stderr)
         for r in await app.indexer.run(sources=empty, on_progress=ProgressBar()):
@@ -155,6 +239,14 @@ def _serve(args: argparse.Namespace) -> int:
     elif args.allow_remote or args.token:
         raise DocsMCPError("--allow-remote and --token apply to --http only (stdio is local by nature)")
     app = App(args)
+    if app.index_notice:
+        say(app.index_notice + ("" if app.index is not None else "; serving pages without site search"))
+    if app.search is not None:
+        auto = app.settings.auto_index
+        for state in app.search.states():
+            say(start_line(state, auto))
+        if auto:  # searches say "building" from the first second, not "the index is empty"
+            app.builds.announce([s.root for s in app.sources.sources])
 
     def start_background():
         return asyncio.create_task(_background(app))
@@ -173,16 +265,23 @@ def _serve(args: argparse.Namespace) -> int:
 
 async def _background(app: App) -> None:
     """Warm the index, then build empty sources and refresh stale pages while the server answers."""
-    log = logging.getLogger("docs_mcp")
-    await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
-    await asyncio.to_thread(app.index.warm)
-    if not app.settings.auto_index:
+    if app.search is None:
         return
+    await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:
-        for r in await app.indexer.run():
-            log.info(summary(r))
-    except Exception:  # the server must keep serving even if indexing fails
-        log.exception("background indexing failed")
+        await asyncio.to_thread(app.search.warm)
+        if app.settings.auto_index:
+
+            def after_each(p: Progress) -> None:
+                if p.finished is not None:
+                    say(build_line(p))
+
+            await app.indexer.run(on_progress=after_each)
+    except Exception as exc:  # the server must keep serving even if indexing fails
+        logging.getLogger("docs_mcp").exception("background indexing failed")
+        say(f"background indexing failed: {exc.__class__.__name__}: {exc}")
+    finally:
+        app.builds.settle()
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -100,6 +100,35 @@ CRAWL_CONCURRENCY = 8
 INDEX_TTL_DAYS = 7.0
 MAX_RETRY_AFTER = 30.0
 
+# --- Index and site search: bounds and safety (store) -------------------------------------------
+#: A query is cut to this many characters before anything is computed from it (search_docs, search_in_doc).
+MAX_QUERY_CHARS = 1_000
+#: ... and to this many distinct terms: 5,000 distinct terms took 79 s to rank before there was a bound.
+MAX_QUERY_TERMS = 64
+#: A write transaction that finds the index locked by another process is retried this many times, with
+#: exponential backoff from WRITE_RETRY_DELAY seconds (each attempt also waits SQLITE_BUSY_TIMEOUT).
+WRITE_RETRIES = 8
+WRITE_RETRY_DELAY = 0.05
+#: Milliseconds SQLite itself waits for a lock before reporting "database is locked".
+SQLITE_BUSY_TIMEOUT_MS = 5_000
+#: Seconds between two checks, in an indexing worker process, that the process it works for is alive.
+PARENT_POLL_SECONDS = 0.5
+#: Generated listings and source views, by their path below the source's root: crawled for their links,
+#: never returned by search. `search.html` and `404.html` only at the root (Django has a page on search).
+GENERATED_PAGES = (
+    r"(?:^|/)_modules/",  # Sphinx: highlighted module source
+    r"(?:^|/)_sources/",  # Sphinx: the reST sources
+    r"(?:^|/)genindex(?:-[^/]*)?\.html?$",  # Sphinx: the general index, whole or by letter
+    r"(?:^|/)[a-z]*-?modindex\.html?$",  # Sphinx: py-modindex, np-modindex
+    r"^search\.html?$",  # Sphinx, MkDocs: the search page
+    r"^404\.html?$",  # MkDocs, Docusaurus: the not-found page
+    r"(?:^|/)bookindex\.html?$",  # DocBook (PostgreSQL): the keyword index
+    r"(?:^|/)(?:index-all|allclasses(?:-[a-z]+)?|allpackages-index|overview-tree|deprecated-list)\.html$",  # Javadoc
+    r"(?:^|/)class-use/",  # Javadoc: "uses of" listings
+    r"\.rs\.html$",  # rustdoc: source views
+    r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
+)
+
 # --- Site search ranking ----------------------------------------------------------------------
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
 RELEASE_NOTES_TITLE = (

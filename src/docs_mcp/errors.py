@@ -45,3 +45,11 @@ class SectionNotFound(DocsMCPError):
 
 class IndexVersionError(DocsMCPError):
     """The index file was written by a newer docs-mcp, whose layout this version cannot read."""
+
+
+class IndexUnavailable(DocsMCPError):
+    """The site index cannot be used: an unwritable cache dir, a lock never released, a damaged file."""
+
+
+class IndexDamaged(IndexUnavailable):
+    """The index file is not an intact SQLite index: it can be moved aside and rebuilt (it is a cache)."""

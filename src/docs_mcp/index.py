@@ -1,35 +1,54 @@
-"""The persistent site index: pages, sections and converted documents in SQLite, searched with FTS5 BM25."""
+"""The persistent site index: pages, sections and converted documents in one SQLite file, with FTS5.
+
+Writers take turns (one write transaction at a time, `BEGIN IMMEDIATE`, retried with backoff when another
+process holds the lock); readers each have their own connection and read one consistent snapshot per call
+(WAL), so a search never waits for a write and never sees half of one.
+"""
 
 from __future__ import annotations
 
+import os
+import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
-from .analysis import index_text
-from .config import PAGE_WEIGHTS, SECTION_WEIGHTS
+from .config import (
+    PAGE_WEIGHTS,
+    SECTION_WEIGHTS,
+    SQLITE_BUSY_TIMEOUT_MS,
+    WRITE_RETRIES,
+    WRITE_RETRY_DELAY,
+)
 from .document import Document
-from .errors import IndexVersionError
-from .search import SiteRanker
-from .tools import SearchHit
+from .errors import IndexDamaged, IndexUnavailable, IndexVersionError
+from .pagerows import TOTAL, PreparedPage, prepare_page, term_counts
 
-#: Bumped whenever stored rows or the conversion behind stored pages change. 3: plain-text blocks, DocBook
-#: refsynopsisdiv sections, the one-container rule for main content, Doxygen permalinks, index pages unlisted.
-#: 4: Django/Node.js/MkDocs-Bootstrap containers, rustdoc sections and noise, plain signatures, a
-#: redirected address indexed at its final address. 5: stored pages keep their units (anchors, definition
-#: entries, defined names, code size) and code notes; sections are split from text without code.
-SCHEMA_VERSION = 5
+if TYPE_CHECKING:
+    from .sources import Source
+
+T = TypeVar("T")
+
+#: Bumped whenever stored rows or the conversion behind stored pages change. 4: Django/Node.js/MkDocs-Bootstrap
+#: containers, rustdoc sections and noise, plain signatures, a redirected address indexed at its final
+#: address. 5: stored pages keep their units (anchors, definition entries, defined names, code size) and
+#: code notes; sections are split from text without code. 6: pages keyed by address alone (the source is
+#: whichever configured root holds it, named at read time); page ids never reused; a `vocab` table of
+#: document frequencies kept up to date by every write; generated listings (`_modules/`, `genindex`,
+#: `search.html`, …) unlisted.
+SCHEMA_VERSION = 6
+_TABLES = ("sections_fts", "pages_fts", "sections", "pages", "vocab", "meta", "sqlite_sequence")
 _SCHEMA = f"""
-PRAGMA journal_mode=WAL;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
-    id INTEGER PRIMARY KEY, source TEXT NOT NULL, key TEXT NOT NULL UNIQUE, url TEXT NOT NULL,
-    title TEXT NOT NULL, fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT,
-    listed INTEGER NOT NULL DEFAULT 1, links TEXT, doc BLOB);
+    id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+    fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1,
+    links TEXT, terms BLOB, doc BLOB);
 CREATE TABLE IF NOT EXISTS sections(
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
     level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
@@ -37,8 +56,16 @@ CREATE TABLE IF NOT EXISTS sections(
 CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(title, path, body, names, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(title, headings, body, names, tokenize='unicode61');
+CREATE TABLE IF NOT EXISTS vocab(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
+INSERT OR IGNORE INTO vocab VALUES ('', 0);
+INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, SECTION_WEIGHTS))})');
+INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, PAGE_WEIGHTS))})');
 """
+#: SQLite's result codes for a damaged file.
+_CORRUPT, _NOTADB = 11, 26
+#: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
+_TOP = "\U0010ffff"
 
 
 @dataclass(frozen=True)
@@ -51,46 +78,108 @@ class PageState:
     last_modified: str
 
 
+@dataclass(frozen=True)
+class Scope:
+    """The pages a server may show: those whose key lies under one of its sources' roots."""
+
+    prefixes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, sources: Iterable[Source]) -> Scope:
+        return cls(tuple(key_prefix(s) for s in sources))
+
+    def sql(self, column: str = "p.key") -> tuple[str, list[str]]:
+        """A WHERE condition on `column` and its parameters (key ranges, so the key index serves it)."""
+        if not self.prefixes:
+            return "0", []
+        parts, args = [], []
+        for prefix in self.prefixes:
+            parts.append(f"({column} >= ? AND {column} < ?)")
+            args += [prefix, prefix + _TOP]
+        return "(" + " OR ".join(parts) + ")", args
+
+
+def key_prefix(source: Source) -> str:
+    """What the key of every page of a source starts with: its root URL, or its folder and a separator."""
+    return source.root if not source.is_local else source.root.rstrip(os.sep) + os.sep
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock (worth a retry)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (5, 6)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 class SiteIndex:
-    """One SQLite file per cache directory; thread-safe (one connection, one lock, WAL)."""
+    """One SQLite file per cache directory, shared by every process that uses that directory."""
 
     def __init__(self, path: Path, fresh_seconds: float = 7 * 86400):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.fresh_seconds = fresh_seconds
-        self.lock = threading.RLock()
-        self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA busy_timeout=10000")
         try:
-            self._drop_if_older_schema()
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexUnavailable(
+                f"cannot create the cache dir {path.parent}: {exc.strerror or exc}"
+            ) from None
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self.db = self._connect()  # the writer's connection (readers get their own, per thread)
+        try:
+            self._retry(self._init_schema)
         except BaseException:
             self.db.close()
             raise
-        self.db.executescript(_SCHEMA)
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.sections_vocab USING fts5vocab(main, sections_fts, 'row')"
-        )
-        self._init_rank()
-        #: Bumped by every write: the ranker reloads its term statistics when it changes.
-        self.generation = 0
-        self.ranker = SiteRanker(self)
 
-    @contextmanager
-    def _transaction(self, begin: str = "BEGIN") -> Iterator[sqlite3.Connection]:
-        """One write transaction: committed when the block ends, rolled back if it raises."""
-        self.db.execute(begin)
+    # --- connections ------------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
         try:
-            yield self.db
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
+            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            db.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        except sqlite3.Error as exc:
+            raise IndexUnavailable(f"cannot open the site index {self.path}: {exc}") from None
+        return db
 
-    def _drop_if_older_schema(self) -> None:
-        """An index written by an older version is a stale cache: dropped, and the next run rebuilds it."""
-        # Read and drop in one write transaction: two servers may start at once.
-        with self._transaction("BEGIN IMMEDIATE") as db:
+    def _unavailable(self, exc: sqlite3.Error) -> Exception:
+        """What a failed SQLite call means here: a damaged file, an index that cannot be used (unwritable,
+        locked for too long), or a bug, raised as it is."""
+        code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+        text = str(exc)
+        if code in (_CORRUPT, _NOTADB) or "malformed" in text or "not a database" in text:
+            return IndexDamaged(f"the site index {self.path} is damaged: {exc}")
+        if isinstance(exc, sqlite3.OperationalError):
+            writable = os.access(self.path.parent, os.W_OK)
+            hint = "" if writable else f" (the cache dir {self.path.parent} is not writable)"
+            return IndexUnavailable(f"cannot use the site index {self.path}: {exc}{hint}")
+        return exc
+
+    def _retry(self, work: Callable[[], T]) -> T:
+        """Run `work`, again after a growing pause while another process holds the write lock."""
+        delay = WRITE_RETRY_DELAY
+        for attempt in range(WRITE_RETRIES + 1):
+            try:
+                return work()
+            except sqlite3.Error as exc:
+                if not _busy(exc) or attempt == WRITE_RETRIES:
+                    error = self._unavailable(exc)
+                    if error is exc:
+                        raise
+                    raise error from None
+            time.sleep(delay * (1 + random.random()))
+            delay *= 2
+        raise AssertionError("unreachable")
+
+    def _init_schema(self) -> None:
+        db = self.db
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        # Read, drop and create in one write transaction: two servers may start at once.
+        with self._transaction():
             try:
                 row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             except sqlite3.OperationalError:  # a new file: no tables yet
@@ -102,164 +191,214 @@ class SiteIndex:
                     f"reads {SCHEMA_VERSION}): upgrade docs-mcp, or give this one its own --cache-dir"
                 )
             if stored != "new" and stored != str(SCHEMA_VERSION):
-                for table in ("sections_fts", "pages_fts", "sections", "pages", "meta"):
+                # An index written by an older version is a stale cache: dropped, and this run rebuilds it.
+                for table in _TABLES:
                     db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in _SCHEMA.split(";\n"):  # executescript would commit the transaction
+                if statement.strip():
+                    db.execute(statement)
 
-    def _init_rank(self) -> None:
-        with self.lock:
-            self.db.execute(
-                "INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', ?)",
-                ("bm25({}, {}, {}, {})".format(*SECTION_WEIGHTS),),
-            )
-            self.db.execute(
-                "INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', ?)",
-                ("bm25({}, {}, {}, {})".format(*PAGE_WEIGHTS),),
-            )
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read connection (opened on first use)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._connect()
+            db.execute("PRAGMA query_only=1")
+            self._local.db = db
+            with self._readers_lock:
+                self._readers.append(db)
+        return db
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """One consistent snapshot for a block of reads, on this thread's own connection (never waits on a
+        writer). Nested blocks share the outer snapshot."""
+        db = self._reader()
+        if db.in_transaction:
+            yield db
+            return
+        try:
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")  # ends the snapshot (a read transaction has nothing to commit)
+        except sqlite3.Error as exc:
+            error = self._unavailable(exc)
+            if error is exc:
+                raise
+            raise error from None
 
     def close(self) -> None:
-        with self.lock:
+        with self._write_lock:
             self.db.close()
+        with self._readers_lock:
+            for db in self._readers:
+                db.close()
+            self._readers.clear()
 
     # --- writing ---------------------------------------------------------------------------------
-    def put(self, key: str, doc: Document, listed: bool = True, links: list[str] | None = None) -> None:
-        """Insert or replace a page with its sections; `listed=False` keeps it readable but out of search."""
-        rows = []
-        for i, s in enumerate(doc.sections):
-            path = " > ".join(doc.path(i)[:-1]) or doc.title
-            rows.append((i, s.id, s.level, s.title, path, s.text, "\n".join(s.names)))
-        headings = " ".join(s.title for s in doc.sections)
-        names = "\n".join(r[-1] for r in rows)
-        body = " ".join(s.text for s in doc.sections)
-        with self.lock:
-            with self._transaction() as db:
-                self._delete(key)
-                cur = db.execute(
-                    "INSERT INTO pages(source, key, url, title, fetched_at, etag, last_modified, hash, listed, links, doc) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        doc.source,
-                        key,
-                        doc.url,
-                        doc.title,
-                        doc.fetched_at,
-                        doc.etag,
-                        doc.last_modified,
-                        doc.content_hash,
-                        int(listed),
-                        "\n".join(links or ()),
-                        doc.to_blob(),
-                    ),
-                )
-                page_id = cur.lastrowid
-                if listed:
-                    db.execute(
-                        "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
-                        (
-                            page_id,
-                            index_text(doc.title),
-                            index_text(headings),
-                            index_text(body),
-                            index_text(names),
-                        ),
-                    )
-                for ordinal, anchor, level, title, path, text, defined in rows:
-                    cur = db.execute(
-                        "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) "
-                        "VALUES (?,?,?,?,?,?,?,?)",
-                        (page_id, ordinal, anchor, level, title, path, text, defined),
-                    )
-                    if listed:
-                        db.execute(
-                            "INSERT INTO sections_fts(rowid, title, path, body, names) VALUES (?,?,?,?,?)",
-                            (
-                                cur.lastrowid,
-                                index_text(title),
-                                index_text(path),
-                                index_text(text),
-                                index_text(defined),
-                            ),
-                        )
-            self.generation += 1
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, the write lock taken at BEGIN: committed when the block ends, rolled back
+        if it raises. (A deferred BEGIN that reads first cannot wait for the lock: SQLite answers 'locked'.)"""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
 
-    def _delete(self, key: str) -> None:
-        row = self.db.execute("SELECT id FROM pages WHERE key=?", (key,)).fetchone()
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` in a write transaction: one writer per process at a time, retried across processes."""
+
+        def attempt() -> T:
+            with self._transaction() as db:
+                return work(db)
+
+        with self._write_lock:
+            return self._retry(attempt)
+
+    def write(self, page: PreparedPage) -> None:
+        """Insert or replace a prepared page with its sections; only SQL runs under the lock."""
+
+        def work(db: sqlite3.Connection) -> None:
+            self._delete(db, page.key)
+            page_id = db.execute(
+                "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed, links, terms, doc) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    page.key,
+                    page.title,
+                    page.fetched_at,
+                    page.etag,
+                    page.last_modified,
+                    page.hash,
+                    int(page.listed),
+                    page.links,
+                    page.terms,
+                    page.doc,
+                ),
+            ).lastrowid
+            if page.listed:
+                db.execute(
+                    "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
+                    (page_id, *page.page_fts),
+                )
+            for k, row in enumerate(page.sections):
+                section_id = db.execute(
+                    "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
+                    (page_id, *row),
+                ).lastrowid
+                if page.listed:
+                    db.execute(
+                        "INSERT INTO sections_fts(rowid, title, path, body, names) VALUES (?,?,?,?,?)",
+                        (section_id, *page.section_fts[k]),
+                    )
+            self._count(db, page.terms, +1)
+
+        self._write(work)
+
+    def put(self, key: str, doc: Document, listed: bool = True, links: list[str] | None = None) -> None:
+        """Insert or replace a page; `listed=False` keeps it readable but out of search."""
+        self.write(prepare_page(key, doc, listed, links))
+
+    @staticmethod
+    def _count(db: sqlite3.Connection, terms: bytes | None, sign: int) -> None:
+        """Add (or take back) a page's terms to the document frequencies: no reload of the vocabulary."""
+        counts = term_counts(terms)
+        if not counts:
+            return
+        db.executemany(
+            "INSERT INTO vocab(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+            [(t, sign * n) for t, n in counts.items()],
+        )
+
+    def _delete(self, db: sqlite3.Connection, key: str) -> None:
+        row = db.execute("SELECT id, terms FROM pages WHERE key=?", (key,)).fetchone()
         if not row:
             return
-        page_id = row[0]
-        self.ranker.forget(page_id)
-        self.generation += 1
-        self.db.execute(
+        page_id, terms = row
+        db.execute(
             "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)", (page_id,)
         )
-        self.db.execute("DELETE FROM sections WHERE page_id=?", (page_id,))
-        self.db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
-        self.db.execute("DELETE FROM pages WHERE id=?", (page_id,))
+        db.execute("DELETE FROM sections WHERE page_id=?", (page_id,))
+        db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
+        db.execute("DELETE FROM pages WHERE id=?", (page_id,))
+        self._count(db, terms, -1)
 
     def remove(self, key: str) -> None:
-        with self.lock, self._transaction():
-            self._delete(key)
+        self._write(lambda db: self._delete(db, key))
 
     def touch(self, key: str, fetched_at: float | None = None) -> None:
         """A 304: the stored copy is fresh again."""
-        with self.lock:
-            self.db.execute("UPDATE pages SET fetched_at=? WHERE key=?", (fetched_at or time.time(), key))
+        when = fetched_at or time.time()
+        self._write(lambda db: db.execute("UPDATE pages SET fetched_at=? WHERE key=?", (when, key)))
 
     def set_meta(self, key: str, value: str) -> None:
-        with self.lock:
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value))
+        self._write(lambda db: db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value)))
 
     # --- reading ---------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
-        with self.lock:
-            row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        with self.reading() as db:
+            row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
-    def page_count(self, source: str | None = None) -> int:
-        with self.lock:
-            if source:
-                return self.db.execute("SELECT count(*) FROM pages WHERE source=?", (source,)).fetchone()[0]
-            return self.db.execute("SELECT count(*) FROM pages").fetchone()[0]
+    def page_count(self, scope: Scope | None = None) -> int:
+        """Pages in the index, or in a scope (`Scope.of([source])`: one source's pages)."""
+        where, args = scope.sql("key") if scope is not None else ("1", [])
+        with self.reading() as db:
+            return db.execute(f"SELECT count(*) FROM pages WHERE {where}", args).fetchone()[0]
 
     def section_count(self) -> int:
-        with self.lock:
-            return self.db.execute("SELECT count(*) FROM sections").fetchone()[0]
+        with self.reading() as db:
+            return db.execute("SELECT count(*) FROM sections").fetchone()[0]
 
-    def pages(self, source: str) -> list[PageState]:
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT key, fetched_at, etag, last_modified FROM pages WHERE source=?", (source,)
+    def newest(self, scope: Scope) -> float:
+        """When the most recently fetched (or revalidated) page of a scope was; 0 for none."""
+        where, args = scope.sql("key")
+        with self.reading() as db:
+            return db.execute(f"SELECT max(fetched_at) FROM pages WHERE {where}", args).fetchone()[0] or 0.0
+
+    def pages(self, scope: Scope) -> list[PageState]:
+        where, args = scope.sql("key")
+        with self.reading() as db:
+            rows = db.execute(
+                f"SELECT key, fetched_at, etag, last_modified FROM pages WHERE {where}", args
             ).fetchall()
         return [PageState(k, f, e or "", m or "") for k, f, e, m in rows]
 
     def links(self, key: str) -> list[str]:
         """Links seen on a page when it was last fetched (a 304 does not resend them)."""
-        with self.lock:
-            row = self.db.execute("SELECT links FROM pages WHERE key=?", (key,)).fetchone()
+        with self.reading() as db:
+            row = db.execute("SELECT links FROM pages WHERE key=?", (key,)).fetchone()
         return row[0].split("\n") if row and row[0] else []
 
     def load_document(self, key: str) -> Document | None:
         """The stored converted page, while fresh (no refetch after a restart)."""
-        with self.lock:
-            row = self.db.execute("SELECT doc, fetched_at FROM pages WHERE key=?", (key,)).fetchone()
+        with self.reading() as db:
+            row = db.execute("SELECT doc, fetched_at FROM pages WHERE key=?", (key,)).fetchone()
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
         return Document.from_blob(row[0])
 
-    def headings(self, url: str) -> list[tuple[int, str, str]]:
-        key = url.split("#", 1)[0]
-        with self.lock:
-            rows = self.db.execute(
+    def headings(self, key: str) -> list[tuple[int, str, str]]:
+        """(level, anchor, title) of a page's headings, in page order."""
+        with self.reading() as db:
+            rows = db.execute(
                 "SELECT s.level, s.anchor, s.title FROM sections s JOIN pages p ON p.id=s.page_id "
-                "WHERE (p.url=? OR p.key=?) AND s.level>0 ORDER BY s.ord",
-                (key, key),
+                "WHERE p.key=? AND s.level>0 ORDER BY s.ord",
+                (key,),
             ).fetchall()
         return [(lv, a, t) for lv, a, t in rows]
 
-    # --- searching (search.py ranks; the index owns the connection and its lock) -----------------
-    def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
-        """Pages for a query, best first, each pointing at its best section (see search.SiteRanker)."""
-        return self.ranker.search(query, limit, source)
-
-    def warm(self) -> None:
-        """Load the term statistics now (the server calls this at start, so the first search is fast)."""
-        self.ranker.warm()
+    def doc_freq(self, db: sqlite3.Connection, terms: list[str]) -> tuple[dict[str, int], int]:
+        """Listed sections holding each term (terms in none are left out), and the number of listed sections."""
+        marks = ",".join("?" * (len(terms) + 1))
+        rows = dict(
+            db.execute(f"SELECT term, df FROM vocab WHERE term IN ({marks})", [TOTAL, *terms]).fetchall()
+        )
+        total = rows.pop(TOTAL, 0) or 1
+        return {t: n for t, n in rows.items() if n > 0}, total

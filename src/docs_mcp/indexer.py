@@ -5,22 +5,31 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import re
+import signal
+import socket
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-from .config import MAX_RETRY_AFTER, USER_AGENT, Settings
+import httpx
+
+from .config import GENERATED_PAGES, MAX_RETRY_AFTER, PARENT_POLL_SECONDS, USER_AGENT, Settings
 from .discovery import in_scope, local_pages, page_links, parse_llms_txt, parse_robots, parse_sitemap
-from .document import Document
-from .errors import DocsMCPError, FetchError, PageNotFound, RetryLater
+from .errors import DocsMCPError, FetchError, IndexDamaged, IndexUnavailable, PageNotFound, RetryLater
 from .fetching import Fetcher, RawPage
-from .index import SiteIndex
+from .index import PageState, Scope, SiteIndex
+from .indexfile import build_lock
+from .pagerows import PreparedPage, prepare_page
 from .parsing import find_main, generated_index_chars, normalize_space, parse_html
 from .pipeline import build_document
+from .progress import BUILD_META, Builds, Progress
 from .sources import Location, Source, SourceSet
+
+__all__ = ["Indexer", "Progress", "digest"]
 
 #: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
 NAVIGATION_LINK_SHARE = 0.6
@@ -29,53 +38,94 @@ NAVIGATION_MIN_LINKS = 30
 #: ends with its index is content first.
 GENERATED_INDEX_SHARE = 0.5
 MAX_SITEMAPS = 50
+#: Seconds between two attempts at the build lock of a source another process is building.
+LOCK_POLL_SECONDS = 0.25
 
-ProgressFn = Callable[["Progress"], None]
-
-
-@dataclass
-class Progress:
-    """Live counters of one build, for progress bars, status lines and MCP progress notifications."""
-
-    source: str
-    method: str = "…"
-    done: int = 0
-    discovered: int = 0
-    fetched: int = 0
-    not_modified: int = 0
-    fresh: int = 0
-    removed: int = 0
-    failed: int = 0
-    robots_skipped: int = 0
-    #: Addresses that redirect to another page of the source: that page is indexed, once, in their place.
-    redirected: int = 0
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def elapsed(self) -> float:
-        return (self.finished or time.monotonic()) - self.started
+ProgressFn = Callable[[Progress], None]
+_GENERATED = re.compile("|".join(GENERATED_PAGES))
 
 
-def digest(raw: RawPage, url: str) -> tuple[Document, list[str], bool]:
-    """CPU part of indexing one page (runs in a worker process): document, outgoing links, is-navigation."""
+def generated(loc: Location) -> bool:
+    """A generated listing or source view (`_modules/`, `genindex.html`, `search.html`, …), by its path."""
+    below = loc.key if loc.source.is_local else urlsplit(loc.key.removeprefix(loc.source.root)).path
+    return _GENERATED.search(below) is not None
+
+
+def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[str], bool]:
+    """CPU part of indexing one page (runs in a worker process): its rows, outgoing links, is-navigation.
+
+    Tokenizing and compressing happen here too, so the process that serves searches only runs SQL.
+    """
+    key = key or raw.location.uid
     if raw.kind == "markdown":
-        return build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
-    root = parse_html(raw.text)
-    links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
-    main = find_main(root)
-    anchors = main.findall(".//a")
-    link_chars = sum(len(normalize_space(a.text_content())) for a in anchors)
-    total = len(normalize_space(main.text_content())) or 1
-    navigation = (
-        len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
-    ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
-    return build_document(raw, url, root, main), links, navigation
+        doc, links, navigation = build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
+    else:
+        root = parse_html(raw.text)
+        links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
+        main = find_main(root)
+        anchors = main.findall(".//a")
+        link_chars = sum(len(normalize_space(a.text_content())) for a in anchors)
+        total = len(normalize_space(main.text_content())) or 1
+        navigation = (
+            len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
+        ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
+        doc = build_document(raw, url, root, main)
+    listed = not navigation and not generated(raw.location)
+    return prepare_page(key, doc, listed, links), links, navigation
+
+
+def failure(exc: BaseException) -> tuple[str, str]:
+    """(cause in a few words, technical detail) of a failed fetch, read from the exception and its causes."""
+    chain: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and e not in chain:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    http = next((e for e in chain if isinstance(e, httpx.HTTPError)), None)
+    detail = f"{type(http).__name__}: {http}" if http is not None and str(http) else str(exc)
+    text = " ".join(str(e) for e in chain).lower()
+    if any(isinstance(e, socket.gaierror) for e in chain) or any(
+        s in text
+        for s in (
+            "name or service not known",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+            "no address associated",
+            "getaddrinfo failed",
+        )
+    ):
+        return "DNS lookup failed", detail
+    if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in text:
+        return "connection refused", detail
+    if any(isinstance(e, httpx.TimeoutException) for e in chain) or "timed out" in text:
+        return "timed out", detail
+    return "", detail
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker processes end when the indexing process is gone (even killed with -9): no orphans."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent shuts us down
+    if os.name != "posix":
+        return
+    ppid = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # alive, or its pid reused by another user: the ppid check decides
+                pass
+            if os.getppid() != ppid:  # our own parent (the forkserver) went away with it
+                os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 class Indexer:
-    """Builds or refreshes the index of each source; one build per source at a time."""
+    """Builds or refreshes the index of each source; one build of a root at a time, across processes too."""
 
     def __init__(
         self,
@@ -84,18 +134,18 @@ class Indexer:
         fetcher: Fetcher,
         index: SiteIndex,
         workers: int | None = None,
+        builds: Builds | None = None,
     ):
         self.sources = sources
         self.settings = settings
         self.fetcher = fetcher
         self.index = index
         self.workers = (os.cpu_count() or 1) if workers is None else workers
-        self.running: dict[str, Progress] = {}
+        self.builds = builds or Builds()
 
     def progress(self) -> tuple[int, int]:
         """(pages done, pages known so far) over the builds under way."""
-        live = [p for p in self.running.values() if p.finished is None]
-        return sum(p.done for p in live), sum(p.discovered for p in live)
+        return self.builds.progress()
 
     async def run(
         self,
@@ -105,16 +155,22 @@ class Indexer:
         sources: list[Source] | None = None,
     ) -> list[Progress]:
         """Index every source (or those given); `only_empty` skips sources already indexed."""
-        executor = self._executor()
+        todo = [
+            s
+            for s in sources or self.sources.sources
+            if not (only_empty and self.index.page_count(Scope.of([s])))
+        ]
+        self.builds.announce([s.root for s in todo])
+        executor = self._executor() if todo else None
         reports = []
         try:
-            for source in sources or self.sources.sources:
-                if only_empty and self.index.page_count(source.name):
-                    continue
-                reports.append(await self.build(source, refresh, on_progress, executor))
+            for source in todo:
+                reports.append(await self._locked_build(source, refresh, on_progress, executor))
         finally:
+            self.builds.settle()
             if executor is not None:
-                executor.shutdown(wait=False, cancel_futures=True)
+                # Waiting joins the workers and frees their queues: no "leaked semaphore" warning at exit.
+                executor.shutdown(wait=True, cancel_futures=True)
         return reports
 
     def _executor(self) -> Executor | None:
@@ -122,139 +178,215 @@ class Indexer:
             return None
         # forkserver: workers never inherit the event loop or open sockets of this process.
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context(method),
+            initializer=_watch_parent,
+            initargs=(os.getpid(),),
+        )
 
-    async def build(
-        self,
-        source: Source,
-        refresh: bool = False,
-        on_progress: ProgressFn | None = None,
-        executor: Executor | None = None,
+    async def _locked_build(
+        self, source: Source, refresh: bool, on_progress: ProgressFn | None, executor: Executor | None
     ) -> Progress:
-        prog = Progress(source.name)
-        self.running[source.name] = prog
-        known = {p.key: p for p in self.index.pages(source.name)}
-        robots: RobotFileParser | None = None
-        crawl = False
-        if source.is_local:
-            prog.method = "folder"
-            seeds = local_pages(source, self.settings.crawl_limit)
-        else:
-            robots, seeds, prog.method = await self._discover(source)
-            crawl = prog.method == "crawl"
-        seen: set[str] = set()
-        queue: asyncio.Queue[str] = asyncio.Queue()
-
-        def enqueue(keys: list[str]) -> None:
-            for key in keys:
-                if key not in seen and len(seen) < self.settings.crawl_limit:
-                    seen.add(key)
-                    queue.put_nowait(key)
-            prog.discovered = len(seen)
-
-        def follow(urls: list[str]) -> None:
-            if crawl:
-                enqueue([k for k in (in_scope(self.sources, source, u) for u in urls) if k])
-
-        async def page(key: str) -> None:
-            if robots is not None and not robots.can_fetch(USER_AGENT, key):
-                prog.robots_skipped += 1
-                return
-            loc = Location(source, key)
-            uid = loc.uid
-            state = known.get(uid)
-            age = time.time() - state.fetched_at if state else None
-            if state and not refresh and age is not None and age < self.settings.index_ttl_days * 86400:
-                prog.fresh += 1
-                follow(self.index.links(uid))
-                return
-            try:
-                raw = await self._fetch(
-                    loc, state.etag if state else "", state.last_modified if state else "", prog
-                )
-            except PageNotFound as exc:
-                if state:  # it was indexed and is gone now (404/410): it leaves the index
-                    await asyncio.to_thread(self.index.remove, uid)
-                    prog.removed += 1
-                else:
-                    prog.failed += 1
-                    prog.errors.append(f"broken link: {exc}")
-                return
-            if raw is None:
-                return
-            final = in_scope(self.sources, source, raw.location.key) if raw.location.key != key else key
-            if final and final != key:  # redirected within the source: indexed once, at its final address
-                if state:
-                    await asyncio.to_thread(self.index.remove, uid)
-                prog.redirected += 1
-                enqueue([final])  # fetched again there unless already queued (the crawl limit still holds)
-                return
-            if raw.not_modified:
-                prog.not_modified += 1
-                await asyncio.to_thread(self.index.touch, uid)
-                follow(self.index.links(uid))
-                return
-            url = self.sources.display_url(loc)
-            loop = asyncio.get_running_loop()
-            doc, links, navigation = await loop.run_in_executor(executor, digest, raw, url)
-            await asyncio.to_thread(self.index.put, uid, doc, not navigation, links)
-            prog.fetched += 1
-            follow(links)
-
-        async def worker() -> None:
-            while True:
-                key = await queue.get()
-                try:
-                    await page(key)
-                except DocsMCPError as exc:
-                    prog.failed += 1
-                    prog.errors.append(f"{key}: {exc}")
-                except Exception as exc:  # one bad page must not stop the build; say what happened
-                    prog.failed += 1
-                    prog.errors.append(f"{key}: unexpected {exc.__class__.__name__}: {exc}")
-                finally:
-                    prog.done += 1
+        """Build one source once its build lock is ours: a concurrent run of the same root goes first, and
+        this one then finds its pages fresh instead of crawling the site again."""
+        prog = Progress(source.name, source.root)
+        self.builds.begin(prog)
+        lock = build_lock(self.index, source.root)
+        try:
+            while not lock.try_acquire():
+                if not prog.waiting:
+                    prog.waiting = lock.holder() or "?"
                     if on_progress:
                         on_progress(prog)
-                    queue.task_done()
+                await asyncio.sleep(LOCK_POLL_SECONDS)
+            prog.waiting = ""
+            prog.started = time.monotonic()
+            try:
+                await Build(self, source, prog, refresh, on_progress, executor).run()
+            finally:
+                lock.release()
+        finally:
+            self.builds.end(prog)
+        return prog
 
-        enqueue(seeds)
-        tasks = [asyncio.create_task(worker()) for _ in range(max(1, self.settings.concurrency))]
+    async def build(
+        self, source: Source, refresh: bool = False, on_progress: ProgressFn | None = None
+    ) -> Progress:
+        """One source, in this process (no worker processes)."""
+        return await self._locked_build(source, refresh, on_progress, None)
+
+
+class Build:
+    """One build of one source: discovery, the page queue, and what happens to each page."""
+
+    def __init__(
+        self,
+        indexer: Indexer,
+        source: Source,
+        prog: Progress,
+        refresh: bool,
+        on_progress: ProgressFn | None,
+        executor: Executor | None,
+    ):
+        self.indexer = indexer
+        self.index = indexer.index
+        self.sources = indexer.sources
+        self.settings = indexer.settings
+        self.source = source
+        self.prog = prog
+        self.refresh = refresh
+        self.on_progress = on_progress
+        self.executor = executor
+        self.scope = Scope.of([source])
+        self.known: dict[str, PageState] = {}
+        self.robots: RobotFileParser | None = None
+        self.crawl = False
+        self.seen: set[str] = set()
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.stopped = False
+
+    async def run(self) -> Progress:
+        prog = self.prog
+        self.known = {p.key: p for p in await asyncio.to_thread(self.index.pages, self.scope)}
+        if self.source.is_local:
+            prog.method = "folder"
+            seeds = local_pages(self.source, self.settings.crawl_limit)
+        else:
+            self.robots, seeds, prog.method = await self._discover()
+            self.crawl = prog.method == "crawl"
+        self.enqueue(seeds)
+        tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
         try:
-            await queue.join()
+            await self.queue.join()
         finally:
             for t in tasks:
                 t.cancel()
             prog.finished = time.monotonic()
-            self.index.set_meta(f"built:{source.name}", str(time.time()))
-            if on_progress:
-                on_progress(prog)
+            await asyncio.to_thread(self._conclude)
+            if self.on_progress:
+                self.on_progress(prog)
         return prog
 
-    async def _fetch(self, loc: Location, etag: str, last_modified: str, prog: Progress) -> RawPage | None:
+    def _conclude(self) -> None:
+        """Count what the source has now, name why it has nothing, and store the outcome for every process."""
+        prog = self.prog
+        try:
+            prog.pages = self.index.page_count(self.scope)
+            if not prog.pages and not prog.cause:
+                if prog.robots_skipped:
+                    prog.cause = f"robots.txt disallows its pages ({prog.robots_skipped:,} skipped)"
+                elif not prog.failed:
+                    prog.cause = "no page found under the root"
+            self.index.set_meta(BUILD_META + self.source.root, prog.outcome().to_json())
+        except IndexUnavailable as exc:
+            prog.errors.append(f"the outcome of this build could not be stored: {exc}")
+
+    # --- the queue -----------------------------------------------------------------------------------
+    def enqueue(self, keys: list[str]) -> None:
+        for key in keys:
+            if key not in self.seen and len(self.seen) < self.settings.crawl_limit:
+                self.seen.add(key)
+                self.queue.put_nowait(key)
+        self.prog.discovered = len(self.seen)
+
+    def follow(self, urls: list[str]) -> None:
+        if self.crawl:
+            self.enqueue([k for k in (in_scope(self.sources, self.source, u) for u in urls) if k])
+
+    async def worker(self) -> None:
+        prog = self.prog
+        while True:
+            key = await self.queue.get()
+            try:
+                await self.page(key)
+            except IndexUnavailable as exc:
+                prog.unwritten += 1
+                prog.errors.append(f"{key}: not stored: {exc}")
+                # A damaged file fails every later write too: the rest of the queue is not fetched for nothing.
+                self.stopped = self.stopped or isinstance(exc, IndexDamaged)
+            except DocsMCPError as exc:
+                cause, detail = failure(exc)
+                prog.note_error(f"{key}: {exc}", cause, detail)
+            except Exception as exc:  # one bad page must not stop the build; say what happened
+                prog.note_error(f"{key}: unexpected {exc.__class__.__name__}: {exc}")
+            finally:
+                prog.done += 1
+                if self.on_progress:
+                    self.on_progress(prog)
+                self.queue.task_done()
+
+    # --- one page --------------------------------------------------------------------------------------
+    async def page(self, key: str) -> None:
+        prog, index = self.prog, self.index
+        if self.stopped:
+            return
+        if self.robots is not None and not self.robots.can_fetch(USER_AGENT, key):
+            prog.robots_skipped += 1
+            return
+        loc = Location(self.source, key)
+        uid = loc.uid
+        state = self.known.get(uid)
+        age = time.time() - state.fetched_at if state else None
+        if state and not self.refresh and age is not None and age < self.settings.index_ttl_days * 86400:
+            prog.fresh += 1
+            self.follow(await asyncio.to_thread(index.links, uid))
+            return
+        try:
+            raw = await self._fetch(loc, state.etag if state else "", state.last_modified if state else "")
+        except PageNotFound as exc:
+            if state:  # it was indexed and is gone now (404/410): it leaves the index
+                await asyncio.to_thread(index.remove, uid)
+                prog.removed += 1
+            else:
+                root = key == self.source.root
+                prog.note_error(f"broken link: {exc}", "404 at the root" if root else "", str(exc))
+            return
+        if raw is None:
+            return
+        final = in_scope(self.sources, self.source, raw.location.key) if raw.location.key != key else key
+        if final and final != key:  # redirected within the source: indexed once, at its final address
+            if state:
+                await asyncio.to_thread(index.remove, uid)
+            prog.redirected += 1
+            self.enqueue([final])  # fetched again there unless already queued (the crawl limit still holds)
+            return
+        if raw.not_modified:
+            prog.not_modified += 1
+            await asyncio.to_thread(index.touch, uid)
+            self.follow(await asyncio.to_thread(index.links, uid))
+            return
+        url = self.sources.display_url(loc)
+        loop = asyncio.get_running_loop()
+        prepared, links, _ = await loop.run_in_executor(self.executor, digest, raw, url, uid)
+        await asyncio.to_thread(index.write, prepared)
+        prog.fetched += 1
+        self.follow(links)
+
+    async def _fetch(self, loc: Location, etag: str, last_modified: str) -> RawPage | None:
         """Fetch with backoff on 429/503; None (and an error noted) when it fails; PageNotFound propagates."""
         for attempt in range(4):
             try:
-                return await self.fetcher.fetch(loc, etag, last_modified)
+                return await self.indexer.fetcher.fetch(loc, etag, last_modified)
             except RetryLater as exc:
                 await asyncio.sleep(min(exc.retry_after or 2.0**attempt, MAX_RETRY_AFTER))
             except PageNotFound:
                 raise
             except FetchError as exc:
-                prog.failed += 1
-                prog.errors.append(str(exc))
+                cause, detail = failure(exc)
+                self.prog.note_error(str(exc), cause, detail)
                 return None
-        prog.failed += 1
-        prog.errors.append(f"{loc.key}: still rate-limited after retries")
+        self.prog.note_error(f"{loc.key}: still rate-limited after retries", "rate-limited (429/503)")
         return None
 
-    async def _discover(self, source: Source) -> tuple[RobotFileParser | None, list[str], str]:
+    async def _discover(self) -> tuple[RobotFileParser | None, list[str], str]:
         """robots.txt, then sitemaps, then llms.txt; a link crawl from the root when neither lists pages."""
+        source, fetcher = self.source, self.indexer.fetcher
         parts = urlsplit(source.root)
         host_root = f"{parts.scheme}://{parts.netloc}/"
         robots = None
         sitemap_urls = [source.root + "sitemap.xml"]
-        body = await self.fetcher.fetch_file(host_root + "robots.txt")
+        body = await fetcher.fetch_file(host_root + "robots.txt")
         if body is not None:
             robots, named = parse_robots(body.decode("utf-8", "replace"), host_root + "robots.txt")
             sitemap_urls = named + [u for u in sitemap_urls if u not in named]
@@ -264,7 +396,7 @@ class Indexer:
             url = sitemap_urls.pop(0)
             if urlsplit(url).netloc != parts.netloc:
                 continue
-            body = await self.fetcher.fetch_file(url)
+            body = await fetcher.fetch_file(url)
             fetched += 1
             if body:
                 found, nested = parse_sitemap(body)
@@ -272,7 +404,7 @@ class Indexer:
                 sitemap_urls.extend(nested)
         keys = _unique(k for k in (in_scope(self.sources, source, u) for u in pages) if k)
         method = "sitemap" if keys else ""
-        body = await self.fetcher.fetch_file(source.root + "llms.txt")
+        body = await fetcher.fetch_file(source.root + "llms.txt")
         if body:
             llms = [
                 k

@@ -92,7 +92,7 @@ async def measure_page(app, url: str, query: str | None) -> dict[str, Any]:
         if query:
             await m.one("search_docs", repr(query), query=query)
             await m.one("search_docs", repr(query) + ", headings", query=query, include_headings=True)
-            if not app.index.page_count():
+            if app.index is None or not app.index.page_count():
                 for k in (-1, -2):
                     m.rows[k] = Row(
                         **{**asdict(m.rows[k]), "note": "index empty: run `docslice index` first"}

@@ -1,357 +1,166 @@
-"""Site search: ranks the index's pages for a query (section and page BM25, title and defined-name signals)."""
+"""search_docs over the site index: only this server's sources, named as configured now, and an honest status.
+
+The index file is shared by every server using the cache folder; pages are stored by address alone. This
+layer keeps a search to the configured roots, gives each hit the name and URL its source has today, and
+says what the index is doing (building, a source unreachable, empty) in one status line.
+"""
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import os
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
-from .analysis import names_match, query_names, query_terms, tokenize
-from .config import (
-    AGGREGATE_LOOKAHEAD,
-    AGGREGATE_SIZE_RATIO,
-    COMMON_TERM_SHARE,
-    MAX_POSTINGS,
-    MIN_QUERY_TERMS,
-    NAME_CANDIDATES,
-    NAME_MATCH_BONUS,
-    PAGE_CANDIDATES,
-    PAGE_EVIDENCE_SECTIONS,
-    PAGE_SHARE,
-    PAGE_WEIGHTS,
-    RELEASE_NOTES_FACTOR,
-    RELEASE_NOTES_QUERY,
-    RELEASE_NOTES_TITLE,
-    SECTION_CANDIDATES,
-    SECTION_WEIGHTS,
-    TITLE_MATCH_BONUS,
-)
-from .snippets import snippet
-from .tools import SearchHit
-
-if TYPE_CHECKING:
-    from .index import SiteIndex
+from .document import Document
+from .errors import DocsMCPError
+from .hits import SearchHit
+from .index import Scope, SiteIndex, key_prefix
+from .progress import BUILD_META, Builds, Outcome, Progress
+from .ranker import SiteRanker
+from .sources import Location, Source, SourceSet
 
 
-def match_expression(terms: list[str]) -> str | None:
-    """FTS5 query: any of the terms (BM25 weighs rare ones up)."""
-    if not terms:
-        return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+def _day(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "an unknown date"
 
 
-def _source_clause(source: str | None) -> tuple[str, tuple[str, ...]]:
-    """The WHERE clause that keeps one source's pages (joined as `p`) and its parameter; nothing for all."""
-    return ("AND p.source=?", (source,)) if source else ("", ())
+def _clock(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%H:%M UTC")
 
 
-def _page_evidence(
-    page_bm25: dict[int, float], by_page: dict[int, list[tuple[int, float]]]
-) -> dict[int, float]:
-    """A page's own score: its page-level BM25 plus its PAGE_EVIDENCE_SECTIONS best sections, each normalized.
+@dataclass(frozen=True)
+class SourceStatus:
+    """One source as the index knows it: pages, the newest fetch, its build under way or the last outcome."""
 
-    FTS5's BM25 gives a term in more than half the documents no weight at all. On a site of 80 pages
-    "version" and "url" are such terms, so the page about URL versioning scored 0 at page level; its
-    sections, among 1,300, still show the match. `by_page` lists each page's sections best first.
-    """
-    sections = {pid: sum(score for _, score in v[:PAGE_EVIDENCE_SECTIONS]) for pid, v in by_page.items()}
-    top_page = max(page_bm25.values(), default=0.0) or 1.0
-    top_sections = max(sections.values(), default=0.0) or 1.0
-    return {
-        pid: page_bm25.get(pid, 0.0) / top_page + sections.get(pid, 0.0) / top_sections
-        for pid in page_bm25.keys() | sections.keys()
-    }
+    source: Source
+    pages: int
+    newest: float
+    live: Progress | None
+    pending: bool
+    last: Outcome | None
 
+    @property
+    def building(self) -> bool:
+        return self.live is not None or self.pending
 
-def _one_per_content(
-    ranked: list[int], titles: dict[int, tuple[str, frozenset[str], str]], limit: int
-) -> list[int]:
-    """The best `limit` pages; a page one source serves at two addresses (`dir/`, `dir/index.html`) only once."""
-    seen: set[str] = set()
-    out = []
-    for pid in ranked:
-        digest = titles[pid][2] if pid in titles else f"page {pid}"
-        if digest not in seen:
-            seen.add(digest)
-            out.append(pid)
-            if len(out) == limit:
-                break
-    return out
+    @property
+    def unreachable(self) -> bool:
+        return not self.building and self.last is not None and not self.last.reached
 
-
-class SiteRanker:
-    """The index's search: reads through the index's connection under its lock; memoizes term statistics."""
-
-    def __init__(self, index: SiteIndex):
-        self.index = index
-        #: Per page: title, its tokens, and source + content hash (one copy of a page served at two addresses).
-        self._title_memo: dict[int, tuple[str, frozenset[str], str]] = {}
-        #: Document frequency of every term, loaded once per index generation (a write bumps it).
-        self._df: tuple[tuple[int, int], dict[str, int], int] | None = None
-
-    def forget(self, page_id: int) -> None:
-        """A page was rewritten or removed: its memoized title goes."""
-        self._title_memo.pop(page_id, None)
-
-    def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
-        """Pages ranked by their best section's BM25 blended with page-level BM25; best section per page."""
-        with self.index.lock:
-            terms = query_terms(query)
-            df, total = self._doc_freq(terms)
-            expr = match_expression(self._selective_terms(terms, df, total))
-            if expr is None:
-                return []
-            src, src_args = _source_clause(source)
-            args = (expr, *src_args)
-            bm25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
-            if source:
-                sec_rows = self.index.db.execute(
-                    f"SELECT s.page_id, s.id, {bm25} AS score FROM sections_fts f JOIN sections s ON s.id=f.rowid "
-                    f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY score DESC LIMIT ?",
-                    (*args, SECTION_CANDIDATES),
-                ).fetchall()
-            else:
-                # Rank inside FTS alone, then join only the rows kept: joining every match costs more.
-                top = self.index.db.execute(
-                    f"SELECT rowid, {bm25} AS score FROM sections_fts WHERE sections_fts MATCH ? "
-                    "ORDER BY score DESC LIMIT ?",
-                    (expr, SECTION_CANDIDATES),
-                ).fetchall()
-                marks = ",".join("?" * len(top))
-                owner = (
-                    dict(
-                        self.index.db.execute(
-                            f"SELECT id, page_id FROM sections WHERE id IN ({marks})", [r for r, _ in top]
-                        ).fetchall()
-                    )
-                    if top
-                    else {}
-                )
-                sec_rows = [(owner[r], r, score) for r, score in top if r in owner]
-            page_bm25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
-            if source:
-                page_sql = (
-                    f"SELECT p.id, {page_bm25} AS score FROM pages_fts f JOIN pages p ON p.id=f.rowid "
-                    f"WHERE pages_fts MATCH ? {src} ORDER BY score DESC LIMIT ?"
-                )
-            else:  # a page's FTS rowid is its id: no join needed
-                page_sql = f"SELECT rowid, {page_bm25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
-            page_rows = self.index.db.execute(page_sql, (*args, PAGE_CANDIDATES)).fetchall()
-            defines = self._defining_pages(query, source)
-        # Section rows come best first, so each page's list does too.
-        by_page: dict[int, list[tuple[int, float]]] = {}
-        for page_id, section_id, score in sec_rows:
-            by_page.setdefault(page_id, []).append((section_id, score))
-        best_section = {pid: v[0] for pid, v in by_page.items()}
-        page_score = _page_evidence(dict(page_rows), by_page)
-        top_sec = max((s for _, s in best_section.values()), default=0.0) or 1.0
-        top_page = max(page_score.values(), default=0.0) or 1.0
-        candidates = set(best_section) | set(page_score) | set(defines)
-        titles = self._titles(candidates)
-        idf = {t: math.log(1 + total / (1 + df.get(t, 0))) for t in terms}
-        idf_sum = sum(idf.values()) or 1.0
-        demote = not re.search(RELEASE_NOTES_QUERY, query)
-        combined = {}
-        for pid in candidates:
-            section_score = best_section.get(pid, (0, 0.0))[1]
-            score = (1 - PAGE_SHARE) * section_score / top_sec + PAGE_SHARE * page_score.get(
-                pid, 0.0
-            ) / top_page
-            title, title_tokens, _ = titles.get(pid, ("", frozenset(), ""))
-            score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
-            if pid in defines:
-                score += NAME_MATCH_BONUS
-            if demote and re.search(RELEASE_NOTES_TITLE, title):
-                score *= RELEASE_NOTES_FACTOR
-            combined[pid] = score
-        # A page that defines the queried name links to that definition, not to its best text match.
-        section_of = {pid: defines.get(pid) or best_section.get(pid, (None, 0.0))[0] for pid in combined}
-        ordered = sorted(combined, key=lambda pid: -combined[pid])
-        distinct = _one_per_content(ordered, titles, limit * AGGREGATE_LOOKAHEAD)
-        ranked = self._without_aggregate_copies(distinct, section_of)[:limit]
-        return self._hits([(pid, section_of[pid], combined[pid]) for pid in ranked], query)
-
-    def _without_aggregate_copies(self, ranked: list[int], section_of: dict[int, int | None]) -> list[int]:
-        """Drop a hit whose best section is, word for word, that of a page AGGREGATE_SIZE_RATIO times smaller.
-
-        All-in-one pages (Node's all.html, mdBook's print.html, single-page builds) repeat every page of the
-        site; their copy would take a result slot from the page it came from. Sibling pages of one size that
-        share a boilerplate section are not copies of each other.
-        """
-        sids = [section_of[pid] for pid in ranked if section_of[pid] is not None]
-        if len(sids) < 2:
-            return ranked
-        marks = ",".join("?" * len(sids))
-        with self.index.lock:
-            rows = self.index.db.execute(
-                f"SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
-                f"FROM sections s WHERE s.id IN ({marks})",
-                sids,
-            ).fetchall()
-        smallest: dict[str, int] = {}  # section text → section count of the smallest page showing it
-        info = {}
-        for page_id, text, count in rows:
-            if text:
-                info[page_id] = (text, count)
-                smallest[text] = min(count, smallest.get(text, count))
-        return [
-            pid
-            for pid in ranked
-            if pid not in info or info[pid][1] < AGGREGATE_SIZE_RATIO * smallest[info[pid][0]]
-        ]
-
-    def _defining_pages(self, query: str, source: str | None) -> dict[int, int]:
-        """Pages with a section defining an API name or option of the query (exact or qualified match)."""
-        wanted = query_names(query)
-        # FTS finds candidates by the name's last two parts (so `a.b.Cls.meth` finds `Cls.meth`); only an
-        # exact or qualified match counts, so `round` finds the built-in `round`, not every `__round__`.
-        phrases = match_expression(
-            sorted({" ".join(tokenize(".".join(w.split(".")[-2:]))) for w in wanted} - {""})
+    def problem(self) -> str:
+        """'source X unreachable: … at 12:03 UTC; serving the N pages indexed on …', or ''."""
+        if not self.unreachable or self.last is None:
+            return ""
+        why = self.last.error or self.last.cause or "no page could be fetched"
+        kept = (
+            f"serving the {self.pages:,} pages indexed on {_day(self.newest)}"
+            if self.pages
+            else "nothing from it is indexed"
         )
-        if phrases is None:
-            return {}
-        expr = f"names : ({phrases})"
-        src, src_args = _source_clause(source)
-        rows = self.index.db.execute(
-            "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
-            f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? {src} ORDER BY f.rank LIMIT ?",
-            (expr, *src_args, NAME_CANDIDATES),
-        ).fetchall()
-        out: dict[int, int] = {}
-        for page_id, section_id, names in rows:
-            if any(names_match(n, w) for n in names.split("\n") for w in wanted):
-                out.setdefault(page_id, section_id)
-        return out
-
-    def _doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
-        """Sections containing each term, and the number of sections (whole vocabulary cached in memory)."""
-        # data_version changes when another connection (an `index` run beside the server) commits.
-        generation = (self.index.generation, self.index.db.execute("PRAGMA data_version").fetchone()[0])
-        if self._df is None or self._df[0] != generation:
-            vocab = dict(self.index.db.execute("SELECT term, doc FROM sections_vocab").fetchall())
-            total = self.index.db.execute("SELECT count(*) FROM sections").fetchone()[0] or 1
-            self._df = (generation, vocab, total)
-        _, vocab, total = self._df
-        return {t: vocab[t] for t in terms if t in vocab}, total
-
-    def _titles(self, page_ids: set[int]) -> dict[int, tuple[str, frozenset[str], str]]:
-        """Title, title tokens and source + content hash per page; memoized (they change only when a page does)."""
-        missing = [pid for pid in page_ids if pid not in self._title_memo]
-        if missing:
-            marks = ",".join("?" * len(missing))
-            with self.index.lock:  # like every read here: the indexer writes through the same connection
-                rows = self.index.db.execute(
-                    f"SELECT id, title, source, hash FROM pages WHERE id IN ({marks})", missing
-                ).fetchall()
-            for pid, title, source, digest in rows:
-                self._title_memo[pid] = (title, frozenset(tokenize(title)), f"{source}:{digest or pid}")
-        return {pid: self._title_memo[pid] for pid in page_ids if pid in self._title_memo}
-
-    @staticmethod
-    def _selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
-        """Drop terms most sections contain (keeping the MIN_QUERY_TERMS rarest at least)."""
-        if len(terms) <= MIN_QUERY_TERMS:
-            return terms
-        common = COMMON_TERM_SHARE * total
-        kept, postings = [], 0
-        for t in sorted(
-            (t for t in terms if t in df), key=df.__getitem__
-        ):  # rarest first; unknown terms match nothing
-            n = df[t]
-            if len(kept) >= MIN_QUERY_TERMS and (n > common or postings + n > MAX_POSTINGS):
-                break
-            kept.append(t)
-            postings += n
-        return kept or terms
-
-    def _hits(self, ranked: list[tuple[int, int | None, float]], query: str) -> list[SearchHit]:
-        """Build the hits with two queries in all (pages, sections), not two per hit."""
-        with self.index.lock:
-            ranked = [
-                (pid, sid if sid is not None else self._best_section(pid, query), score)
-                for pid, sid, score in ranked
-            ]
-            page_ids = [pid for pid, _, _ in ranked]
-            section_ids = [sid for _, sid, _ in ranked if sid is not None]
-            pages = {
-                row[0]: row[1:]
-                for row in self.index.db.execute(
-                    f"SELECT id, url, title, source, fetched_at FROM pages WHERE id IN ({','.join('?' * len(page_ids))})",
-                    page_ids,
-                )
-            }
-            secs = (
-                {
-                    row[0]: row[1:]
-                    for row in self.index.db.execute(
-                        f"SELECT id, anchor, title, path, text FROM sections WHERE id IN ({','.join('?' * len(section_ids))})",
-                        section_ids,
-                    )
-                }
-                if section_ids
-                else {}
-            )
-        hits = []
-        for pid, sid, score in ranked:
-            url, title, source, fetched_at = pages[pid]
-            sec = secs.get(sid)
-            if sec is None:
-                hits.append(SearchHit(url, title, "", (), "", source, fetched_at, score))
-                continue
-            anchor, sec_title, path, text = sec
-            parts = [p for p in path.split(" > ") if p and p != title]
-            if sec_title and sec_title != title:
-                parts.append(sec_title)
-            hits.append(
-                SearchHit(url, title, anchor, tuple(parts), snippet(text, query), source, fetched_at, score)
-            )
-        return hits
-
-    def _best_section(self, page_id: int, query: str) -> int | None:
-        """For a page found by page-level BM25 only: its best-matching section."""
-        lo, hi = self.index.db.execute(
-            "SELECT min(id), max(id) FROM sections WHERE page_id=?", (page_id,)
-        ).fetchone()
-        if lo is None:
-            return None
-        # A page's sections are written together, so their ids are one range: FTS5 seeks to it instead of
-        # ranking every match in the index (37 → 1.2 ms at 50,000 sections). No join: with one, SQLite
-        # applies the range after the full-text scan.
-        row = self.index.db.execute(
-            "SELECT rowid FROM sections_fts WHERE sections_fts MATCH ? AND rowid BETWEEN ? AND ? "
-            "ORDER BY rank LIMIT 1",
-            (match_expression(query_terms(query)), lo, hi),
-        ).fetchone()
-        return row[0] if row else None
-
-    def warm(self) -> None:
-        """Load the term statistics now (the server calls this at start, so the first search is fast)."""
-        with self.index.lock:
-            self._doc_freq([])
+        return f"source {self.source.name} unreachable: {why} at {_clock(self.last.at)}; {kept}"
 
 
 class SiteSearch:
-    """search_docs over the index, with the build's progress in its status line."""
+    """What search_docs needs from the index (search, headings, status) and where tools load stored pages."""
 
-    def __init__(self, index: SiteIndex, progress: Callable[[], tuple[int, int]] | None = None):
+    def __init__(self, index: SiteIndex, sources: SourceSet, builds: Builds | None = None):
         self.index = index
-        self._progress = progress
+        self.sources = sources
+        self.builds = builds or Builds()
+        self.ranker = SiteRanker(index)
 
-    def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
-        return self.index.search(query, limit, source)
+    # --- scope and names -----------------------------------------------------------------------------
+    def scope(self, source: str | None = None) -> Scope:
+        """The configured roots (or one source's): nothing else in a shared index file is visible."""
+        return Scope.of([self.sources.get(source)] if source else self.sources.sources)
+
+    def locate(self, key: str, prefer: str | None = None) -> Location | None:
+        """The configured source holding an indexed page (the one asked for, else the first), and its key."""
+        candidates = [self.sources.get(prefer)] if prefer else list(self.sources.sources)
+        for s in candidates:
+            prefix = key_prefix(s)
+            if key.startswith(prefix):
+                rel = key if not s.is_local else key[len(prefix) :].replace(os.sep, "/")
+                return Location(s, rel)
+        return None
+
+    def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
+        """The best pages of the configured sources (or of `source`), each labelled as its source is now."""
+        hits = []
+        for hit in self.ranker.search(query, limit, self.scope(source)):
+            loc = self.locate(hit.url, source)
+            if loc is not None:
+                hits.append(replace(hit, url=self.sources.display_url(loc), source=loc.source.name))
+        return hits
 
     def headings(self, url: str) -> list[tuple[int, str, str]]:
-        return self.index.headings(url)
+        try:
+            loc = self.sources.resolve(url)
+        except DocsMCPError:
+            return []
+        return self.index.headings(loc.uid)
 
+    def load_document(self, key: str) -> Document | None:
+        """A stored page, with the URL and source name of today's configuration (a source may be renamed)."""
+        doc = self.index.load_document(key)
+        loc = self.locate(key) if doc is not None else None
+        if doc is None or loc is None:
+            return doc
+        return replace(doc, url=self.sources.display_url(loc), source=loc.source.name)
+
+    def warm(self) -> None:
+        """Open this thread's read connection and touch the tables (the first search is then fast)."""
+        self.ranker.search("warm", 1, self.scope())
+
+    # --- status --------------------------------------------------------------------------------------
     def progress(self) -> tuple[int, int]:
-        return self._progress() if self._progress else (0, 0)
+        return self.builds.progress()
+
+    def states(self) -> list[SourceStatus]:
+        out = []
+        with self.index.reading():  # one snapshot for every count
+            for s in self.sources.sources:
+                scope = Scope.of([s])
+                pages = self.index.page_count(scope)
+                out.append(
+                    SourceStatus(
+                        s,
+                        pages,
+                        self.index.newest(scope) if pages else 0.0,
+                        self.builds.live(s.root),
+                        self.builds.pending(s.root),
+                        Outcome.from_json(self.index.meta(BUILD_META + s.root)),
+                    )
+                )
+        return out
 
     def status_line(self) -> str:
-        pages = self.index.page_count()
-        done, total = self.progress()
-        if total and done < total:
-            return f"index building: indexed {done:,} of ~{total:,} pages so far, results may be incomplete"
+        """Building, unreachable sources, or the page count; what search_docs says about its index."""
+        states = self.states()
+        parts = []
+        building = [s for s in states if s.building]
+        if building:
+            done, total = self.progress()
+            waiting = [s for s in building if s.live is not None and s.live.waiting]
+            if waiting:
+                names = ", ".join(s.source.name for s in waiting)
+                have = sum(s.pages for s in waiting)
+                parts.append(
+                    f"building: another docs-mcp process is indexing {names} ({have:,} pages so far)"
+                )
+            if total:
+                parts.append(
+                    f"building: {done:,} of ~{total:,} pages indexed so far, results may be incomplete"
+                )
+            elif len(waiting) < len(building):
+                names = ", ".join(s.source.name for s in building if s not in waiting)
+                parts.append(f"building: finding the pages of {names}, results may be incomplete")
+        parts += [p for p in (s.problem() for s in states) if p]
+        if parts:
+            return "; ".join(parts)
+        pages = sum(s.pages for s in states)
         if not pages:
-            return "the index is empty (run `docs-mcp index --source …`)"
+            return (
+                "the index is empty (run `docs-mcp index --source …`, or start the server without --no-index)"
+            )
         return f"index: {pages:,} pages"

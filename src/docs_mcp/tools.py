@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -14,22 +13,11 @@ from .cache import DocumentCache
 from .document import Document
 from .errors import DocsMCPError, InvalidArgument
 from .fetching import Fetcher
+from .hits import SearchHit
 from .outline import outline_line
 from .sources import Location, SourceSet
 
-
-@dataclass(frozen=True)
-class SearchHit:
-    """A page found by site search, pointing at its best section."""
-
-    url: str
-    title: str
-    section_id: str
-    section_path: tuple[str, ...]
-    snippet: str
-    source: str
-    fetched_at: float
-    score: float
+__all__ = ["DocsTools", "DocumentStore", "SearchHit", "Searcher"]
 
 
 class Searcher(Protocol):
@@ -76,6 +64,8 @@ class DocsTools:
         self.cache = DocumentCache(settings.cache_size, settings.cache_ttl)
         self.searcher = searcher
         self.store = store
+        #: Why there is no site index, when there is none (said in search_docs's status line).
+        self.search_note = ""
 
     @property
     def cap(self) -> int:
@@ -252,12 +242,14 @@ class DocsTools:
             status = self.searcher.status_line()
         else:
             hits = await asyncio.to_thread(self._search_cache, query, limit, source or None)
-            status = (
-                f"searched the {len(self.cache.documents())} page(s) read so far (no site index); "
-                "run `docs-mcp index` for site-wide search"
+            status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
+                self.search_note or "no site index; run `docs-mcp index` for site-wide search"
             )
+        shown = truncate(query, C.SNIPPET_CHARS)[
+            0
+        ]  # an agent's query may be megabytes long: not echoed whole
         if not hits:
-            return f"search_docs {query!r}: no matches. {status}. Try other words or fewer of them."
+            return f"search_docs {shown!r}: no match. {status}. Try other words or fewer of them."
         multi = len(self.sources.sources) > 1
         blocks = []
         for n, h in enumerate(hits, 1):
@@ -269,7 +261,7 @@ class DocsTools:
                 f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
                 f"   {h.snippet}"
             )
-        head = f"search_docs {query!r}: {len(hits)} result(s). {status}"
+        head = f"search_docs {shown!r}: {len(hits)} result(s). {status}"
         if include_headings:
             blocks = self._with_headings(hits, blocks, self.cap - len(head) - sum(len(b) + 2 for b in blocks))
         return head + "\n\n" + "\n\n".join(blocks)

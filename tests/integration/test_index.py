@@ -11,7 +11,7 @@ from conftest import SITE, LocalSite, call, model_view
 
 from docs_mcp.cli import App, parser
 from docs_mcp.errors import IndexVersionError
-from docs_mcp.index import SiteIndex
+from docs_mcp.index import Scope, SiteIndex
 from docs_mcp.indexer import Progress
 from docs_mcp.server import build_server
 
@@ -33,7 +33,7 @@ async def build(app: App, **kwargs) -> list[Progress]:
 
 
 def keys(app: App) -> set[str]:
-    return {p.key for src in app.sources.sources for p in app.index.pages(src.name)}
+    return {p.key for p in app.index.pages(Scope.of(app.sources.sources))}
 
 
 def rel(app: App, site: LocalSite) -> set[str]:
@@ -180,7 +180,7 @@ async def test_refresh_revalidates_with_304_and_drops_removed_pages(site_copy, t
     assert second.not_modified == first.fetched - 1
     assert second.removed == 1
     assert site_copy.url + "docbook.html" not in keys(again)
-    hits = again.index.search("TIDE-SETUP catalogs docbook", 10)
+    hits = again.search.search("TIDE-SETUP catalogs docbook", 10)
     assert all("docbook.html" not in h.url for h in hits)
 
 
@@ -196,7 +196,7 @@ async def test_fresh_pages_are_not_refetched(site, tmp_path):
 async def test_search_reports_a_build_in_progress_with_progress_notifications(site, tmp_path):
     app = app_for(tmp_path / "c", site.url)
     await build(app, sources=None)
-    app.indexer.running["docs"] = Progress("docs", done=3, discovered=12)  # a build under way
+    app.builds.begin(Progress("docs", site.url, done=3, discovered=12))  # a build under way
     notes = []
 
     async def on_progress(progress, total, message):
@@ -207,14 +207,14 @@ async def test_search_reports_a_build_in_progress_with_progress_notifications(si
     async with Client(build_server(app.tools), mode="legacy") as client:
         res = await client.call_tool("search_docs", {"query": "tidal datum"}, progress_callback=on_progress)
     out = model_view(res)
-    assert "indexed 3 of ~12 pages" in out
+    assert "building: 3 of ~12 pages indexed so far" in out
     assert notes and notes[0][:2] == (3.0, 12.0)
 
 
 async def test_search_finds_japanese_pages_with_japanese_queries(site, tmp_path):
     app = app_for(tmp_path / "c", site.url)
     await build(app)
-    [hit, *_] = app.index.search("潮位データ 読み込み", 5)
+    [hit, *_] = app.search.search("潮位データ 読み込み", 5)
     assert hit.url.endswith("japanese.html") and "潮位データ" in hit.snippet
 
 
@@ -243,7 +243,7 @@ async def test_query_matching_nothing_says_so(site, tmp_path):
     app = app_for(tmp_path / "c", site.url)
     await build(app)
     out = await app.tools.search_docs("zyzzyva quokka")
-    assert "no matches" in out
+    assert "no match. index: " in out
 
 
 async def test_rate_limited_page_is_retried_after_429(site_copy, tmp_path):
@@ -286,7 +286,7 @@ async def test_page_whose_words_are_on_most_pages_still_ranks_by_its_sections(tm
         (docs / f"{name}.md").write_text(f"# {name}\n{topics}")
     app = app_for(tmp_path / "c", str(docs))
     await build(app)
-    [hit, *_] = app.index.search("choose the version in the url path", 3)
+    [hit, *_] = app.search.search("choose the version in the url path", 3)
     assert hit.url.endswith("schemes.md") and hit.section_id == "url-path-scheme"
 
 
@@ -300,7 +300,7 @@ async def test_an_all_in_one_page_does_not_take_the_result_of_the_page_it_copies
     (docs / "all.md").write_text(tides + "\n" + winds)  # Node's all.html, mdBook's print.html
     app = app_for(tmp_path / "c", str(docs))
     await build(app)
-    hits = [h.url.rsplit("/", 1)[-1] for h in app.index.search("quillwort gauge tide", 3)]
+    hits = [h.url.rsplit("/", 1)[-1] for h in app.search.search("quillwort gauge tide", 3)]
     assert hits[0] == "tides.md" and "all.md" not in hits
 
 
@@ -312,7 +312,7 @@ async def test_many_copies_of_one_page_still_leave_room_for_other_results(tmp_pa
     (docs / "other.md").write_text("# Other\n\n## Tides\n\nTides are logged by quillwort stations.\n")
     app = app_for(tmp_path / "c", str(docs))
     await build(app)
-    hits = [h.url.rsplit("/", 1)[-1] for h in app.index.search("quillwort gauges", 2)]
+    hits = [h.url.rsplit("/", 1)[-1] for h in app.search.search("quillwort gauges", 2)]
     assert len(hits) == 2 and hits[1] == "other.md"
 
 
@@ -335,19 +335,19 @@ def release_site(tmp_path, title: str) -> Path:
 async def test_release_notes_rank_below_the_page_they_mention(tmp_path, title):
     app = app_for(tmp_path / "c", str(release_site(tmp_path, title)))
     await build(app)
-    ranked = [h.url.rsplit("/", 1)[-1] for h in app.index.search("quillwort gauge tide", 2)]
+    ranked = [h.url.rsplit("/", 1)[-1] for h in app.search.search("quillwort gauge tide", 2)]
     assert ranked == ["gauges.md", "notes.md"], ranked
     # A word like "version" in a how-to is not a question about releases...
-    assert app.index.search("quillwort gauge tide for this version", 1)[0].url.endswith("gauges.md")
+    assert app.search.search("quillwort gauge tide for this version", 1)[0].url.endswith("gauges.md")
     # ...but asking what changed is what release notes answer.
-    assert app.index.search("what changed in quillwort gauge tide", 1)[0].url.endswith("notes.md")
+    assert app.search.search("what changed in quillwort gauge tide", 1)[0].url.endswith("notes.md")
 
 
 @pytest.mark.parametrize("title", ["Announcement channels", "History", "Changes to the API"])
 async def test_pages_only_named_like_release_notes_are_not_demoted(tmp_path, title):
     app = app_for(tmp_path / "c", str(release_site(tmp_path, title)))
     await build(app)
-    assert app.index.search("quillwort gauge tide", 1)[0].url.endswith("notes.md")
+    assert app.search.search("quillwort gauge tide", 1)[0].url.endswith("notes.md")
 
 
 # --- API names ---------------------------------------------------------------------------------
@@ -355,16 +355,16 @@ async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
     # big-reference.html mentions load and time zones more often; sphinx.html has the <dt> for tidepool.load.
     app = app_for(tmp_path / "c", str(SITE))
     await build(app)
-    [hit, *_] = app.index.search("how does tidepool.load handle time zones", 3)
+    [hit, *_] = app.search.search("how does tidepool.load handle time zones", 3)
     assert hit.url.endswith("sphinx.html") and hit.section_id == "loading-data"
 
 
 async def test_defining_page_respects_the_source_filter_and_links_to_the_definition(tmp_path):
     app = app_for(tmp_path / "c", f"site={SITE}", f"guide={SITE / 'guide'}")
     await build(app)
-    [hit, *_] = app.index.search("GaugeReader.validate_records() encoding", 3)
+    [hit, *_] = app.search.search("GaugeReader.validate_records() encoding", 3)
     assert hit.url.endswith("big-reference.html") and hit.section_id == "rendering"  # where it is defined
-    assert not [h for h in app.index.search("validate_records()", 5, source="guide") if h.source != "guide"]
+    assert not [h for h in app.search.search("validate_records()", 5, source="guide") if h.source != "guide"]
 
 
 async def test_failed_removal_rolls_back_and_leaves_the_index_writable(tmp_path):
@@ -406,7 +406,7 @@ async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path)
     app = app_for(cache, str(SITE))
     assert app.index.page_count() == 0  # a stale cache, not an error
     await build(app)
-    assert app.index.page_count() > 0 and app.index.search("tidepool.load", 1)
+    assert app.index.page_count() > 0 and app.search.search("tidepool.load", 1)
 
 
 def test_index_written_by_a_newer_version_is_refused_with_advice(tmp_path):

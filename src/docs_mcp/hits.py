@@ -1,0 +1,19 @@
+"""What site search returns: a page and its best section (shared by the store, search and the tools)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A page found by site search, pointing at its best section."""
+
+    url: str
+    title: str
+    section_id: str
+    section_path: tuple[str, ...]
+    snippet: str
+    source: str
+    fetched_at: float
+    score: float

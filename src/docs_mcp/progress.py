@@ -1,0 +1,128 @@
+"""Build state of each source: live counters while a build runs, and the outcome it leaves behind."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+
+#: Longest error text kept in an outcome (it reaches status lines and tool responses).
+ERROR_CHARS = 200
+#: Meta key (plus the source's root) of the last build's outcome: roots are a source's identity, not names.
+BUILD_META = "build:"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the last build of a source ended; stored in the index, so every process sharing it can say."""
+
+    at: float
+    #: The site answered at least once: a page was fetched or revalidated (or none needed a request).
+    reached: bool
+    fetched: int = 0
+    failed: int = 0
+    #: Why nothing could be fetched ("connection refused", "DNS lookup failed", "404 at the root", …).
+    cause: str = ""
+    #: The first error of the build, short.
+    error: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Outcome | None:
+        try:
+            data = json.loads(text or "")
+            return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+        except (ValueError, TypeError, KeyError):
+            return None
+
+
+@dataclass
+class Progress:
+    """Live counters of one build, for progress bars, status lines and MCP progress notifications."""
+
+    source: str
+    root: str = ""
+    method: str = "…"
+    done: int = 0
+    discovered: int = 0
+    fetched: int = 0
+    not_modified: int = 0
+    fresh: int = 0
+    removed: int = 0
+    failed: int = 0
+    robots_skipped: int = 0
+    #: Addresses that redirect to another page of the source: that page is indexed, once, in their place.
+    redirected: int = 0
+    #: Pages fetched but not stored: the index could not be written.
+    unwritten: int = 0
+    #: Another process is building this source (its pid): this build waits, then finds its pages fresh.
+    waiting: str = ""
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    errors: list[str] = field(default_factory=list)
+    #: The first failure: what went wrong in a few words ("connection refused") and its technical detail
+    #: ("ConnectError: [Errno 111] Connection refused").
+    cause: str = ""
+    detail: str = ""
+    #: Pages of the source in the index when the build ended.
+    pages: int = 0
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished or time.monotonic()) - self.started
+
+    @property
+    def reached(self) -> bool:
+        """The site answered (or nothing needed asking): a build that reached nothing has only failures."""
+        return self.fetched + self.not_modified + self.redirected > 0 or self.failed == 0
+
+    def note_error(self, message: str, cause: str = "", detail: str = "") -> None:
+        """Count a failure: its message for the summary; the first one's cause and detail for the outcome."""
+        self.failed += 1
+        self.errors.append(message)
+        if not self.cause and not self.detail:
+            self.cause, self.detail = cause, _short(detail or message)
+
+    def outcome(self) -> Outcome:
+        return Outcome(time.time(), self.reached, self.fetched, self.failed, self.cause, self.detail)
+
+
+def _short(text: str) -> str:
+    return text[:ERROR_CHARS] + ("…" if len(text) > ERROR_CHARS else "")
+
+
+class Builds:
+    """The builds of this process: under way, or announced (the server starts its build a moment late)."""
+
+    def __init__(self) -> None:
+        self._live: dict[str, Progress] = {}
+        self._pending: set[str] = set()
+
+    def announce(self, roots: list[str]) -> None:
+        """A build of these roots will start shortly: status lines say 'building' from the first second."""
+        self._pending.update(roots)
+
+    def begin(self, progress: Progress) -> None:
+        self._pending.discard(progress.root)
+        self._live[progress.root] = progress
+
+    def end(self, progress: Progress) -> None:
+        if self._live.get(progress.root) is progress:
+            del self._live[progress.root]
+
+    def settle(self) -> None:
+        """Announced builds that will not run (the build failed or was cancelled before them)."""
+        self._pending.clear()
+
+    def live(self, root: str) -> Progress | None:
+        return self._live.get(root)
+
+    def pending(self, root: str) -> bool:
+        return root in self._pending
+
+    def progress(self) -> tuple[int, int]:
+        """(pages done, pages known so far) over the builds under way."""
+        live = list(self._live.values())
+        return sum(p.done for p in live), sum(p.discovered for p in live)
