@@ -39,16 +39,16 @@ T = TypeVar("T")
 #: address. 5: stored pages keep their units (anchors, definition entries, defined names, code size) and
 #: code notes; sections are split from text without code. 6: pages keyed by address alone (the source is
 #: whichever configured root holds it, named at read time); page ids never reused; a `vocab` table of
-#: document frequencies kept up to date by every write; generated listings (`_modules/`, `genindex`,
-#: `search.html`, …) unlisted.
+#: document frequencies kept up to date by every write; a page's stored document, links and terms in `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`,
+#: `genindex`, `search.html`, …) unlisted.
 SCHEMA_VERSION = 6
-_TABLES = ("sections_fts", "pages_fts", "sections", "pages", "vocab", "meta", "sqlite_sequence")
+_TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "pages", "vocab", "meta", "sqlite_sequence")
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
-    fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1,
-    links TEXT, terms BLOB, doc BLOB);
+    fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links TEXT, terms BLOB, doc BLOB);
 CREATE TABLE IF NOT EXISTS sections(
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
     level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
@@ -266,8 +266,7 @@ class SiteIndex:
         def work(db: sqlite3.Connection) -> None:
             self._delete(db, page.key)
             page_id = db.execute(
-                "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed, links, terms, doc) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
                 (
                     page.key,
                     page.title,
@@ -276,11 +275,12 @@ class SiteIndex:
                     page.last_modified,
                     page.hash,
                     int(page.listed),
-                    page.links,
-                    page.terms,
-                    page.doc,
                 ),
             ).lastrowid
+            db.execute(
+                "INSERT INTO page_data(id, links, terms, doc) VALUES (?,?,?,?)",
+                (page_id, page.links, page.terms, page.doc),
+            )
             if page.listed:
                 db.execute(
                     "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
@@ -317,7 +317,9 @@ class SiteIndex:
         )
 
     def _delete(self, db: sqlite3.Connection, key: str) -> None:
-        row = db.execute("SELECT id, terms FROM pages WHERE key=?", (key,)).fetchone()
+        row = db.execute(
+            "SELECT p.id, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+        ).fetchone()
         if not row:
             return
         page_id, terms = row
@@ -327,6 +329,7 @@ class SiteIndex:
         db.execute("DELETE FROM sections WHERE page_id=?", (page_id,))
         db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
         db.execute("DELETE FROM pages WHERE id=?", (page_id,))
+        db.execute("DELETE FROM page_data WHERE id=?", (page_id,))
         self._count(db, terms, -1)
 
     def remove(self, key: str) -> None:
@@ -373,13 +376,17 @@ class SiteIndex:
     def links(self, key: str) -> list[str]:
         """Links seen on a page when it was last fetched (a 304 does not resend them)."""
         with self.reading() as db:
-            row = db.execute("SELECT links FROM pages WHERE key=?", (key,)).fetchone()
+            row = db.execute(
+                "SELECT d.links FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+            ).fetchone()
         return row[0].split("\n") if row and row[0] else []
 
     def load_document(self, key: str) -> Document | None:
         """The stored converted page, while fresh (no refetch after a restart)."""
         with self.reading() as db:
-            row = db.execute("SELECT doc, fetched_at FROM pages WHERE key=?", (key,)).fetchone()
+            row = db.execute(
+                "SELECT d.doc, p.fetched_at FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+            ).fetchone()
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
         return Document.from_blob(row[0])

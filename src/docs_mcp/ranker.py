@@ -88,6 +88,8 @@ class SiteRanker:
         #: Ids are never reused (AUTOINCREMENT), so an entry stays right for as long as its page exists.
         self._title_memo: dict[int, tuple[str, frozenset[str], str, str]] = {}
         self._memo_lock = threading.Lock()
+        #: (connection, data_version, scope) → whether the scope holds every page of the index.
+        self._whole_memo: dict[tuple[int, int, Scope], bool] = {}
 
     def search(self, query: str, limit: int, scope: Scope) -> list[SearchHit]:
         """Pages of the scope ranked by their best section's BM25 blended with page-level BM25, each pointing at
@@ -102,17 +104,34 @@ class SiteRanker:
         expr = match_expression(self._selective_terms(terms, df, total))
         if expr is None:
             return []
-        where, scope_args = scope.sql()
+        whole = self._whole_index(db, scope)
+        where, scope_args = ("1", []) if whole else scope.sql()
         bm25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
-        sec_rows = db.execute(
-            f"SELECT s.page_id, s.id, {bm25} AS score FROM sections_fts f JOIN sections s ON s.id=f.rowid "
-            f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
-            (expr, *scope_args, SECTION_CANDIDATES),
-        ).fetchall()
+        if whole:
+            # Rank inside FTS alone, then look up only the rows kept: joining every match costs more.
+            top = db.execute(
+                f"SELECT rowid, {bm25} AS score FROM sections_fts WHERE sections_fts MATCH ? "
+                "ORDER BY score DESC LIMIT ?",
+                (expr, SECTION_CANDIDATES),
+            ).fetchall()
+            marks = ",".join("?" * len(top))
+            owner = dict(
+                db.execute(f"SELECT id, page_id FROM sections WHERE id IN ({marks})", [r for r, _ in top])
+            )
+            sec_rows = [(owner[r], r, score) for r, score in top if r in owner]
+        else:
+            sec_rows = db.execute(
+                f"SELECT s.page_id, s.id, {bm25} AS score FROM sections_fts f JOIN sections s ON s.id=f.rowid "
+                f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? AND {where} "
+                "ORDER BY score DESC LIMIT ?",
+                (expr, *scope_args, SECTION_CANDIDATES),
+            ).fetchall()
         page_bm25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
         page_rows = db.execute(
             f"SELECT p.id, {page_bm25} AS score FROM pages_fts f JOIN pages p ON p.id=f.rowid "
-            f"WHERE pages_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
+            f"WHERE pages_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?"
+            if not whole  # a page's FTS rowid is its id: no join needed
+            else f"SELECT rowid, {page_bm25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?",
             (expr, *scope_args, PAGE_CANDIDATES),
         ).fetchall()
         defines = self._defining_pages(db, query, scope)
@@ -202,6 +221,21 @@ class SiteRanker:
             if any(names_match(n, w) for n in names.split("\n") for w in wanted):
                 out.setdefault(page_id, section_id)
         return out
+
+    def _whole_index(self, db: sqlite3.Connection, scope: Scope) -> bool:
+        """Whether every page of the index is in scope (one server per cache dir, the usual case): then
+        ranking needs no join to the pages table. Counted once per snapshot that changed."""
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        key = (id(db), version, scope)
+        whole = self._whole_memo.get(key)
+        if whole is None:
+            where, args = scope.sql("key")
+            inside = db.execute(f"SELECT count(*) FROM pages WHERE {where}", args).fetchone()[0]
+            whole = inside == db.execute("SELECT count(*) FROM pages").fetchone()[0]
+            if len(self._whole_memo) > 64:
+                self._whole_memo.clear()
+            self._whole_memo[key] = whole
+        return whole
 
     def _titles(
         self, db: sqlite3.Connection, page_ids: set[int], scope: Scope

@@ -1,0 +1,51 @@
+"""The CPU part of indexing one page, run in the indexer's worker processes: document, links, rows."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from .config import GENERATED_PAGES
+from .discovery import page_links, parse_llms_txt
+from .fetching import RawPage
+from .pagerows import PreparedPage, prepare_page
+from .parsing import find_main, generated_index_chars, normalize_space, parse_html
+from .pipeline import build_document
+from .sources import Location
+
+#: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
+NAVIGATION_LINK_SHARE = 0.6
+NAVIGATION_MIN_LINKS = 30
+#: A page whose text is at least this share generated keyword index is navigation too; a one-page book that
+#: ends with its index is content first.
+GENERATED_INDEX_SHARE = 0.5
+_GENERATED = re.compile("|".join(GENERATED_PAGES))
+
+
+def generated(loc: Location) -> bool:
+    """A generated listing or source view (`_modules/`, `genindex.html`, `search.html`, …), by its path."""
+    below = loc.key if loc.source.is_local else urlsplit(loc.key.removeprefix(loc.source.root)).path
+    return _GENERATED.search(below) is not None
+
+
+def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[str], bool]:
+    """CPU part of indexing one page (runs in a worker process): its rows, outgoing links, is-navigation.
+
+    Tokenizing and compressing happen here too, so the process that serves searches only runs SQL.
+    """
+    key = key or raw.location.uid
+    if raw.kind == "markdown":
+        doc, links, navigation = build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
+    else:
+        root = parse_html(raw.text)
+        links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
+        main = find_main(root)
+        anchors = main.findall(".//a")
+        link_chars = sum(len(normalize_space(a.text_content())) for a in anchors)
+        total = len(normalize_space(main.text_content())) or 1
+        navigation = (
+            len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
+        ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
+        doc = build_document(raw, url, root, main)
+    listed = not navigation and not generated(raw.location)
+    return prepare_page(key, doc, listed, links), links, navigation
