@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import socket
@@ -158,6 +159,16 @@ class Indexer:
             return None
         # forkserver: workers never inherit the event loop or open sockets of this process.
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        if method == "forkserver" and threading.current_thread() is threading.main_thread():
+            # Ctrl-C reaches the whole process group, and a worker spends its first second importing
+            # before its initializer can ignore SIGINT: killed then, it breaks the pool (a traceback from
+            # the pool's manager thread). A forkserver started while SIGINT is ignored forks every worker
+            # with it ignored; this process's own handler is back right after.
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                multiprocessing.forkserver.ensure_running()
+            finally:
+                signal.signal(signal.SIGINT, previous)
         return ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context(method),
