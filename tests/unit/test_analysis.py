@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from docs_mcp.analysis import cjk_bigrams, index_text, names_match, query_names, query_terms, tokenize
+from docs_mcp.analysis import (
+    bounded_query,
+    cjk_bigrams,
+    index_text,
+    names_match,
+    query_names,
+    query_terms,
+    tokenize,
+)
+from docs_mcp.config import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
 
 def test_tokenize_stems_english_words():
@@ -101,3 +110,20 @@ def test_option_names_match_case_sensitively_and_through_aliases():
     assert names_match("-W arg", "-W")
     assert names_match("--foo[=VALUE]", "--foo")
     assert not names_match("-o", "-O")
+
+
+def test_query_terms_are_capped_at_max_query_terms_distinct_terms():
+    query = " ".join(f"gauge{n}x" for n in range(5_000))
+    terms = query_terms(query)
+    assert len(terms) == MAX_QUERY_TERMS and terms[:2] == ["gauge0x", "gauge1x"]
+
+
+def test_a_query_is_cut_to_max_query_chars_before_its_terms_are_read():
+    query = "tide " * (MAX_QUERY_CHARS // 5) + "zyzzyva"
+    assert "zyzzyva" not in query_terms(query) and len(bounded_query(query)) <= MAX_QUERY_CHARS
+    assert bounded_query("short query") == "short query"
+    assert not bounded_query("x " * 600).endswith(" ")  # cut at a space, not mid-word
+
+
+def test_query_names_are_capped_too():
+    assert len(query_names(" ".join(f"mod.fn{n}()" for n in range(5_000)))) <= MAX_QUERY_TERMS
