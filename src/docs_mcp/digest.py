@@ -1,11 +1,16 @@
-"""The CPU part of indexing one page, run in the indexer's worker processes: document, links, rows."""
+"""The indexer's worker processes: how they start, and the CPU part of indexing one page (document, links,
+rows)."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import threading
+import time
 from urllib.parse import urlsplit
 
-from .config import GENERATED_PAGES
+from .config import GENERATED_PAGES, PARENT_POLL_SECONDS, WORKER_NICENESS
 from .discovery import page_links, parse_llms_txt
 from .fetching import RawPage
 from .pagerows import PreparedPage, prepare_page
@@ -49,3 +54,38 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
         doc = build_document(raw, url, root, main)
     listed = not navigation and not generated(raw.location)
     return prepare_page(key, doc, listed, links), links, navigation
+
+
+def worker_init(parent: int) -> None:
+    """Worker processes run below the server's priority (a search never queues behind parsing for a core)
+    and end when the indexing process is gone (even killed with -9): no orphans."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent shuts us down
+    lower_priority()
+    if os.name != "posix":
+        return
+    ppid = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # alive, or its pid reused by another user: the ppid check decides
+                pass
+            if os.getppid() != ppid:  # our own parent (the forkserver) went away with it
+                os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def lower_priority(tid: int = 0) -> None:
+    """Nice this process (or one of its threads, on Linux) by WORKER_NICENESS; nothing where unsupported."""
+    try:
+        if tid:
+            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WORKER_NICENESS)
+        else:
+            os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):
+        pass

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from .config import (
     PAGE_WEIGHTS,
@@ -144,18 +144,17 @@ class SiteIndex:
             raise IndexUnavailable(f"cannot open the site index {self.path}: {exc}") from None
         return db
 
-    def _unavailable(self, exc: sqlite3.Error) -> Exception:
-        """What a failed SQLite call means here: a damaged file, an index that cannot be used (unwritable,
-        locked for too long), or a bug, raised as it is."""
+    def _raise(self, exc: sqlite3.Error) -> NoReturn:
+        """Raise what a failed SQLite call means here: a damaged file, an index that cannot be used
+        (unwritable, locked for too long), or a bug, raised as it is."""
         code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
-        text = str(exc)
-        if code in (_CORRUPT, _NOTADB) or "malformed" in text or "not a database" in text:
-            return IndexDamaged(f"the site index {self.path} is damaged: {exc}")
+        if code in (_CORRUPT, _NOTADB) or "malformed" in str(exc) or "not a database" in str(exc):
+            raise IndexDamaged(f"the site index {self.path} is damaged: {exc}") from None
         if isinstance(exc, sqlite3.OperationalError):
             writable = os.access(self.path.parent, os.W_OK)
             hint = "" if writable else f" (the cache dir {self.path.parent} is not writable)"
-            return IndexUnavailable(f"cannot use the site index {self.path}: {exc}{hint}")
-        return exc
+            raise IndexUnavailable(f"cannot use the site index {self.path}: {exc}{hint}") from None
+        raise exc
 
     def _retry(self, work: Callable[[], T]) -> T:
         """Run `work`, again after a growing pause while another process holds the write lock."""
@@ -165,13 +164,10 @@ class SiteIndex:
                 return work()
             except sqlite3.Error as exc:
                 if not _busy(exc) or attempt == WRITE_RETRIES:
-                    error = self._unavailable(exc)
-                    if error is exc:
-                        raise
-                    raise error from None
+                    self._raise(exc)
             time.sleep(delay * (1 + random.random()))
             delay *= 2
-        raise AssertionError("unreachable")
+        raise AssertionError("unreachable")  # the last attempt raises
 
     def _init_schema(self) -> None:
         db = self.db
@@ -224,10 +220,7 @@ class SiteIndex:
             finally:
                 db.execute("COMMIT")  # ends the snapshot (a read transaction has nothing to commit)
         except sqlite3.Error as exc:
-            error = self._unavailable(exc)
-            if error is exc:
-                raise
-            raise error from None
+            self._raise(exc)
 
     def close(self) -> None:
         with self._write_lock:
@@ -267,15 +260,7 @@ class SiteIndex:
             self._delete(db, page.key)
             page_id = db.execute(
                 "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
-                (
-                    page.key,
-                    page.title,
-                    page.fetched_at,
-                    page.etag,
-                    page.last_modified,
-                    page.hash,
-                    int(page.listed),
-                ),
+                page.row,
             ).lastrowid
             db.execute(
                 "INSERT INTO page_data(id, links, terms, doc) VALUES (?,?,?,?)",

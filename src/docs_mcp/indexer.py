@@ -7,7 +7,6 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import signal
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -16,16 +15,14 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-import httpx
-
-from .config import MAX_RETRY_AFTER, PARENT_POLL_SECONDS, USER_AGENT, WORKER_NICENESS, Settings
-from .digest import digest, generated
+from .config import MAX_RETRY_AFTER, USER_AGENT, Settings
+from .digest import digest, generated, lower_priority, worker_init
 from .discovery import in_scope, local_pages, parse_llms_txt, parse_robots, parse_sitemap
 from .errors import DocsMCPError, FetchError, IndexDamaged, IndexUnavailable, PageNotFound, RetryLater
 from .fetching import Fetcher, RawPage
 from .index import PageState, Scope, SiteIndex
 from .indexfile import build_lock
-from .progress import BUILD_META, Builds, Progress
+from .progress import BUILD_META, Builds, Progress, failure
 from .sources import Location, Source, SourceSet
 
 __all__ = ["Indexer", "Progress", "digest", "generated"]
@@ -36,69 +33,6 @@ LOCK_POLL_SECONDS = 0.25
 
 ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
-
-
-def failure(exc: BaseException) -> tuple[str, str]:
-    """(cause in a few words, technical detail) of a failed fetch, read from the exception and its causes."""
-    chain: list[BaseException] = []
-    e: BaseException | None = exc
-    while e is not None and e not in chain:
-        chain.append(e)
-        e = e.__cause__ or e.__context__
-    http = next((e for e in chain if isinstance(e, httpx.HTTPError)), None)
-    detail = f"{type(http).__name__}: {http}" if http is not None and str(http) else str(exc)
-    text = " ".join(str(e) for e in chain).lower()
-    if any(isinstance(e, socket.gaierror) for e in chain) or any(
-        s in text
-        for s in (
-            "name or service not known",
-            "nodename nor servname",
-            "temporary failure in name resolution",
-            "no address associated",
-            "getaddrinfo failed",
-        )
-    ):
-        return "DNS lookup failed", detail
-    if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in text:
-        return "connection refused", detail
-    if any(isinstance(e, httpx.TimeoutException) for e in chain) or "timed out" in text:
-        return "timed out", detail
-    return "", detail
-
-
-def _worker_init(parent: int) -> None:
-    """Worker processes run below the server's priority (a search never queues behind parsing for a core)
-    and end when the indexing process is gone (even killed with -9): no orphans."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent shuts us down
-    _lower_priority()
-    if os.name != "posix":
-        return
-    ppid = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_POLL_SECONDS)
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                os._exit(0)
-            except PermissionError:  # alive, or its pid reused by another user: the ppid check decides
-                pass
-            if os.getppid() != ppid:  # our own parent (the forkserver) went away with it
-                os._exit(0)
-
-    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
-
-
-def _lower_priority(tid: int = 0) -> None:
-    """Nice this process (or one of its threads, on Linux) by WORKER_NICENESS; nothing where unsupported."""
-    try:
-        if tid:
-            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WORKER_NICENESS)
-        else:
-            os.nice(WORKER_NICENESS)
-    except (AttributeError, OSError):
-        pass
 
 
 class Indexer:
@@ -141,7 +75,7 @@ class Indexer:
         executor = self._executor() if todo else None
         # The index is used from a thread of its own: writes wait for each other there, not in the default
         # pool, where they would hold every thread and make searches wait for a free one.
-        store = ThreadPoolExecutor(1, "docs-mcp-store", lambda: _lower_priority(threading.get_native_id()))
+        store = ThreadPoolExecutor(1, "docs-mcp-store", lambda: lower_priority(threading.get_native_id()))
         reports = []
         try:
             for source in todo:
@@ -172,7 +106,7 @@ class Indexer:
         return ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context(method),
-            initializer=_worker_init,
+            initializer=worker_init,
             initargs=(os.getpid(),),
         )
 

@@ -39,6 +39,19 @@ class PreparedPage:
     #: zlib'd JSON {term: sections holding it}: what this page adds to the vocabulary, and takes back.
     terms: bytes
 
+    @property
+    def row(self) -> tuple[str, str, float, str, str, str, int]:
+        """The `pages` row: key, title, fetched_at, etag, last_modified, hash, listed."""
+        return (
+            self.key,
+            self.title,
+            self.fetched_at,
+            self.etag,
+            self.last_modified,
+            self.hash,
+            int(self.listed),
+        )
+
 
 def prepare_page(
     key: str, doc: Document, listed: bool = True, links: list[str] | None = None

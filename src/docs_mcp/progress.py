@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 from dataclasses import asdict, dataclass, field
+
+import httpx
 
 #: Longest error text kept in an outcome (it reaches status lines and tool responses).
 ERROR_CHARS = 200
@@ -126,3 +129,31 @@ class Builds:
         """(pages done, pages known so far) over the builds under way."""
         live = list(self._live.values())
         return sum(p.done for p in live), sum(p.discovered for p in live)
+
+
+def failure(exc: BaseException) -> tuple[str, str]:
+    """(cause in a few words, technical detail) of a failed fetch, read from the exception and its causes."""
+    chain: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and e not in chain:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    http = next((e for e in chain if isinstance(e, httpx.HTTPError)), None)
+    detail = f"{type(http).__name__}: {http}" if http is not None and str(http) else str(exc)
+    text = " ".join(str(e) for e in chain).lower()
+    if any(isinstance(e, socket.gaierror) for e in chain) or any(
+        s in text
+        for s in (
+            "name or service not known",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+            "no address associated",
+            "getaddrinfo failed",
+        )
+    ):
+        return "DNS lookup failed", detail
+    if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in text:
+        return "connection refused", detail
+    if any(isinstance(e, httpx.TimeoutException) for e in chain) or "timed out" in text:
+        return "timed out", detail
+    return "", detail
