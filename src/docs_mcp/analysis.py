@@ -7,6 +7,7 @@ import threading
 from functools import lru_cache
 
 import snowballstemmer
+from snowballstemmer.basestemmer import BaseStemmer
 
 from .config import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
@@ -177,7 +178,8 @@ STOPWORDS = frozenset(
 _local = threading.local()
 
 
-def _stemmer() -> snowballstemmer.stemmer:
+def _stemmer() -> BaseStemmer:
+    """This thread's stemmer (made on first use)."""
     stemmer = getattr(_local, "stemmer", None)
     if stemmer is None:
         stemmer = _local.stemmer = snowballstemmer.stemmer("english")

@@ -243,7 +243,7 @@ def _serve(args: argparse.Namespace) -> int:
         say(app.index_notice + ("" if app.index is not None else "; serving pages without site search"))
     if app.search is not None:
         auto = app.settings.auto_index
-        for state in app.search.states():
+        for state in app.search.states(newest=True):
             say(start_line(state, auto))
         if auto:  # searches say "building" from the first second, not "the index is empty"
             app.builds.announce([s.root for s in app.sources.sources])
@@ -276,7 +276,7 @@ async def _background(app: App) -> None:
                 if p.finished is not None:
                     say(build_line(p))
 
-            await app.indexer.run(on_progress=after_each)
+            await app.indexer.run(on_progress=after_each, background=True)
     except Exception as exc:  # the server must keep serving even if indexing fails
         logging.getLogger("docs_mcp").exception("background indexing failed")
         say(f"background indexing failed: {exc.__class__.__name__}: {exc}")

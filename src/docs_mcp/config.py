@@ -111,8 +111,8 @@ WRITE_RETRIES = 8
 WRITE_RETRY_DELAY = 0.05
 #: Milliseconds SQLite itself waits for a lock before reporting "database is locked".
 SQLITE_BUSY_TIMEOUT_MS = 5_000
-#: Indexing runs this much nicer than the server (parsing processes, the thread writing the index): on a
-#: busy machine a search gets a core first.
+#: A server's background build runs this much nicer than the server (parsing processes, the thread writing
+#: the index): on a busy machine a search gets a core first.
 WORKER_NICENESS = 10
 #: Seconds between two checks, in an indexing worker process, that the process it works for is alive.
 PARENT_POLL_SECONDS = 0.5

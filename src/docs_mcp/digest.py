@@ -56,11 +56,12 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
     return prepare_page(key, doc, listed, links), links, navigation
 
 
-def worker_init(parent: int) -> None:
-    """Worker processes run below the server's priority (a search never queues behind parsing for a core)
-    and end when the indexing process is gone (even killed with -9): no orphans."""
+def worker_init(parent: int, nice: bool = False) -> None:
+    """Worker processes end when the indexing process is gone (even killed with -9): no orphans. A server's
+    run below its priority (`nice`): a search never queues behind parsing for a core."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent shuts us down
-    lower_priority()
+    if nice:
+        lower_priority()
     if os.name != "posix":
         return
     ppid = os.getppid()

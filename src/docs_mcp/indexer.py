@@ -64,18 +64,24 @@ class Indexer:
         only_empty: bool = False,
         on_progress: ProgressFn | None = None,
         sources: list[Source] | None = None,
+        background: bool = False,
     ) -> list[Progress]:
-        """Index every source (or those given); `only_empty` skips sources already indexed."""
+        """Index every source (or those given); `only_empty` skips sources already indexed.
+
+        `background`: a server's build, beside its searches. Its parsing processes and the thread writing
+        the index then run niced (WORKER_NICENESS), so a search gets a core first.
+        """
         todo = [
             s
             for s in sources or self.sources.sources
             if not (only_empty and self.index.page_count(Scope.of([s])))
         ]
         self.builds.announce([s.root for s in todo])
-        executor = self._executor() if todo else None
+        executor = self._executor(background) if todo else None
         # The index is used from a thread of its own: writes wait for each other there, not in the default
         # pool, where they would hold every thread and make searches wait for a free one.
-        store = ThreadPoolExecutor(1, "docs-mcp-store", lambda: lower_priority(threading.get_native_id()))
+        nice = (lambda: lower_priority(threading.get_native_id())) if background else None
+        store = ThreadPoolExecutor(1, "docs-mcp-store", nice)
         reports = []
         try:
             for source in todo:
@@ -88,7 +94,7 @@ class Indexer:
                 executor.shutdown(wait=True, cancel_futures=True)
         return reports
 
-    def _executor(self) -> Executor | None:
+    def _executor(self, background: bool) -> Executor | None:
         if self.workers <= 1:
             return None
         # forkserver: workers never inherit the event loop or open sockets of this process.
@@ -107,7 +113,7 @@ class Indexer:
             self.workers,
             mp_context=multiprocessing.get_context(method),
             initializer=worker_init,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), background),
         )
 
     async def _locked_build(

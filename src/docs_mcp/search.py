@@ -116,22 +116,19 @@ class SiteSearch:
     def progress(self) -> tuple[int, int]:
         return self.builds.progress()
 
-    def states(self) -> list[SourceStatus]:
+    def states(self, newest: bool = False) -> list[SourceStatus]:
+        """Each source's status; the newest fetch (a scan of its pages) only when asked or needed."""
         out = []
         with self.index.reading():  # one snapshot for every count
             for s in self.sources.sources:
                 scope = Scope.of([s])
                 pages = self.index.page_count(scope)
-                out.append(
-                    SourceStatus(
-                        s,
-                        pages,
-                        self.index.newest(scope) if pages else 0.0,
-                        self.builds.live(s.root),
-                        self.builds.pending(s.root),
-                        Outcome.from_json(self.index.meta(BUILD_META + s.root)),
-                    )
-                )
+                last = Outcome.from_json(self.index.meta(BUILD_META + s.root))
+                live, pending = self.builds.live(s.root), self.builds.pending(s.root)
+                # A status line names the newest fetch only for a source it calls unreachable.
+                wanted = newest or (last is not None and not last.reached)
+                when = self.index.newest(scope) if pages and wanted else 0.0
+                out.append(SourceStatus(s, pages, when, live, pending, last))
         return out
 
     def status_line(self) -> str:
