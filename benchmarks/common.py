@@ -48,13 +48,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def docs_server(directory: Path = DOCS_DIR, timeout: float = 10.0, check: bool = True) -> Iterator[str]:
-    """Serve `directory` with http.server on loopback; yields the root URL and stops the server on exit."""
+def docs_server(
+    directory: Path = DOCS_DIR, timeout: float = 10.0, check: bool = True, port: int | None = None
+) -> Iterator[str]:
+    """Serve `directory` with http.server on loopback (on `port`, else a free one); yields the root URL and
+    stops the server on exit."""
     if check and directory == DOCS_DIR:
         require_docs(directory)
     elif check and not directory.is_dir():
         raise SystemExit(f"error: no docs folder at {directory}")
-    port = free_port()
+    port = port or free_port()
     cmd = [
         sys.executable,
         "-m",

@@ -134,7 +134,13 @@ def main() -> None:
     cache = ns.cache_dir or Path(tempfile.mkdtemp(prefix="docs-mcp-bench-"))
     site_docs = Path(ns.docs) if ns.docs else questions_docs(ns.questions)
     docs = scaled_root(require_docs(site_docs), ns.scale) if ns.scale > 1 else site_docs
-    with docs_server(docs, check=ns.scale <= 1) as root:
+    # A reused index is searched under the root it was built with (search keeps to the configured roots):
+    # the docs are served on the same port again.
+    port_file = cache / "bench-port"
+    port = int(port_file.read_text()) if ns.cache_dir and port_file.is_file() else None
+    with docs_server(docs, check=ns.scale <= 1, port=port) as root:
+        port_file.parent.mkdir(parents=True, exist_ok=True)
+        port_file.write_text(root.rsplit(":", 1)[1].strip("/"))
         out: dict = {}
         if not (cache / "index.sqlite").exists():
             limit = ["--crawl-limit", str(1000 * ns.scale)]

@@ -251,8 +251,7 @@ class Build:
                 # A damaged file fails every later write too: the rest of the queue is not fetched for nothing.
                 self.stopped = self.stopped or isinstance(exc, IndexDamaged)
             except DocsMCPError as exc:
-                cause, detail = failure(exc)
-                prog.note_error(f"{key}: {exc}", cause, detail)
+                prog.note_error(f"{key}: {exc}", *failure(exc))
             except Exception as exc:  # one bad page must not stop the build; say what happened
                 prog.note_error(f"{key}: unexpected {exc.__class__.__name__}: {exc}")
             finally:
@@ -318,8 +317,7 @@ class Build:
             except PageNotFound:
                 raise
             except FetchError as exc:
-                cause, detail = failure(exc)
-                self.prog.note_error(str(exc), cause, detail)
+                self.prog.note_error(str(exc), *failure(exc))
                 return None
         self.prog.note_error(f"{loc.key}: still rate-limited after retries", "rate-limited (429/503)")
         return None

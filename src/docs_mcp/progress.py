@@ -60,6 +60,8 @@ class Progress:
     redirected: int = 0
     #: Pages fetched but not stored: the index could not be written.
     unwritten: int = 0
+    #: Failures without an answer from the site (refused, DNS, timeout, a broken connection).
+    unanswered: int = 0
     #: Another process is building this source (its pid): this build waits, then finds its pages fresh.
     waiting: str = ""
     started: float = field(default_factory=time.monotonic)
@@ -78,12 +80,16 @@ class Progress:
 
     @property
     def reached(self) -> bool:
-        """The site answered (or nothing needed asking): a build that reached nothing has only failures."""
-        return self.fetched + self.not_modified + self.redirected > 0 or self.failed == 0
+        """The site answered at least once (a 404 is an answer), or nothing failed to reach it."""
+        answered = (
+            self.fetched + self.not_modified + self.redirected + self.removed + self.failed - self.unanswered
+        )
+        return answered > 0 or self.unanswered == 0
 
-    def note_error(self, message: str, cause: str = "", detail: str = "") -> None:
+    def note_error(self, message: str, cause: str = "", detail: str = "", unanswered: bool = False) -> None:
         """Count a failure: its message for the summary; the first one's cause and detail for the outcome."""
         self.failed += 1
+        self.unanswered += unanswered
         self.errors.append(message)
         if not self.cause and not self.detail:
             self.cause, self.detail = cause, _short(detail or message)
@@ -131,8 +137,9 @@ class Builds:
         return sum(p.done for p in live), sum(p.discovered for p in live)
 
 
-def failure(exc: BaseException) -> tuple[str, str]:
-    """(cause in a few words, technical detail) of a failed fetch, read from the exception and its causes."""
+def failure(exc: BaseException) -> tuple[str, str, bool]:
+    """A failed fetch, read from the exception and its causes: the cause in a few words, its technical
+    detail, and whether the site never answered (no HTTP response at all)."""
     chain: list[BaseException] = []
     e: BaseException | None = exc
     while e is not None and e not in chain:
@@ -140,20 +147,21 @@ def failure(exc: BaseException) -> tuple[str, str]:
         e = e.__cause__ or e.__context__
     http = next((e for e in chain if isinstance(e, httpx.HTTPError)), None)
     detail = f"{type(http).__name__}: {http}" if http is not None and str(http) else str(exc)
+    unanswered = any(isinstance(e, (httpx.TransportError, ConnectionError, socket.gaierror)) for e in chain)
     text = " ".join(str(e) for e in chain).lower()
-    if any(isinstance(e, socket.gaierror) for e in chain) or any(
-        s in text
-        for s in (
-            "name or service not known",
-            "nodename nor servname",
-            "temporary failure in name resolution",
-            "no address associated",
-            "getaddrinfo failed",
-        )
-    ):
-        return "DNS lookup failed", detail
+    if any(isinstance(e, socket.gaierror) for e in chain) or any(s in text for s in _DNS_FAILURES):
+        return "DNS lookup failed", detail, True
     if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in text:
-        return "connection refused", detail
+        return "connection refused", detail, True
     if any(isinstance(e, httpx.TimeoutException) for e in chain) or "timed out" in text:
-        return "timed out", detail
-    return "", detail
+        return "timed out", detail, True
+    return "", detail, unanswered
+
+
+_DNS_FAILURES = (
+    "name or service not known",
+    "nodename nor servname",
+    "temporary failure in name resolution",
+    "no address associated",
+    "getaddrinfo failed",
+)

@@ -6,6 +6,7 @@ import pytest
 
 from docs_mcp.fetching import RawPage
 from docs_mcp.indexer import digest
+from docs_mcp.progress import Progress
 from docs_mcp.sources import SourceSet
 
 ROOT = "https://docs.example.org/"
@@ -60,3 +61,12 @@ def test_a_page_that_ends_with_its_index_is_content():
     assert not is_navigation(
         f'<h1>Tides</h1>{chapters}<div class="index"><div class="indexdiv"><dl>{entries}</dl></div></div>'
     )
+
+
+def test_a_build_that_got_only_a_404_still_reached_the_site():
+    fresh = Progress("docs", fresh=527)
+    fresh.note_error("broken link: …/changelog.html returned HTTP 404", "", "HTTP 404")
+    assert fresh.reached  # every page fresh, one broken link: the site answered
+    down = Progress("docs", fresh=527)
+    down.note_error("could not reach …", "connection refused", "ConnectError: …", unanswered=True)
+    assert not down.reached
