@@ -39,10 +39,11 @@ T = TypeVar("T")
 #: address. 5: stored pages keep their units (anchors, definition entries, defined names, code size) and
 #: code notes; sections are split from text without code. 6: pages keyed by address alone (the source is
 #: whichever configured root holds it, named at read time); page ids never reused; a `vocab` table of
-#: document frequencies kept up to date by every write; a page's stored document, links and terms in `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`,
-#: `genindex`, `search.html`, …) unlisted.
+#: document frequencies kept up to date by every write; a page's stored document, links and terms in
+#: `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`, `genindex`,
+#: `search.html`, …) unlisted.
 SCHEMA_VERSION = 6
-_TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "pages", "vocab", "meta", "sqlite_sequence")
+_TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "pages", "vocab", "meta")
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
@@ -115,9 +116,16 @@ def _busy(exc: sqlite3.Error) -> bool:
 class SiteIndex:
     """One SQLite file per cache directory, shared by every process that uses that directory."""
 
-    def __init__(self, path: Path, fresh_seconds: float = 7 * 86400):
+    def __init__(
+        self,
+        path: Path,
+        fresh_seconds: float = 7 * 86400,
+        busy_ms: int = SQLITE_BUSY_TIMEOUT_MS,
+        retries: int = WRITE_RETRIES,
+    ):
         self.path = path
         self.fresh_seconds = fresh_seconds
+        self.busy_ms, self.retries = busy_ms, retries
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -139,7 +147,7 @@ class SiteIndex:
     def _connect(self) -> sqlite3.Connection:
         try:
             db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            db.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            db.execute(f"PRAGMA busy_timeout={int(self.busy_ms)}")
         except sqlite3.Error as exc:
             raise IndexUnavailable(f"cannot open the site index {self.path}: {exc}") from None
         return db
@@ -159,11 +167,11 @@ class SiteIndex:
     def _retry(self, work: Callable[[], T]) -> T:
         """Run `work`, again after a growing pause while another process holds the write lock."""
         delay = WRITE_RETRY_DELAY
-        for attempt in range(WRITE_RETRIES + 1):
+        for attempt in range(self.retries + 1):
             try:
                 return work()
             except sqlite3.Error as exc:
-                if not _busy(exc) or attempt == WRITE_RETRIES:
+                if not _busy(exc) or attempt == self.retries:
                     self._raise(exc)
             time.sleep(delay * (1 + random.random()))
             delay *= 2

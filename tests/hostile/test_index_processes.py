@@ -11,6 +11,7 @@ import asyncio
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -198,3 +199,23 @@ def test_indexing_with_worker_processes_reports_no_leaked_semaphores(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "leaked" not in err and "resource_tracker" not in err, err
+
+
+def test_a_run_that_cannot_write_says_so_and_is_not_a_success(tmp_path):
+    from docs_mcp.cli import verdict
+    from docs_mcp.index import SiteIndex
+    from docs_mcp.indexer import Indexer
+
+    docs = many_pages(tmp_path / "docs", 5)
+    app = app_for(tmp_path / "cache", str(docs))
+    impatient = SiteIndex(app.index.path, busy_ms=20, retries=2)
+    holder = sqlite3.connect(app.index.path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock, and keeps it
+    try:
+        indexer = Indexer(app.sources, app.settings, app.fetcher, impatient, workers=1)
+        [report] = asyncio.run(indexer.run())
+    finally:
+        holder.execute("ROLLBACK")
+    assert report.unwritten == 5 and report.pages == 0
+    assert "cannot use the site index" in report.errors[0] and "database is locked" in report.errors[0]
+    assert verdict(report).startswith("docs: no page indexed")  # so `docs-mcp index` exits 1
