@@ -90,7 +90,7 @@ class ProgressBar:
         final = p.finished is not None
         if p.waiting and not final:
             self.stream.write(
-                f"{p.source}: waiting for another docs-mcp process (pid {p.waiting}) building this source; "
+                f"{p.source}: waiting for another docslice process (pid {p.waiting}) building this source; "
                 "its pages will then be fresh\n"
             )
             self.stream.flush()
@@ -177,7 +177,7 @@ def start_line(state: SourceStatus, auto_index: bool) -> str:
         return (
             head + "; refreshing in the background" if state.pages else head + "; building in the background"
         )
-    return head + ("" if state.pages else "; --no-index: run `docs-mcp index` to build it")
+    return head + ("" if state.pages else "; --no-index: run `docslice index` to build it")
 
 
 def _day(ts: float) -> str:
@@ -186,7 +186,7 @@ def _day(ts: float) -> str:
 
 def say(line: str) -> None:
     """One status line on stderr (the MCP protocol owns stdout)."""
-    print(f"docs-mcp: {line}", file=sys.stderr, flush=True)
+    print(f"{program()}: {line}", file=sys.stderr, flush=True)
 
 
 async def _index(args: argparse.Namespace) -> int:
@@ -241,12 +241,9 @@ def _serve(args: argparse.Namespace) -> int:
     app = App(args)
     if app.index_notice:
         say(app.index_notice + ("" if app.index is not None else "; serving pages without site search"))
-    if app.search is not None:
-        auto = app.settings.auto_index
-        for state in app.search.states(newest=True):
-            say(start_line(state, auto))
-        if auto:  # searches say "building" from the first second, not "the index is empty"
-            app.builds.announce([s.root for s in app.sources.sources])
+    if app.search is not None and app.settings.auto_index:
+        # Searches say "building" from the first second, not "the index is empty".
+        app.builds.announce([s.root for s in app.sources.sources])
 
     def start_background():
         return asyncio.create_task(_background(app))
@@ -264,9 +261,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 async def _background(app: App) -> None:
-    """Warm the index, then build empty sources and refresh stale pages while the server answers."""
+    """Say what each source has, warm the index, then build empty sources and refresh stale pages while the
+    server answers. (Runs as the server starts: over HTTP, after the address is announced.)"""
     if app.search is None:
         return
+    for state in app.search.states(newest=True):
+        say(start_line(state, app.settings.auto_index))
     await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:
         await asyncio.to_thread(app.search.warm)

@@ -191,8 +191,8 @@ class SiteIndex:
             stored = row[0] if row else "0"
             if stored.isdigit() and int(stored) > SCHEMA_VERSION:
                 raise IndexVersionError(
-                    f"the index {self.path} was written by a newer docs-mcp (index schema {stored}, this version "
-                    f"reads {SCHEMA_VERSION}): upgrade docs-mcp, or give this one its own --cache-dir"
+                    f"the index {self.path} was written by a newer docslice (index schema {stored}, this version "
+                    f"reads {SCHEMA_VERSION}): upgrade docslice, or give this one its own --cache-dir"
                 )
             if stored != "new" and stored != str(SCHEMA_VERSION):
                 # An index written by an older version is a stale cache: dropped, and this run rebuilds it.

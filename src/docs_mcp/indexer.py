@@ -211,7 +211,9 @@ class Build:
         try:
             prog.pages = self.index.page_count(self.scope)
             if not prog.pages and not prog.cause:
-                if prog.robots_skipped:
+                if prog.unwritten:
+                    prog.cause = f"{prog.unwritten:,} pages could not be stored in the index"
+                elif prog.robots_skipped:
                     prog.cause = f"robots.txt disallows its pages ({prog.robots_skipped:,} skipped)"
                 elif not prog.failed:
                     prog.cause = "no page found under the root"

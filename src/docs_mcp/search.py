@@ -143,7 +143,7 @@ class SiteSearch:
                 names = ", ".join(s.source.name for s in waiting)
                 have = sum(s.pages for s in waiting)
                 parts.append(
-                    f"building: another docs-mcp process is indexing {names} ({have:,} pages so far)"
+                    f"building: another docslice process is indexing {names} ({have:,} pages so far)"
                 )
             if total:
                 parts.append(
@@ -158,6 +158,6 @@ class SiteSearch:
         pages = sum(s.pages for s in states)
         if not pages:
             return (
-                "the index is empty (run `docs-mcp index --source …`, or start the server without --no-index)"
+                "the index is empty (run `docslice index --source …`, or start the server without --no-index)"
             )
         return f"index: {pages:,} pages"

@@ -243,7 +243,7 @@ class DocsTools:
         else:
             hits = await asyncio.to_thread(self._search_cache, query, limit, source or None)
             status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
-                self.search_note or "no site index; run `docs-mcp index` for site-wide search"
+                self.search_note or "no site index; run `docslice index` for site-wide search"
             )
         shown = truncate(query, C.SNIPPET_CHARS)[
             0

@@ -73,7 +73,7 @@ def test_search_moves_a_damaged_index_aside_rebuilds_and_answers(tmp_path, built
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     [line] = notice_lines(run.stderr)
-    assert line.startswith("docs-mcp: the site index") and "moved aside to index.sqlite.damaged-" in line
+    assert line.startswith("docslice: the site index") and "moved aside to index.sqlite.damaged-" in line
     assert "big-reference.html#resampling-with-tidal-harmonics" in run.stdout
     assert len(list(cache.glob("index.sqlite.damaged-*"))) == 1
 
@@ -169,7 +169,7 @@ def test_index_without_a_writable_cache_dir_exits_1_with_one_line(tmp_path):
         timeout=60,
     )
     assert run.returncode == 1
-    assert run.stderr.strip().startswith("docs-mcp: cannot create the cache dir")
+    assert run.stderr.strip().startswith("docslice: cannot create the cache dir")
     assert len(run.stderr.strip().splitlines()) == 1
 
 

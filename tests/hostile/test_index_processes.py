@@ -207,7 +207,7 @@ def test_a_run_that_cannot_write_says_so_and_is_not_a_success(tmp_path):
     from docs_mcp.indexer import Indexer
 
     docs = many_pages(tmp_path / "docs", 5)
-    app = app_for(tmp_path / "cache", str(docs))
+    app = app_for(tmp_path / "cache", f"docs={docs}")
     impatient = SiteIndex(app.index.path, busy_ms=20, retries=2)
     holder = sqlite3.connect(app.index.path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock, and keeps it
@@ -218,4 +218,4 @@ def test_a_run_that_cannot_write_says_so_and_is_not_a_success(tmp_path):
         holder.execute("ROLLBACK")
     assert report.unwritten == 5 and report.pages == 0
     assert "cannot use the site index" in report.errors[0] and "database is locked" in report.errors[0]
-    assert verdict(report).startswith("docs: no page indexed")  # so `docs-mcp index` exits 1
+    assert verdict(report).endswith("5 pages could not be stored in the index")  # so `index` exits 1

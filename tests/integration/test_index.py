@@ -416,7 +416,7 @@ def test_index_written_by_a_newer_version_is_refused_with_advice(tmp_path):
         db.executescript(
             "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', '99');"
         )
-    with pytest.raises(IndexVersionError, match=r"newer docs-mcp.*--cache-dir"):
+    with pytest.raises(IndexVersionError, match=r"newer docslice.*--cache-dir"):
         SiteIndex(cache / "index.sqlite")
     with sqlite3.connect(cache / "index.sqlite") as db:  # left as it was
         assert db.execute("SELECT value FROM meta").fetchone() == ("99",)

@@ -51,11 +51,11 @@ def app_for(cache: Path, *sources: str) -> App:
     return App(parser().parse_args(args), workers=1)
 
 
-# --- `docs-mcp index` exits 1 when a source yields no page, and says why ---------------------------
+# --- `index` exits 1 when a source yields no page, and says why ---------------------------
 def test_index_of_a_site_refusing_connections_exits_1_naming_the_cause(tmp_path):
     run = index_cli("http://127.0.0.1:9/", tmp_path)  # nothing listens on the discard port
     assert run.returncode == 1
-    assert "docs-mcp: docs: no page indexed from http://127.0.0.1:9/: connection refused" in run.stderr
+    assert "docslice: localhost-9: no page indexed from http://127.0.0.1:9/: connection refused" in run.stderr
     assert "Traceback" not in run.stderr
 
 
@@ -119,7 +119,7 @@ async def test_status_says_which_source_is_unreachable_and_what_is_still_served(
         "<html><body><main><h1>Gauges</h1><p>The quillwort gauge logs the tide.</p></main></body></html>"
     )
     site = LocalSite(docs)
-    app = app_for(tmp_path / "c", site.url)
+    app = app_for(tmp_path / "c", f"docs={site.url}")
     await app.indexer.run()
     site.stop()  # the site goes down; a refresh finds nothing
     [report] = await app.indexer.run(refresh=True)
@@ -131,14 +131,14 @@ async def test_status_says_which_source_is_unreachable_and_what_is_still_served(
         r"ConnectError: .* at \d\d:\d\d UTC; serving the 1 pages indexed on 20\d\d-\d\d-\d\d", status
     )
     # Another process reading the same index (a server started with --no-index) says the same.
-    again = app_for(tmp_path / "c", site.url)
+    again = app_for(tmp_path / "c", f"docs={site.url}")
     assert "source docs unreachable" in again.search.status_line()
     await app.fetcher.aclose()
 
 
 async def test_status_tells_no_match_from_an_empty_index(tmp_path):
     app = app_for(tmp_path, str(SITE))
-    assert "the index is empty (run `docs-mcp index" in await app.tools.search_docs("tidal datum")
+    assert "the index is empty (run `docslice index" in await app.tools.search_docs("tidal datum")
     await app.indexer.run()
     out = await app.tools.search_docs("zyzzyva quokka")
     assert out.startswith("search_docs 'zyzzyva quokka': no match. index: 17 pages.")
@@ -168,11 +168,11 @@ async def test_serve_logs_each_source_at_start_and_after_its_build(tmp_path):
             tmp_path / "c", errlog, str(SITE), "dead=http://127.0.0.1:9/", wait_for="dead: 0 pages"
         )
         errlog.seek(0)
-        lines = [x for x in errlog.read().splitlines() if x.startswith("docs-mcp: ")]
-    assert f"docs-mcp: site ({SITE}): no page indexed yet; building in the background" in lines
-    assert "docs-mcp: dead (http://127.0.0.1:9/): no page indexed yet; building in the background" in lines
-    [site_done] = [x for x in lines if x.startswith("docs-mcp: site: ")]
-    assert site_done.startswith("docs-mcp: site: 17 pages indexed · 17 fetched, 0 unchanged, 0 failed in ")
-    [dead_done] = [x for x in lines if x.startswith("docs-mcp: dead: ")]
+        lines = [x for x in errlog.read().splitlines() if x.startswith("docslice: ")]
+    assert f"docslice: site ({SITE}): no page indexed yet; building in the background" in lines
+    assert "docslice: dead (http://127.0.0.1:9/): no page indexed yet; building in the background" in lines
+    [site_done] = [x for x in lines if x.startswith("docslice: site: ")]
+    assert site_done.startswith("docslice: site: 17 pages indexed · 17 fetched, 0 unchanged, 0 failed in ")
+    [dead_done] = [x for x in lines if x.startswith("docslice: dead: ")]
     assert "0 pages indexed" in dead_done and "connection refused" in dead_done
     assert "source dead unreachable: ConnectError" in out and "nothing from it is indexed" in out
