@@ -245,9 +245,8 @@ class DocsTools:
             status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
                 self.search_note or "no site index; run `docslice index` for site-wide search"
             )
-        shown = truncate(query, C.SNIPPET_CHARS)[
-            0
-        ]  # an agent's query may be megabytes long: not echoed whole
+        # An agent's query may be megabytes long: it is not echoed whole.
+        shown = truncate(query, C.SNIPPET_CHARS)[0]
         if not hits:
             return f"search_docs {shown!r}: no match. {status}. Try other words or fewer of them."
         multi = len(self.sources.sources) > 1
