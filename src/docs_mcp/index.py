@@ -18,13 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
-from .config import (
-    PAGE_WEIGHTS,
-    SECTION_WEIGHTS,
-    SQLITE_BUSY_TIMEOUT_MS,
-    WRITE_RETRIES,
-    WRITE_RETRY_DELAY,
-)
+from .config import PAGE_WEIGHTS, SECTION_WEIGHTS, SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
 from .document import Document
 from .errors import IndexDamaged, IndexUnavailable, IndexVersionError
 from .pagerows import TOTAL, PreparedPage, prepare_page, term_counts
