@@ -90,6 +90,26 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown", "text/plain")
 LOCAL_SUFFIXES = (".html", ".htm", ".md")
 
+# --- Hardening: the fetch path and the MCP boundary (issue 13) -------------------------------------
+#: Total seconds one request (every hop and the body) and one tool call may take; the work is cancelled
+#: after it. The read timeout (--timeout) only bounds the wait for each next byte.
+DEADLINE = 30.0
+#: Longest page address accepted (a sitemap URL is at most 2,048 chars by its spec).
+MAX_URL_CHARS = 2_048
+#: Content codings decoded, as zlib window bits; one layer at most, anything else is refused.
+CONTENT_CODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
+ACCEPT_ENCODING = "gzip, deflate"
+#: Decompressed bytes produced per step: a body is inflated this much at a time, never a whole chunk at once.
+INFLATE_STEP = 64 * 1024
+#: robots.txt is read up to this size (Google's limit too); the rest is ignored.
+ROBOTS_MAX_BYTES = 512 * 1024
+#: Threads that parse pages for tool calls: a pool of their own, so slow parses never take the threads
+#: cheap calls need (the default pool has cores + 4).
+PARSE_WORKERS = 2
+#: Ids listed when a section id is unknown: at most this many characters of them, each id cut to ID_ECHO_CHARS.
+UNKNOWN_ID_LIST_CHARS = 1_500
+ID_ECHO_CHARS = 80
+
 # --- Cache ------------------------------------------------------------------------------------
 CACHE_SIZE = 50
 CACHE_TTL = 300.0
@@ -407,6 +427,8 @@ class Settings:
     crawl_limit: int = CRAWL_PAGE_LIMIT
     concurrency: int = CRAWL_CONCURRENCY
     index_ttl_days: float = INDEX_TTL_DAYS
+    #: Total seconds per request and per tool call (see DEADLINE).
+    deadline: float = DEADLINE
     cache_dir: Path | None = field(default=None)
     #: Build the site index in the background when the server starts.
     auto_index: bool = True

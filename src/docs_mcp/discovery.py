@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import gzip
 import re
-import zlib
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
 from lxml import etree
 
-from .config import LOCAL_SUFFIXES
+from .bodies import gunzip
+from .config import LOCAL_SUFFIXES, MAX_BODY_BYTES
 from .errors import DocsMCPError
 from .sources import Source, SourceSet
 
@@ -99,12 +98,12 @@ def in_scope(sources: SourceSet, source: Source, url: str) -> str | None:
     return loc.key if loc.source is source else None
 
 
-def parse_sitemap(body: bytes) -> tuple[list[str], list[str]]:
-    """(page URLs, nested sitemap URLs) of a sitemap or sitemap index; gzip is detected by magic bytes."""
+def parse_sitemap(body: bytes, limit: int = MAX_BODY_BYTES) -> tuple[list[str], list[str]]:
+    """(page URLs, nested sitemap URLs) of a sitemap or sitemap index; gzip is detected by magic bytes and
+    inflated to `limit` bytes at most (a corrupt or cut archive lists what came before the damage)."""
     if body[:2] == b"\x1f\x8b":
-        try:
-            body = gzip.decompress(body)
-        except (OSError, EOFError, zlib.error):  # a corrupt or cut archive lists nothing
+        body = gunzip(body, limit)
+        if not body:
             return [], []
     try:
         root = etree.fromstring(

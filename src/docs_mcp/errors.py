@@ -53,3 +53,23 @@ class IndexUnavailable(DocsMCPError):
 
 class IndexDamaged(IndexUnavailable):
     """The index file is not an intact SQLite index: it can be moved aside and rebuilt (it is a cache)."""
+
+
+class DeadlineExceeded(FetchError):
+    """The total deadline of a request or tool call passed before it finished (the work was cancelled)."""
+
+
+class ParseError(FetchError):
+    """The page was fetched but could not be converted (a parser failure on hostile or broken input)."""
+
+
+#: Characters of an argument echoed back in a message: enough to recognise it, never the whole of a 1 MB input.
+ECHO_CHARS = 120
+
+
+def echo(value: object, limit: int = ECHO_CHARS) -> str:
+    """`value` quoted for a message, cut to `limit` chars with its full length said; ASCII-safe (repr escapes)."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} chars)"

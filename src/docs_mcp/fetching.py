@@ -1,21 +1,43 @@
-"""Fetch stage: one pooled httpx client, allow-listed redirects, a body limit, charset handling, local files."""
+"""Fetch stage: the one guarded path for every request (tool pages, crawl, robots.txt, sitemaps, llms.txt).
+
+Each hop is checked before it is sent, bodies are capped while they stream and while they inflate, every
+request has a total deadline, and each origin gets a bounded share of the connection pool.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import re
+import os
+import stat
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from urllib.parse import urljoin
+from typing import TypeVar
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from .config import HTML_TYPES, MARKDOWN_TYPES, MAX_REDIRECTS, USER_AGENT, Settings
-from .errors import FetchError, NotDocumentation, PageNotFound, PageTooLarge, RetryLater
-from .sources import Location, SourceSet
+from .bodies import BodyTooLarge, CorruptBody, coding_of, decode, read_body
+from .config import ACCEPT_ENCODING, HTML_TYPES, MARKDOWN_TYPES, MAX_REDIRECTS, USER_AGENT, Settings
+from .errors import (
+    DeadlineExceeded,
+    DocsMCPError,
+    FetchError,
+    NotDocumentation,
+    PageNotFound,
+    PageTooLarge,
+    RetryLater,
+    URLNotAllowed,
+    echo,
+)
+from .sources import Location, Source, SourceSet
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_-]+)""", re.I)
+__all__ = ["Fetcher", "RawPage", "decode", "kind_for"]
+
+_REDIRECTS = (301, 302, 303, 307, 308)  # httpx counts 304 as one
+T = TypeVar("T")
+C = TypeVar("C")
 
 
 @dataclass(frozen=True)
@@ -31,18 +53,6 @@ class RawPage:
     not_modified: bool = False
 
 
-def decode(body: bytes, header_charset: str | None) -> str:
-    """Decode with the HTTP charset, else the <meta> charset, else UTF-8 (undecodable bytes replaced)."""
-    charset = header_charset
-    if not charset:
-        m = _META_CHARSET.search(body[:4096])
-        charset = m.group(1).decode("ascii") if m else "utf-8"
-    try:
-        return body.decode(charset, errors="replace")
-    except LookupError:
-        return body.decode("utf-8", errors="replace")
-
-
 def kind_for(content_type: str, path: str) -> str | None:
     """'html' or 'markdown' from the content type (and the extension for text/plain), else None."""
     ctype = content_type.split(";", 1)[0].strip().lower()
@@ -56,7 +66,7 @@ def kind_for(content_type: str, path: str) -> str | None:
 
 
 class Fetcher:
-    """Fetches pages for any source, refusing anything the allow-list or the size limit forbids."""
+    """Fetches pages for any source, refusing anything the allow-list, the size limit or the deadline forbids."""
 
     def __init__(
         self, sources: SourceSet, settings: Settings, transport: httpx.AsyncBaseTransport | None = None
@@ -65,6 +75,8 @@ class Fetcher:
         self.settings = settings
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self._slots_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -74,6 +86,8 @@ class Fetcher:
                 headers={
                     "User-Agent": USER_AGENT,
                     "Accept": "text/html,application/xhtml+xml,text/markdown;q=0.9",
+                    # Only codings inflated under a limit here (httpx would offer br/zstd when installed).
+                    "Accept-Encoding": ACCEPT_ENCODING,
                 },
                 timeout=httpx.Timeout(self.settings.read_timeout, connect=self.settings.connect_timeout),
                 follow_redirects=False,
@@ -87,76 +101,35 @@ class Fetcher:
             await self._client.aclose()
             self._client = None
 
+    def _slot(self, url: str) -> asyncio.Semaphore:
+        """The origin's share of the pool: a slow origin holds at most `concurrency` connections."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._slots_loop:  # semaphores bind to a loop; a new loop starts afresh
+            self._slots, self._slots_loop = {}, loop
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in self._slots:
+            self._slots[origin] = asyncio.Semaphore(max(1, self.settings.concurrency))
+        return self._slots[origin]
+
+    # --- pages ------------------------------------------------------------------------------------
     async def fetch(self, loc: Location, etag: str = "", last_modified: str = "") -> RawPage:
         """Fetch a page; with etag/last_modified, a 304 returns `not_modified=True` and no text."""
         if loc.source.is_local:
-            return await asyncio.to_thread(self._read_local, loc, last_modified)
-        return await self._fetch_http(loc, etag, last_modified)
-
-    async def fetch_file(self, url: str) -> bytes | None:
-        """A discovery file (robots.txt, sitemap, llms.txt) on a root's host; None when absent or failing."""
-        try:
-            resp = await self.client.get(url, follow_redirects=True)
-        except httpx.HTTPError:
-            return None
-        if resp.status_code != 200 or len(resp.content) > self.settings.max_body_bytes:
-            return None
-        if resp.url.host != httpx.URL(url).host:  # a discovery file never takes us to another host
-            return None
-        return resp.content
-
-    def _read_local(self, loc: Location, last_modified: str) -> RawPage:
-        path = loc.path
-        try:
-            stat = path.stat()
-        except OSError:
-            raise PageNotFound(
-                f"{loc.key} does not exist under {loc.source.root}; use get_doc_toc or search_docs "
-                "to find existing pages"
-            ) from None
-        mtime = str(int(stat.st_mtime))
-        if last_modified and last_modified == mtime:
-            return RawPage(loc, "", "html", last_modified=mtime, fetched_at=time.time(), not_modified=True)
-        if stat.st_size > self.settings.max_body_bytes:
-            raise PageTooLarge(self._too_large(loc.key, stat.st_size))
-        body = path.read_bytes()
-        kind = "markdown" if path.suffix.lower() == ".md" else "html"
-        return RawPage(loc, decode(body, None), kind, last_modified=mtime, fetched_at=time.time())
-
-    def _too_large(self, url: str, size: int) -> str:
-        return (
-            f"{url} is {size:,} bytes, over the {self.settings.max_body_bytes:,}-byte limit; "
-            "raise --max-body-bytes or pick a smaller page"
-        )
-
-    async def _fetch_http(self, loc: Location, etag: str, last_modified: str) -> RawPage:
+            return await asyncio.to_thread(read_local, loc, last_modified, self.settings.max_body_bytes)
         headers = {}
         if etag:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
-        url = loc.key
-        for _ in range(MAX_REDIRECTS + 1):
-            try:
-                async with self.client.stream("GET", url, headers=headers) as resp:
-                    if resp.status_code in (301, 302, 303, 307, 308):  # httpx counts 304 as one
-                        target = urljoin(url, resp.headers.get("location", ""))
-                        loc = self.sources.check_redirect(target)  # raises URLNotAllowed off the roots
-                        url = loc.key
-                        continue
-                    return await self._read_response(loc, url, resp)
-            except httpx.TimeoutException:
-                raise FetchError(
-                    f"timed out fetching {url} (connect {self.settings.connect_timeout:g}s, "
-                    f"read {self.settings.read_timeout:g}s); retry later or pick another page"
-                ) from None
-            except httpx.TransportError as exc:
-                raise FetchError(
-                    f"could not reach {url}: {exc.__class__.__name__}: {exc}; check that the docs site is up"
-                ) from None
-        raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects")
+        return await self._within_deadline(
+            loc.key, self._exchange(loc, loc.key, headers, self._next_page, self._read_page)
+        )
 
-    async def _read_response(self, loc: Location, url: str, resp: httpx.Response) -> RawPage:
+    def _next_page(self, loc: Location, target: str) -> Location:
+        return self.sources.check_redirect(target)  # URLNotAllowed off the roots, before any request
+
+    async def _read_page(self, loc: Location, url: str, resp: httpx.Response) -> RawPage:
         status = resp.status_code
         if status == 304:
             return RawPage(
@@ -179,33 +152,180 @@ class Fetcher:
             )
         if status >= 500:
             raise FetchError(f"{url} returned HTTP {status}; the site is failing, retry later")
-        if status >= 400:
+        if status >= 300:
             raise FetchError(f"{url} returned HTTP {status}; this page cannot be read")
         ctype = resp.headers.get("content-type", "")
         kind = kind_for(ctype, url)
         if kind is None:
             raise NotDocumentation(
-                f"{url} is {ctype.split(';')[0] or 'an unknown type'}, not HTML or Markdown; "
+                f"{url} is {ctype.split(';')[0][:60] or 'an unknown type'}, not HTML or Markdown; "
                 "only documentation pages can be read"
             )
+        coding = coding_of(resp.headers.get_list("content-encoding"), url)
         limit = self.settings.max_body_bytes
-        declared = resp.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > limit:
+        declared = resp.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
             raise PageTooLarge(self._too_large(url, int(declared)))
-        chunks, size = [], 0
-        async for chunk in resp.aiter_bytes():
-            size += len(chunk)
-            if size > limit:
-                raise PageTooLarge(self._too_large(url, size))
-            chunks.append(chunk)
+        try:
+            body = await read_body(resp.aiter_raw(), coding, limit)
+        except BodyTooLarge as exc:
+            raise PageTooLarge(self._too_large(url, exc.size, coding)) from None
+        except CorruptBody as exc:
+            raise FetchError(f"{url} sent a corrupt {coding} body ({exc}); the page cannot be read") from None
         return RawPage(
             loc,
-            decode(b"".join(chunks), resp.charset_encoding),
+            decode(body, resp.charset_encoding),
             kind,
-            resp.headers.get("etag", ""),
-            resp.headers.get("last-modified", ""),
+            resp.headers.get("etag", "")[:200],
+            resp.headers.get("last-modified", "")[:100],
             time.time(),
         )
+
+    def _too_large(self, url: str, size: int, coding: str = "") -> str:
+        what = f"over {size - 1:,} bytes once inflated ({coding})" if coding else f"{size:,} bytes"
+        return (
+            f"{url} is {what}, over the {self.settings.max_body_bytes:,}-byte limit; "
+            "raise --max-body-bytes or pick a smaller page"
+        )
+
+    # --- discovery files --------------------------------------------------------------------------
+    async def fetch_file(self, url: str, source: Source, limit: int | None = None) -> bytes | None:
+        """A discovery file (robots.txt, sitemap, llms.txt) on `source`'s own origin, at most `limit` bytes
+        (the rest is cut); None when absent, failing, or sent (or redirected) anywhere else."""
+        try:
+            first = self.sources.discovery_url(url, source)
+            return await self._within_deadline(
+                first,
+                self._exchange(
+                    first,
+                    first,
+                    {},
+                    lambda _, target: self.sources.discovery_url(target, source),
+                    lambda _, u, resp: self._read_file(u, resp, limit or self.settings.max_body_bytes),
+                ),
+            )
+        except DocsMCPError:  # refused, failing or too slow: the file counts as absent, never obeyed
+            return None
+
+    async def _read_file(self, url: str, resp: httpx.Response, limit: int) -> bytes | None:
+        if resp.status_code != 200:
+            return None
+        coding = coding_of(resp.headers.get_list("content-encoding"), url)
+        try:
+            return await read_body(resp.aiter_raw(), coding, limit, truncate=True)
+        except CorruptBody:
+            return None
+
+    # --- the guarded exchange ---------------------------------------------------------------------
+    async def _within_deadline(self, url: str, work: Awaitable[T]) -> T:
+        deadline = self.settings.deadline
+        try:
+            async with asyncio.timeout(deadline):
+                return await work
+        except TimeoutError:
+            raise DeadlineExceeded(
+                f"gave up on {url} after {deadline:g}s (the total deadline per request, --deadline): the "
+                "site answers too slowly; retry later or pick another page"
+            ) from None
+
+    async def _exchange(
+        self,
+        ctx: C,
+        url: str,
+        headers: dict[str, str],
+        next_hop: Callable[[C, str], C | str],
+        read: Callable[[C, str, httpx.Response], Awaitable[T]],
+    ) -> T:
+        """GET `url`, following redirects by hand: each target passes `next_hop` (which raises to refuse it)
+        before it is requested, and `read` gets the final response while the origin's slot is held."""
+        for _ in range(MAX_REDIRECTS + 1):
+            async with self._slot(url):
+                try:
+                    resp = await self.client.send(
+                        self.client.build_request("GET", url, headers=headers), stream=True
+                    )
+                    try:
+                        location = resp.headers.get("location", "")
+                        if not (resp.status_code in _REDIRECTS and location):
+                            return await read(ctx, url, resp)
+                    finally:
+                        await resp.aclose()
+                except httpx.TimeoutException:
+                    raise FetchError(
+                        f"timed out fetching {url} (connect {self.settings.connect_timeout:g}s, "
+                        f"read {self.settings.read_timeout:g}s); retry later or pick another page"
+                    ) from None
+                except httpx.HTTPError as exc:
+                    raise FetchError(
+                        f"could not read {url}: {exc.__class__.__name__}: {str(exc)[:200]}; "
+                        "check that the docs site is up"
+                    ) from None
+            try:
+                nxt = next_hop(ctx, urljoin(url, location.strip()))
+            except ValueError as exc:  # an unreadable Location header ("Invalid IPv6 URL")
+                raise FetchError(f"{url} sent an unreadable redirect ({str(exc)[:100]})") from None
+            except URLNotAllowed as exc:
+                raise URLNotAllowed(f"{url} redirects elsewhere: {exc}") from None
+            ctx = nxt  # a Location for pages, the URL for discovery files
+            url = nxt.key if isinstance(nxt, Location) else nxt
+        raise FetchError(f"{echo(url)}: more than {MAX_REDIRECTS} redirects; the page cannot be read")
+
+
+def read_local(loc: Location, last_modified: str, limit: int) -> RawPage:
+    """A page of a local source: a regular file only (a FIFO, device or socket is refused without blocking)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    key = echo(loc.key)
+    try:
+        fd = os.open(loc.path, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        raise PageNotFound(
+            f"{key} does not exist under {loc.source.root}; use get_doc_toc or search_docs "
+            "to find existing pages"
+        ) from None
+    except OSError as exc:
+        raise FetchError(f"{key} cannot be opened: {exc.strerror or exc.__class__.__name__}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotDocumentation(
+                f"{key} is {_file_kind(info.st_mode)}, not a regular file; only documentation files are read"
+            )
+        mtime = str(int(info.st_mtime))
+        if last_modified and last_modified == mtime:
+            return RawPage(loc, "", "html", last_modified=mtime, fetched_at=time.time(), not_modified=True)
+        if info.st_size > limit:
+            raise PageTooLarge(
+                f"{key} is {info.st_size:,} bytes, over the {limit:,}-byte limit; "
+                "raise --max-body-bytes or pick a smaller page"
+            )
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:  # it grew since fstat
+            raise PageTooLarge(f"{key} is over the {limit:,}-byte limit; raise --max-body-bytes")
+    except OSError as exc:
+        raise FetchError(f"{key} cannot be read: {exc.strerror or exc.__class__.__name__}") from None
+    finally:
+        os.close(fd)
+    kind = "markdown" if loc.path.suffix.lower() == ".md" else "html"
+    return RawPage(loc, decode(b"".join(chunks), None), kind, last_modified=mtime, fetched_at=time.time())
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def _retry_after(value: str) -> float:
@@ -215,5 +335,5 @@ def _retry_after(value: str) -> float:
         return float(value)
     try:
         return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0.0

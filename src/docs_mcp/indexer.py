@@ -15,7 +15,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-from .config import MAX_RETRY_AFTER, USER_AGENT, Settings
+from .config import MAX_RETRY_AFTER, ROBOTS_MAX_BYTES, USER_AGENT, Settings
 from .digest import digest, generated, lower_priority, worker_init
 from .discovery import in_scope, local_pages, parse_llms_txt, parse_robots, parse_sitemap
 from .errors import DocsMCPError, FetchError, IndexDamaged, IndexUnavailable, PageNotFound, RetryLater
@@ -325,13 +325,17 @@ class Build:
         return None
 
     async def _discover(self) -> tuple[RobotFileParser | None, list[str], str]:
-        """robots.txt, then sitemaps, then llms.txt; a link crawl from the root when neither lists pages."""
+        """robots.txt, then sitemaps, then llms.txt; a link crawl from the root when neither lists pages.
+
+        Every discovery file is fetched on the source's own origin only, redirects included: robots.txt
+        refused or failing counts as absent (never obeyed), and sitemaps named elsewhere are skipped."""
         source, fetcher = self.source, self.indexer.fetcher
         parts = urlsplit(source.root)
         host_root = f"{parts.scheme}://{parts.netloc}/"
+        limit = self.settings.max_body_bytes
         robots = None
         sitemap_urls = [source.root + "sitemap.xml"]
-        body = await fetcher.fetch_file(host_root + "robots.txt")
+        body = await fetcher.fetch_file(host_root + "robots.txt", source, ROBOTS_MAX_BYTES)
         if body is not None:
             robots, named = parse_robots(body.decode("utf-8", "replace"), host_root + "robots.txt")
             sitemap_urls = named + [u for u in sitemap_urls if u not in named]
@@ -339,17 +343,19 @@ class Build:
         fetched = 0
         while sitemap_urls and fetched < MAX_SITEMAPS:
             url = sitemap_urls.pop(0)
-            if urlsplit(url).netloc != parts.netloc:
+            try:
+                url = self.sources.discovery_url(url, source)
+            except DocsMCPError:  # on another origin (or unreadable): not fetched
                 continue
-            body = await fetcher.fetch_file(url)
+            body = await fetcher.fetch_file(url, source, limit)
             fetched += 1
             if body:
-                found, nested = parse_sitemap(body)
+                found, nested = parse_sitemap(body, limit)
                 pages.extend(found)
                 sitemap_urls.extend(nested)
         keys = _unique(k for k in (in_scope(self.sources, source, u) for u in pages) if k)
         method = "sitemap" if keys else ""
-        body = await fetcher.fetch_file(source.root + "llms.txt")
+        body = await fetcher.fetch_file(source.root + "llms.txt", source, limit)
         if body:
             llms = [
                 k

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
-import posixpath
 import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
-from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
-from .config import GENERIC_FOLDER_NAMES, GENERIC_NAME_PARTS, LOCAL_SUFFIXES, SOURCE_NAME_MAX
-from .errors import InvalidArgument, URLNotAllowed
+from .config import GENERIC_FOLDER_NAMES, GENERIC_NAME_PARTS, LOCAL_SUFFIXES, MAX_URL_CHARS, SOURCE_NAME_MAX
+from .errors import DocsMCPError, InvalidArgument, URLNotAllowed, echo
+from .urls import HttpURL, UnsafeURL, parse_http
 
 _NAME_RE = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
 
@@ -53,14 +54,17 @@ def parse_source(spec: str) -> Source:
     if name:
         spec = spec.split("=", 1)[1]
     if spec.lower().startswith(("http://", "https://")):
-        parts = urlsplit(spec)
-        if not parts.netloc:
+        if not urlsplit(spec).netloc:
             raise InvalidArgument(f"--source {spec!r} has no host")
-        path = parts.path or "/"
+        try:
+            url = parse_http(spec)
+        except UnsafeURL as exc:
+            raise InvalidArgument(f"--source {spec!r} cannot be a root: {exc}") from None
+        path = url.path
         last = path.rsplit("/", 1)[-1]
         # A root that names a page ("…/index.html") scopes to the page's directory.
         path = path.rsplit("/", 1)[0] + "/" if "." in last else path.rstrip("/") + "/"
-        root = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
+        root = HttpURL(url.scheme, url.host, url.port, path).key
         return Source(name or _default_name(root), root, False)
     directory = Path(spec).expanduser().resolve()
     if not directory.is_dir():
@@ -169,7 +173,7 @@ class SourceSet:
 
     def _refuse(self, url: str, why: str) -> URLNotAllowed:
         return URLNotAllowed(
-            f"{url!r} is not allowed ({why}). Use an absolute URL under one of the configured roots "
+            f"{echo(url)} is not allowed ({why}). Use an absolute URL under one of the configured roots "
             f"or a path relative to a local root: {self.roots()}"
         )
 
@@ -178,8 +182,19 @@ class SourceSet:
         url = (url or "").strip()
         if not url:
             raise InvalidArgument("url is empty: pass a page URL (from search_docs) or a path under a root")
+        _check_address(url)
         if not self.sources:
             raise self._refuse(url, "no sources are configured")
+        try:
+            return self._resolve(url)
+        except DocsMCPError:
+            raise
+        except (OSError, RuntimeError, ValueError) as exc:  # the file system's word on a local path
+            raise InvalidArgument(
+                f"{echo(url)} cannot be read: {_os_reason(exc)}; pass a page path under a root"
+            ) from None
+
+    def _resolve(self, url: str) -> Location:
         scheme = urlsplit(url).scheme.lower()
         if scheme in ("http", "https"):
             return self._resolve_http(url)
@@ -209,19 +224,15 @@ class SourceSet:
         return None
 
     def _resolve_http(self, url: str) -> Location:
-        parts = urlsplit(url)
-        path = unquote(parts.path or "/")
-        norm = posixpath.normpath(path) if path not in ("", "/") else "/"
-        if path.endswith("/") and not norm.endswith("/"):
-            norm += "/"
-        # A path with ".." is judged by where it lands (norm), never by its prefix.
-        base = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), norm, "", ""))
+        try:
+            # The canonical form is what is checked and what is sent: a path with ".." is judged by where
+            # it lands, and escapes an origin would decode into a climb out of the root are refused.
+            parsed = parse_http(url)
+        except UnsafeURL as exc:
+            raise self._refuse(url, str(exc)) from None
         for s in self.sources:
-            if s.is_local:
-                continue
-            if base.startswith(s.root) or base + "/" == s.root:
-                key = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), norm, parts.query, ""))
-                return Location(s, key, parts.fragment)
+            if not s.is_local and parsed.under(parse_http(s.root)):
+                return Location(s, parsed.key, parsed.fragment)
         raise self._refuse(url, "outside the configured roots")
 
     def _resolve_relative(self, url: str) -> Location:
@@ -270,6 +281,18 @@ class SourceSet:
         """Every redirect hop must stay under a root too."""
         return self._resolve_http(url)
 
+    def discovery_url(self, url: str, source: Source) -> str:
+        """`url` canonical if it is on `source`'s own origin (robots.txt, sitemaps, llms.txt and their
+        redirects), else URLNotAllowed: a discovery file may sit above the root, never on another origin."""
+        try:
+            parsed = parse_http(url)
+            same = not source.is_local and parsed.origin == parse_http(source.root).origin
+        except UnsafeURL as exc:
+            raise self._refuse(url, str(exc)) from None
+        if not same:
+            raise self._refuse(url, f"not on the origin of {source.root}")
+        return parsed.key
+
     def display_url(self, loc: Location) -> str:
         """How a page is named back to the agent: an absolute URL, or a relative path for local roots."""
         if not loc.source.is_local:
@@ -278,3 +301,32 @@ class SourceSet:
         if len(local) == 1 and local[0] is loc.source:
             return loc.key
         return f"{loc.source.name}:{loc.key}"
+
+
+def _check_address(url: str) -> None:
+    """Refuse addresses no page can have, before any parsing: too long, control characters, bad Unicode."""
+    if len(url) > MAX_URL_CHARS:
+        raise InvalidArgument(
+            f"url is {len(url):,} chars, over the {MAX_URL_CHARS:,}-char limit: {echo(url, 60)}; "
+            "pass a page URL from search_docs or get_doc_toc"
+        )
+    bad = next((i for i, c in enumerate(url) if c < " " or c == "\x7f" or "\ud800" <= c <= "\udfff"), None)
+    if bad is not None:
+        what = "an unpaired surrogate (not valid Unicode)" if url[bad] >= "\ud800" else "a control character"
+        raise InvalidArgument(
+            f"url holds {what}, {url[bad]!r} at position {bad}: {echo(url, 60)}; pass the address as plain text"
+        )
+
+
+def _os_reason(exc: BaseException) -> str:
+    """What the file system said, in words an agent can act on."""
+    code = getattr(exc, "errno", None)
+    if code == errno.ENAMETOOLONG:
+        return "a name longer than the file system allows"
+    if code == errno.ELOOP or "symlink loop" in str(exc).lower():
+        return "a symlink loop"
+    if isinstance(exc, ValueError) and "null" in str(exc).lower():
+        return "a NUL character"
+    if isinstance(exc, UnicodeError):
+        return "text that is not valid Unicode"
+    return getattr(exc, "strerror", None) or exc.__class__.__name__

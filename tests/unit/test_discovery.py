@@ -107,11 +107,17 @@ def test_truncated_xml_sitemap_keeps_what_it_could_read():
     assert parse_sitemap(URLSET[: URLSET.index(b"<url><loc>https://ex.org/docs/guide")]) == (PAGES[:1], [])
 
 
-@pytest.mark.parametrize(
-    "body", [b"\x1f\x8b this is not gzip", gzip.compress(URLSET)[:-12]], ids=["corrupt", "cut"]
-)
-def test_broken_gzip_sitemap_lists_nothing(body):
-    assert parse_sitemap(body) == ([], [])
+def test_corrupt_gzip_sitemap_lists_nothing():
+    assert parse_sitemap(b"\x1f\x8b this is not gzip") == ([], [])
+
+
+def test_cut_gzip_sitemap_keeps_what_it_could_read_like_cut_xml():
+    assert parse_sitemap(gzip.compress(URLSET)[:-12]) == (PAGES, [])
+
+
+def test_gzip_bomb_sitemap_is_inflated_only_up_to_the_limit():
+    bomb = gzip.compress(URLSET[:-10] + b" " * 50_000_000 + b"</urlset>")
+    assert parse_sitemap(bomb, limit=100_000) == (PAGES, [])
 
 
 # --- parse_llms_txt ------------------------------------------------------------------------------
