@@ -52,6 +52,12 @@ SHARED = (
     ),
     Shared("--max-body-bytes", C.MAX_BODY_BYTES, "largest page accepted", int),
     Shared("--timeout", C.READ_TIMEOUT, "read timeout in seconds", float),
+    Shared(
+        "--deadline",
+        C.DEADLINE,
+        f"total seconds per request and per tool call, then it is stopped (default {C.DEADLINE:g})",
+        float,
+    ),
     Shared("--crawl-limit", C.CRAWL_PAGE_LIMIT, "pages per source at most", int),
     Shared("--concurrency", C.CRAWL_CONCURRENCY, "requests at a time per host", int),
     Shared("--index-ttl-days", C.INDEX_TTL_DAYS, "refresh indexed pages older than this", float),

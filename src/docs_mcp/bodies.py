@@ -107,14 +107,19 @@ async def read_body(chunks: AsyncIterator[bytes], coding: str, limit: int, trunc
     size = 0
     async for chunk in chunks:
         size += len(chunk)
-        try:
-            if size > limit:  # what is sent counts too, compressed or not
+        over = size > limit  # what is sent counts too, compressed or not
+        if over:
+            if not truncate:
                 raise BodyTooLarge(size)
+            chunk = chunk[: len(chunk) - (size - limit)]
+        try:
             out.append(inflater.feed(chunk))
         except BodyTooLarge as exc:
             if not truncate:
                 raise
             out.append(exc.partial)
+            over = True
+        if over:
             return b"".join(out)[:limit]
     return b"".join(out)
 

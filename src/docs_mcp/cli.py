@@ -36,6 +36,7 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
         cache_ttl=args.cache_ttl,
         max_body_bytes=args.max_body_bytes,
         read_timeout=args.timeout,
+        deadline=max(0.1, args.deadline),
         crawl_limit=args.crawl_limit,
         concurrency=max(1, args.concurrency),
         index_ttl_days=args.index_ttl_days,

@@ -106,9 +106,6 @@ ROBOTS_MAX_BYTES = 512 * 1024
 #: Threads that parse pages for tool calls: a pool of their own, so slow parses never take the threads
 #: cheap calls need (the default pool has cores + 4).
 PARSE_WORKERS = 2
-#: Ids listed when a section id is unknown: at most this many characters of them, each id cut to ID_ECHO_CHARS.
-UNKNOWN_ID_LIST_CHARS = 1_500
-ID_ECHO_CHARS = 80
 
 # --- Cache ------------------------------------------------------------------------------------
 CACHE_SIZE = 50

@@ -10,6 +10,7 @@ from textwrap import dedent
 from . import config as C
 from .budget import truncate
 from .document import Document
+from .errors import echo
 from .outline import fit_outline, outline_line
 from .ranking import PageIndex, Passage, page_index, passages, select_sections
 
@@ -46,7 +47,7 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
         outline = [(s.level, outline_line(s.level, s.title, s.id)) for s in doc.sections if s.level]
         body, note = fit_outline(outline, min(limit, cap) - 200, cap)
         return (
-            f"# {doc.title}\n{doc.url} · no section matches {query!r}. Outline (pick one with "
+            f"# {doc.title}\n{doc.url} · no section matches {echo(query)}. Outline (pick one with "
             f"get_doc_section, or try other words):\n{body}{note}"
         )
     parts, used = [], 0

@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import logging
-from collections.abc import AsyncIterator, Awaitable
+import re
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from . import __version__
 from . import config as C
-from .errors import DocsMCPError
+from .budget import truncate
+from .errors import DocsMCPError, InvalidArgument, echo
 from .tools import DocsTools
 
 log = logging.getLogger("docs_mcp")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: A JSON string escape: a surrogate pair, a lone surrogate, or any other escape (so "\\\\ud800" stays text).
+_JSON_ESCAPE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}|\\."
+)
 
 INSTRUCTIONS = """\
 Documentation tools that return only the part of a page you need. Cheapest workflow:
@@ -54,18 +66,92 @@ CODE = Annotated[
 _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
 
 
-async def _call(work: Awaitable[str]) -> str:
+async def _call(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]], **inputs: object) -> str:
+    """Run one tool within the deadline; every answer and error leaves bounded and encodable."""
+    deadline = tools.settings.deadline
+    limit = tools.cap + C.METADATA_ALLOWANCE
     try:
-        return await work
+        _check_inputs(inputs)
+        async with asyncio.timeout(deadline):
+            text = await work()
     except DocsMCPError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(_guard(tool, str(exc), limit)) from exc
+    except TimeoutError:
+        url = inputs.get("url")
+        what = f" reading {echo(url, 200)}" if isinstance(url, str) else ""
+        raise ToolError(
+            f"{tool} did not finish{what} within the {deadline:g}s deadline (--deadline) and was stopped; "
+            "the site or the page is slow: retry later, or ask for another page"
+        ) from None
     except ToolError:
         raise
     except Exception as exc:  # an agent can do nothing with a bare "Error executing tool"
-        log.exception("unexpected error")
+        log.exception("unexpected error in %s", tool)
         raise ToolError(
-            f"unexpected {exc.__class__.__name__}: {exc}. Try again; if it persists, report it."
+            _guard(
+                tool,
+                f"unexpected {exc.__class__.__name__}: {str(exc)[:300]}. Try again; if it persists, report it.",
+                limit,
+            )
         ) from exc
+    return _guard(tool, text, limit)
+
+
+def _check_inputs(inputs: dict[str, object]) -> None:
+    """Text arguments must be valid Unicode: a lone surrogate can be neither searched nor sent back."""
+    for name, value in inputs.items():
+        if isinstance(value, str) and (m := _SURROGATE.search(value)):
+            raise InvalidArgument(
+                f"{name} is not valid Unicode: it holds an unpaired surrogate ({m.group()!r}) at position "
+                f"{m.start()}; send plain text"
+            )
+
+
+def _guard(tool: str, text: str, limit: int) -> str:
+    """The last line of defence: nothing leaves over the cap plus its allowance, nor unencodable."""
+    text = _SURROGATE.sub("\ufffd", text)
+    if len(text) > limit:
+        log.error("bug: %s answered %d chars, over the cap + allowance (%d); cut", tool, len(text), limit)
+        note = f"\n\n[cut at {limit:,} chars by the server's final guard: a docs-mcp bug, please report it]"
+        text = truncate(text, limit - len(note))[0] + note
+    return text
+
+
+def repair_json_line(line: str) -> str:
+    """A JSON-RPC line with each lone surrogate escape ("\\ud800") made U+FFFD. The SDK's parser refuses such
+    a line as invalid JSON and cannot tell which request it was, so the caller waited for an answer forever."""
+    if "\\u" not in line:
+        return line
+
+    def fix(m: re.Match[str]) -> str:
+        esc = m.group()
+        return "\\ufffd" if len(esc) == 6 and esc[2] in "dD" else esc
+
+    return _JSON_ESCAPE.sub(fix, line)
+
+
+class _RepairedLines:
+    """stdin for the stdio transport, line by line, through repair_json_line."""
+
+    def __init__(self, lines: AsyncIterator[str]):
+        self._lines = lines
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._repaired()
+
+    async def _repaired(self) -> AsyncIterator[str]:
+        async for line in self._lines:
+            yield repair_json_line(line)
+
+
+class DocsServer(MCPServer):
+    """MCPServer whose stdio transport answers a request even when its JSON holds a lone surrogate."""
+
+    async def run_stdio_async(self) -> None:
+        raw = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        async with stdio_server(stdin=_RepairedLines(anyio.wrap_file(raw))) as (read, write):
+            low = self._lowlevel_server  # as MCPServer.run_stdio_async does; only stdin differs
+            await low.run(read, write, low.create_initialization_options())
 
 
 def build_server(tools: DocsTools, on_start=None) -> MCPServer:
@@ -81,7 +167,7 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
                 task.cancel()
             await tools.aclose()
 
-    mcp = MCPServer("docs-mcp", instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan)
+    mcp = DocsServer("docs-mcp", instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan)
 
     @mcp.tool(structured_output=False, annotations=_READ_ONLY)
     async def search_docs(
@@ -101,7 +187,13 @@ ranks first. Next: get_doc_section or search_in_doc on a hit."""
             done, total = progress()
             if total and done < total:
                 await ctx.report_progress(done, total, f"indexed {done} of ~{total} pages")
-        return await _call(tools.search_docs(query, max_results, include_headings, source))
+        return await _call(
+            tools,
+            "search_docs",
+            lambda: tools.search_docs(query, max_results, include_headings, source),
+            query=query,
+            source=source,
+        )
 
     @mcp.tool(structured_output=False, annotations=_READ_ONLY)
     async def search_in_doc(
@@ -115,12 +207,18 @@ ranks first. Next: get_doc_section or search_in_doc on a hit."""
     ) -> str:
         """The sections of one page that best match a query (long sections: only the matching passages, \
 with offsets for get_doc_section's start_index). Cheapest way to answer a question from a known page."""
-        return await _call(tools.search_in_doc(url, query, max_sections, max_length, include_code_blocks))
+        return await _call(
+            tools,
+            "search_in_doc",
+            lambda: tools.search_in_doc(url, query, max_sections, max_length, include_code_blocks),
+            url=url,
+            query=query,
+        )
 
     @mcp.tool(structured_output=False, annotations=_READ_ONLY)
     async def get_doc_toc(url: URL) -> str:
         """A page's outline: title, size, and every heading with its section id and size in chars."""
-        return await _call(tools.get_doc_toc(url))
+        return await _call(tools, "get_doc_toc", lambda: tools.get_doc_toc(url), url=url)
 
     @mcp.tool(structured_output=False, annotations=_READ_ONLY)
     async def get_doc_section(
@@ -138,7 +236,11 @@ with offsets for get_doc_section's start_index). Cheapest way to answer a questi
     ) -> str:
         """One section with its subsections as markdown. When cut, the header gives next_start_index."""
         return await _call(
-            tools.get_doc_section(url, section_id, max_length, start_index, include_code_blocks)
+            tools,
+            "get_doc_section",
+            lambda: tools.get_doc_section(url, section_id, max_length, start_index, include_code_blocks),
+            url=url,
+            section_id=section_id,
         )
 
     @mcp.tool(structured_output=False, annotations=_READ_ONLY)
@@ -150,6 +252,11 @@ with offsets for get_doc_section's start_index). Cheapest way to answer a questi
     ) -> str:
         """A whole page as markdown, one window at a time: follow next_start_index until 'end of content'. \
 Prefer search_in_doc or get_doc_section."""
-        return await _call(tools.get_doc_content(url, max_length, start_index, include_code_blocks))
+        return await _call(
+            tools,
+            "get_doc_content",
+            lambda: tools.get_doc_content(url, max_length, start_index, include_code_blocks),
+            url=url,
+        )
 
     return mcp

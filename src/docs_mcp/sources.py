@@ -195,7 +195,10 @@ class SourceSet:
             ) from None
 
     def _resolve(self, url: str) -> Location:
-        scheme = urlsplit(url).scheme.lower()
+        try:
+            scheme = urlsplit(url).scheme.lower()
+        except ValueError as exc:  # "Invalid IPv6 URL"
+            raise self._refuse(url, f"an unreadable address: {exc}") from None
         if scheme in ("http", "https"):
             return self._resolve_http(url)
         if scheme and len(scheme) > 1 and scheme != "file":
@@ -329,4 +332,4 @@ def _os_reason(exc: BaseException) -> str:
         return "a NUL character"
     if isinstance(exc, UnicodeError):
         return "text that is not valid Unicode"
-    return getattr(exc, "strerror", None) or exc.__class__.__name__
+    return getattr(exc, "strerror", None) or f"{exc.__class__.__name__}: {str(exc)[:100]}"

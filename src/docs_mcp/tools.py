@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from datetime import UTC, datetime
 from typing import Protocol
@@ -10,14 +11,17 @@ from typing import Protocol
 from . import config as C
 from .budget import clamp_length, clamp_range, open_fence, paginate, truncate
 from .cache import DocumentCache
+from .cpu import CPUPool
 from .document import Document
-from .errors import DocsMCPError, InvalidArgument
+from .errors import DeadlineExceeded, DocsMCPError, InvalidArgument, ParseError, echo
 from .fetching import Fetcher
 from .hits import SearchHit
 from .outline import outline_line
 from .sources import Location, SourceSet
 
 __all__ = ["DocsTools", "DocumentStore", "SearchHit", "Searcher"]
+
+log = logging.getLogger("docs_mcp")
 
 
 class Searcher(Protocol):
@@ -62,6 +66,7 @@ class DocsTools:
         self.settings = settings
         self.fetcher = fetcher or Fetcher(sources, settings)
         self.cache = DocumentCache(settings.cache_size, settings.cache_ttl)
+        self.cpu = CPUPool(C.PARSE_WORKERS)
         self.searcher = searcher
         self.store = store
         #: Why there is no site index, when there is none (said in search_docs's status line).
@@ -73,24 +78,49 @@ class DocsTools:
 
     async def aclose(self) -> None:
         await self.fetcher.aclose()
+        self.cpu.shutdown()
 
     # --- the pipeline -----------------------------------------------------------------------------
     async def document(self, url: str) -> tuple[Location, Document]:
         """Resolve, then fetch+convert once; the fragment never changes what is fetched or cached."""
         loc = self.sources.resolve(url)
+        shown = self.sources.display_url(loc)
 
         async def load() -> Document:
-            if self.store is not None:
-                stored = await asyncio.to_thread(self.store.load_document, loc.uid)
-                if stored is not None:
-                    return stored
-            from .pipeline import build_document
-
-            raw = await self.fetcher.fetch(loc)
-            # Parsing is CPU work: keep the event loop free for other requests meanwhile.
-            return await asyncio.to_thread(build_document, raw, self.sources.display_url(loc))
+            # The load outlives a caller that gives up (others may wait on it), so it has its own deadline.
+            deadline = self.settings.deadline
+            try:
+                async with asyncio.timeout(deadline):
+                    return await self._load(loc, shown)
+            except TimeoutError:
+                raise DeadlineExceeded(
+                    f"reading {shown} took over the {deadline:g}s deadline (--deadline) and was stopped; "
+                    "the site or the page is slow: retry later or pick another page"
+                ) from None
 
         return loc, await self.cache.get(loc.key, load)
+
+    async def _load(self, loc: Location, shown: str) -> Document:
+        if self.store is not None:
+            stored = await asyncio.to_thread(self.store.load_document, loc.uid)
+            if stored is not None:
+                return stored
+        from .pipeline import build_document
+
+        raw = await self.fetcher.fetch(loc)
+        try:
+            # Parsing is CPU work: off the event loop, in a pool of its own (see cpu.py).
+            return await self.cpu.run(build_document, raw, shown)
+        except DocsMCPError:
+            raise
+        except (
+            Exception
+        ) as exc:  # a parser failure on a hostile page: that page is unreadable, not the server
+            log.exception("converting %s failed", shown)
+            raise ParseError(
+                f"{shown} could not be converted ({exc.__class__.__name__}: {str(exc)[:120]}); "
+                "the page cannot be read, try another one"
+            ) from None
 
     # --- get_doc_content --------------------------------------------------------------------------
     async def get_doc_content(
@@ -245,10 +275,9 @@ class DocsTools:
             status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
                 self.search_note or "no site index; run `docslice index` for site-wide search"
             )
-        # An agent's query may be megabytes long: it is not echoed whole.
-        shown = truncate(query, C.SNIPPET_CHARS)[0]
+        # An agent's query may be megabytes long: echo() cuts it.
         if not hits:
-            return f"search_docs {shown!r}: no match. {status}. Try other words or fewer of them."
+            return f"search_docs {echo(query)}: no match. {status}. Try other words or fewer of them."
         multi = len(self.sources.sources) > 1
         blocks = []
         for n, h in enumerate(hits, 1):
@@ -260,7 +289,7 @@ class DocsTools:
                 f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
                 f"   {h.snippet}"
             )
-        head = f"search_docs {shown!r}: {len(hits)} result(s). {status}"
+        head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"
         if include_headings:
             blocks = self._with_headings(hits, blocks, self.cap - len(head) - sum(len(b) + 2 for b in blocks))
         return head + "\n\n" + "\n\n".join(blocks)
