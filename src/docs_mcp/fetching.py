@@ -53,6 +53,11 @@ class RawPage:
     not_modified: bool = False
 
 
+def _clip(url: str, limit: int = 300) -> str:
+    """A URL for a message: whole when short, else its start (keys can reach 6,144 chars percent-encoded)."""
+    return url if len(url) <= limit else url[:limit] + "…"
+
+
 def kind_for(content_type: str, path: str) -> str | None:
     """'html' or 'markdown' from the content type (and the extension for text/plain), else None."""
     ctype = content_type.split(";", 1)[0].strip().lower()
@@ -143,25 +148,25 @@ class Fetcher:
             )
         if status in (404, 410):
             raise PageNotFound(
-                f"{url} returned HTTP {status} (not found); use search_docs to find the right page"
+                f"{_clip(url)} returned HTTP {status} (not found); use search_docs to find the right page"
             )
         if status in (429, 503):
             raise RetryLater(
-                f"{url} returned HTTP {status}; the site asks to slow down, retry later",
+                f"{_clip(url)} returned HTTP {status}; the site asks to slow down, retry later",
                 _retry_after(resp.headers.get("retry-after", "")),
             )
         if status >= 500:
-            raise FetchError(f"{url} returned HTTP {status}; the site is failing, retry later")
+            raise FetchError(f"{_clip(url)} returned HTTP {status}; the site is failing, retry later")
         if status >= 300:
-            raise FetchError(f"{url} returned HTTP {status}; this page cannot be read")
+            raise FetchError(f"{_clip(url)} returned HTTP {status}; this page cannot be read")
         ctype = resp.headers.get("content-type", "")
         kind = kind_for(ctype, url)
         if kind is None:
             raise NotDocumentation(
-                f"{url} is {ctype.split(';')[0][:60] or 'an unknown type'}, not HTML or Markdown; "
+                f"{_clip(url)} is {ctype.split(';')[0][:60] or 'an unknown type'}, not HTML or Markdown; "
                 "only documentation pages can be read"
             )
-        coding = coding_of(resp.headers.get_list("content-encoding"), url)
+        coding = coding_of(resp.headers.get_list("content-encoding"), _clip(url))
         limit = self.settings.max_body_bytes
         declared = resp.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -171,7 +176,9 @@ class Fetcher:
         except BodyTooLarge as exc:
             raise PageTooLarge(self._too_large(url, exc.size, coding)) from None
         except CorruptBody as exc:
-            raise FetchError(f"{url} sent a corrupt {coding} body ({exc}); the page cannot be read") from None
+            raise FetchError(
+                f"{_clip(url)} sent a corrupt {coding} body ({exc}); the page cannot be read"
+            ) from None
         return RawPage(
             loc,
             decode(body, resp.charset_encoding),
@@ -184,7 +191,7 @@ class Fetcher:
     def _too_large(self, url: str, size: int, coding: str = "") -> str:
         what = f"over {size - 1:,} bytes once inflated ({coding})" if coding else f"{size:,} bytes"
         return (
-            f"{url} is {what}, over the {self.settings.max_body_bytes:,}-byte limit; "
+            f"{_clip(url)} is {what}, over the {self.settings.max_body_bytes:,}-byte limit; "
             "raise --max-body-bytes or pick a smaller page"
         )
 
@@ -210,7 +217,7 @@ class Fetcher:
     async def _read_file(self, url: str, resp: httpx.Response, limit: int) -> bytes | None:
         if resp.status_code != 200:
             return None
-        coding = coding_of(resp.headers.get_list("content-encoding"), url)
+        coding = coding_of(resp.headers.get_list("content-encoding"), _clip(url))
         try:
             return await read_body(resp.aiter_raw(), coding, limit, truncate=True)
         except CorruptBody:
@@ -224,7 +231,7 @@ class Fetcher:
                 return await work
         except TimeoutError:
             raise DeadlineExceeded(
-                f"gave up on {url} after {deadline:g}s (the total deadline per request, --deadline): the "
+                f"gave up on {_clip(url)} after {deadline:g}s (the total deadline per request, --deadline): the "
                 "site answers too slowly; retry later or pick another page"
             ) from None
 
@@ -252,20 +259,20 @@ class Fetcher:
                         await resp.aclose()
                 except httpx.TimeoutException:
                     raise FetchError(
-                        f"timed out fetching {url} (connect {self.settings.connect_timeout:g}s, "
+                        f"timed out fetching {_clip(url)} (connect {self.settings.connect_timeout:g}s, "
                         f"read {self.settings.read_timeout:g}s); retry later or pick another page"
                     ) from None
                 except httpx.HTTPError as exc:
                     raise FetchError(
-                        f"could not read {url}: {exc.__class__.__name__}: {str(exc)[:200]}; "
+                        f"could not read {_clip(url)}: {exc.__class__.__name__}: {str(exc)[:200]}; "
                         "check that the docs site is up"
                     ) from None
             try:
                 nxt = next_hop(ctx, urljoin(url, location.strip()))
             except ValueError as exc:  # an unreadable Location header ("Invalid IPv6 URL")
-                raise FetchError(f"{url} sent an unreadable redirect ({str(exc)[:100]})") from None
+                raise FetchError(f"{_clip(url)} sent an unreadable redirect ({str(exc)[:100]})") from None
             except URLNotAllowed as exc:
-                raise URLNotAllowed(f"{url} redirects elsewhere: {exc}") from None
+                raise URLNotAllowed(f"{_clip(url)} redirects elsewhere: {exc}") from None
             ctx = nxt  # a Location for pages, the URL for discovery files
             url = nxt.key if isinstance(nxt, Location) else nxt
         raise FetchError(f"{echo(url)}: more than {MAX_REDIRECTS} redirects; the page cannot be read")

@@ -78,10 +78,10 @@ async def _call(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]],
         raise ToolError(_guard(tool, str(exc), limit)) from exc
     except TimeoutError:
         url = inputs.get("url")
-        what = f" reading {echo(url, 200)}" if isinstance(url, str) else ""
+        page = f" (page {echo(url, 200)})" if isinstance(url, str) else ""
         raise ToolError(
-            f"{tool} did not finish{what} within the {deadline:g}s deadline (--deadline) and was stopped; "
-            "the site or the page is slow: retry later, or ask for another page"
+            f"{tool} did not finish within the {deadline:g}s deadline (--deadline) and was stopped{page}; "
+            "the site is slow or the request too costly: retry later, ask for less, or raise --deadline"
         ) from None
     except ToolError:
         raise

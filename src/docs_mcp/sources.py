@@ -163,7 +163,7 @@ class SourceSet:
         for s in self.sources:
             if s.name == name:
                 return s
-        raise InvalidArgument(f"unknown source {name!r}; configured sources: {self.names()}")
+        raise InvalidArgument(f"unknown source {echo(name, 60)}; configured sources: {self.names()}")
 
     def names(self) -> str:
         return ", ".join(s.name for s in self.sources) or "(none)"
@@ -205,7 +205,7 @@ class SourceSet:
             named = self._resolve_named(url)
             if named:
                 return named
-            raise self._refuse(url, f"scheme {scheme!r}")
+            raise self._refuse(url, f"scheme {echo(scheme, 40)}")
         if scheme == "file":
             return self._resolve_local_abs(unquote(urlsplit(url).path), url)
         named = self._resolve_named(url)
@@ -233,6 +233,8 @@ class SourceSet:
             parsed = parse_http(url)
         except UnsafeURL as exc:
             raise self._refuse(url, str(exc)) from None
+        if len(parsed.key) > 3 * MAX_URL_CHARS:  # escaped non-ASCII grows up to 9 times
+            raise self._refuse(url, f"over {3 * MAX_URL_CHARS:,} chars once percent-encoded")
         for s in self.sources:
             if not s.is_local and parsed.under(parse_http(s.root)):
                 return Location(s, parsed.key, parsed.fragment)

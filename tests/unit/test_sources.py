@@ -270,3 +270,40 @@ def test_redirect_inside_the_root_is_allowed():
 def test_redirect_to_another_host_is_refused():
     with pytest.raises(URLNotAllowed, match="outside the configured roots"):
         remote().check_redirect("https://elsewhere.example.net/docs/new.html")
+
+
+# --- bounded and canonical (issue 13) ---------------------------------------------------------
+def test_an_unknown_source_name_is_echoed_cut():
+    with pytest.raises(InvalidArgument) as exc:
+        remote().get("s" * 100_000)
+    assert len(str(exc.value)) < 300
+
+
+def test_an_address_that_grows_past_the_limit_once_encoded_is_refused():
+    with pytest.raises(URLNotAllowed, match="once percent-encoded"):
+        remote().resolve(ROOT + "é" * 2_000)
+
+
+def test_keys_are_the_percent_encoded_form_the_origin_receives():
+    assert remote().resolve(ROOT + "a b/é.html").key == ROOT + "a%20b/%C3%A9.html"
+    assert remote().resolve(ROOT + "a%20b/%c3%a9.html").key == ROOT + "a%20b/%C3%A9.html"
+
+
+def test_the_default_port_is_the_same_root():
+    assert remote("http://example.org:80/docs/").resolve("http://example.org/docs/x.html").key == (
+        "http://example.org/docs/x.html"
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["https://example.org/docs/%2e%2e/x.html", "https://example.org/docs/..%5cx.html"]
+)
+def test_a_discovery_url_must_be_canonical_and_on_the_origin(url):
+    sources = remote()
+    with pytest.raises(URLNotAllowed):
+        sources.discovery_url(url, sources.sources[0])
+    assert sources.discovery_url("https://example.org/robots.txt", sources.sources[0]) == (
+        "https://example.org/robots.txt"
+    )
+    with pytest.raises(URLNotAllowed, match="not on the origin"):
+        sources.discovery_url("https://example.org:444/robots.txt", sources.sources[0])
