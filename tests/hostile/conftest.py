@@ -9,7 +9,7 @@ import pytest
 
 from docs_mcp.config import Settings
 from docs_mcp.fetching import Fetcher
-from docs_mcp.index import SiteIndex
+from docs_mcp.index import Scope, SiteIndex
 from docs_mcp.indexer import Indexer
 from docs_mcp.sources import SourceSet
 from docs_mcp.tools import DocsTools
@@ -108,4 +108,4 @@ def indexer_for(cache: Path, *sources: str, **settings) -> Indexer:
 
 def indexed(indexer: Indexer) -> set[str]:
     """Keys of every page the indexer's index holds."""
-    return {p.key for s in indexer.sources.sources for p in indexer.index.pages(s.name)}
+    return {p.key for p in indexer.index.pages(Scope.of(indexer.sources.sources))}
