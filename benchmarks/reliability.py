@@ -794,6 +794,20 @@ def pct(values: list[float], q: float) -> str:
     return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000:,.1f}"
 
 
+#: Columns of a fuzz or load table (stats_row fills one row).
+STATS_HEAD = [
+    "run",
+    "calls",
+    "crashes",
+    "outside roots",
+    "over cap+1,000",
+    "unexpected",
+    "locked",
+    "p50 ms",
+    "p95 ms",
+]
+
+
 def stats_row(name: str, s: dict) -> list[str]:
     return [
         name,
@@ -854,17 +868,7 @@ def main() -> None:
         seed = ns.seed if ns.seed is not None else random.randrange(2**32)
         print(f"fuzzing {ns.fuzz_calls:,} calls, seed {seed}:", flush=True)
         f = asyncio.run(run_fuzz(ns.fuzz_calls, seed, canary, alt))
-        head = [
-            "run",
-            "calls",
-            "crashes",
-            "outside roots",
-            "over cap+1,000",
-            "unexpected",
-            "locked",
-            "p50 ms",
-            "p95 ms",
-        ]
+        head = STATS_HEAD
         table = md_table(head, [stats_row(f"fuzz, seed {seed}", f)])
         shown = "\n".join(f"- `{e[:240]}`" for e in f["examples"][:10]) or "- none"
         sections[f"## Fuzzing{label}"] = (
@@ -888,17 +892,7 @@ def main() -> None:
             print("  20 servers:", {k: v for k, v in b.items() if k != "latency"}, flush=True)
             c = load_indexers(root)
             print("  20 indexers:", c, flush=True)
-        head = [
-            "run",
-            "calls",
-            "crashes",
-            "outside roots",
-            "over cap+1,000",
-            "unexpected",
-            "locked",
-            "p50 ms",
-            "p95 ms",
-        ]
+        head = STATS_HEAD
         table = md_table(
             head,
             [
