@@ -218,6 +218,20 @@ SIGNATURE_PREFIXES = frozenset(
     ]
 )
 
+# --- Semantic signal (the optional `semantic` extra; issue 11 item 6; owner: sem) --------------
+#: The model: "auto" (wordllama when the extra is installed), "off", or "minilm" (experiments only).
+SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto")
+#: search_docs: weight of a page's cosine against its lexical score, both as z-scores over the SEMANTIC_TOP
+#: best pages. Chosen on the tuning halves (even ids) of six question sets: 0.4 (0.3-0.5 all gain).
+SEMANTIC_WEIGHT = 0.4
+#: search_docs: pages (best lexical first) whose order the cosine may change.
+SEMANTIC_TOP = 20
+#: Section vectors a server keeps in memory, per page read on first use (float32 bytes; ids are never
+#: reused, so a kept page never goes stale). 32 MB holds ~30,000 sections.
+SEMANTIC_CACHE_BYTES = 32 * 1024 * 1024
+#: Pages whose vectors are computed per batch when an index built without the extra is filled in.
+SEMANTIC_FILL_BATCH = 32
+
 # --- HTML: where the content is, and what is noise --------------------------------------------
 #: Literal blocks declared as plain text (Sphinx highlight-none/-text, ```text fences): program output,
 #: CLI help, exception trees, license texts. They are prose to a reader, so they stay when code is off.

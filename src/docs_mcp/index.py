@@ -35,9 +35,9 @@ T = TypeVar("T")
 #: whichever configured root holds it, named at read time); page ids never reused; a `vocab` table of
 #: document frequencies kept up to date by every write; a page's stored document, links and terms in
 #: `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`, `genindex`,
-#: `search.html`, …) unlisted.
-SCHEMA_VERSION = 6
-_TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "pages", "vocab", "meta")
+#: `search.html`, …) unlisted. 7: `page_vectors`, a listed page's section vectors (the `semantic` extra).
+SCHEMA_VERSION = 7
+_TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS sections(
 CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(title, path, body, names, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(title, headings, body, names, tokenize='unicode61');
+CREATE TABLE IF NOT EXISTS page_vectors(id INTEGER PRIMARY KEY, model TEXT NOT NULL, vecs BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vocab(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
 INSERT OR IGNORE INTO vocab VALUES ('', 0);
@@ -285,6 +286,11 @@ class SiteIndex:
                         (section_id, *page.section_fts[k]),
                     )
             self._count(db, page.terms, +1)
+            if page.vectors:
+                db.execute(
+                    "INSERT INTO page_vectors(id, model, vecs) VALUES (?,?,?)",
+                    (page_id, page.vector_model, page.vectors),
+                )
 
         self._write(work)
 
@@ -317,7 +323,23 @@ class SiteIndex:
         db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
         db.execute("DELETE FROM pages WHERE id=?", (page_id,))
         db.execute("DELETE FROM page_data WHERE id=?", (page_id,))
+        db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
         self._count(db, terms, -1)
+
+    def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
+        """Store pages' section vectors computed after the fact; a page removed or rewritten meanwhile (a new
+        page gets a new id) is skipped. Returns how many were stored."""
+
+        def work(db: sqlite3.Connection) -> int:
+            before = db.total_changes
+            db.executemany(
+                "INSERT OR REPLACE INTO page_vectors(id, model, vecs) SELECT ?, ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM pages WHERE id=? AND listed=1)",
+                [(pid, model, vecs, pid) for pid, vecs in rows if vecs],
+            )
+            return db.total_changes - before
+
+        return self._write(work)
 
     def remove(self, key: str) -> None:
         self._write(lambda db: self._delete(db, key))
@@ -387,6 +409,38 @@ class SiteIndex:
                 (key,),
             ).fetchall()
         return [(lv, a, t) for lv, a, t in rows]
+
+    def without_vectors(
+        self, model: str, scope: Scope, limit: int, after: int = 0
+    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
+        """Listed pages of a scope with no vectors of `model` (indexed before the extra was installed), by id
+        from `after` on, each with its sections' (title, path, text) in order."""
+        where, args = scope.sql()
+        with self.reading() as db:
+            ids = [
+                r[0]
+                for r in db.execute(
+                    f"SELECT p.id FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=? "
+                    f"WHERE p.listed=1 AND v.id IS NULL AND p.id>? AND {where} ORDER BY p.id LIMIT ?",
+                    (model, after, *args, limit),
+                )
+            ]
+            return [
+                (
+                    pid,
+                    db.execute(
+                        "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord", (pid,)
+                    ).fetchall(),
+                )
+                for pid in ids
+            ]
+
+    def vectors(self, db: sqlite3.Connection, model: str, page_ids: list[int]) -> list[tuple[int, bytes]]:
+        """Stored section vectors of `model` for these pages (those that have some)."""
+        marks = ",".join("?" * len(page_ids))
+        return db.execute(
+            f"SELECT id, vecs FROM page_vectors WHERE model=? AND id IN ({marks})", (model, *page_ids)
+        ).fetchall()
 
     def doc_freq(self, db: sqlite3.Connection, terms: list[str]) -> tuple[dict[str, int], int]:
         """Listed sections holding each term (terms in none are left out), and the number of listed sections."""

@@ -15,7 +15,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-from .config import MAX_RETRY_AFTER, ROBOTS_MAX_BYTES, USER_AGENT, Settings
+from .config import MAX_RETRY_AFTER, ROBOTS_MAX_BYTES, SEMANTIC_FILL_BATCH, USER_AGENT, Settings
 from .digest import digest, generated, lower_priority, worker_init
 from .discovery import in_scope, local_pages, parse_llms_txt, parse_robots, parse_sitemap
 from .errors import DocsMCPError, FetchError, IndexDamaged, IndexUnavailable, PageNotFound, RetryLater
@@ -23,6 +23,7 @@ from .fetching import Fetcher, RawPage
 from .index import PageState, Scope, SiteIndex
 from .indexfile import build_lock
 from .progress import BUILD_META, Builds, Progress, failure
+from .semantic import active_model, encode_sections
 from .sources import Location, Source, SourceSet
 
 __all__ = ["Indexer", "Progress", "digest", "generated"]
@@ -196,6 +197,7 @@ class Build:
         tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
         try:
             await self.queue.join()
+            await self._fill_vectors()
         finally:
             for t in tasks:
                 t.cancel()
@@ -204,6 +206,26 @@ class Build:
             if self.on_progress:
                 self.on_progress(prog)
         return prog
+
+    async def _fill_vectors(self) -> None:
+        """Section vectors for pages indexed before the `semantic` extra was installed, computed in the
+        workers like a page's rows; nothing to do (one query) once every listed page has them."""
+        model = active_model()
+        if model is None or self.stopped:
+            return
+        loop, after = asyncio.get_running_loop(), 0
+        try:
+            while pages := await self._in_store(
+                self.index.without_vectors, model, self.scope, SEMANTIC_FILL_BATCH, after
+            ):
+                blobs = await asyncio.gather(
+                    *(loop.run_in_executor(self.executor, encode_sections, rows, model) for _, rows in pages)
+                )
+                rows = [(pid, blob) for (pid, _), blob in zip(pages, blobs, strict=True)]
+                await self._in_store(self.index.put_vectors, model, rows)
+                after = pages[-1][0]
+        except IndexUnavailable as exc:
+            self.prog.errors.append(f"section vectors (the semantic extra) not stored: {exc}")
 
     def _conclude(self) -> None:
         """Count what the source has now, name why it has nothing, and store the outcome for every process."""

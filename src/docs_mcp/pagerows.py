@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .analysis import tokenize
 from .document import Document
+from .semantic import active_model, encode_sections
 
 #: The vocab row counting listed sections (no token is empty).
 TOTAL = ""
@@ -38,6 +39,9 @@ class PreparedPage:
     section_fts: tuple[tuple[str, str, str, str], ...]
     #: zlib'd JSON {term: sections holding it}: what this page adds to the vocabulary, and takes back.
     terms: bytes
+    #: The `semantic` extra: the model and its float16 vectors of the sections, in order ("", b"" without).
+    vector_model: str = ""
+    vectors: bytes = b""
 
     @property
     def row(self) -> tuple[str, str, float, str, str, str, int]:
@@ -78,6 +82,8 @@ def prepare_page(
             " ".join(f[3] for f in fts),
         )
         df[TOTAL] = len(rows)
+    model = active_model() if listed else None
+    vectors = encode_sections([r[3:6] for r in rows], model) if model else b""
     return PreparedPage(
         key,
         doc.title,
@@ -92,6 +98,8 @@ def prepare_page(
         tuple(rows),
         tuple(fts),
         zlib.compress(json.dumps(df, ensure_ascii=False).encode("utf-8"), 1),
+        model if vectors else "",
+        vectors,
     )
 
 

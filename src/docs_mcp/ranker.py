@@ -28,10 +28,14 @@ from .config import (
     RELEASE_NOTES_TITLE,
     SECTION_CANDIDATES,
     SECTION_WEIGHTS,
+    SEMANTIC_CACHE_BYTES,
+    SEMANTIC_TOP,
+    SEMANTIC_WEIGHT,
     TITLE_MATCH_BONUS,
 )
 from .hits import SearchHit
 from .index import Scope, SiteIndex
+from .semantic import VectorCache, active_model, embedder, rerank_pages
 from .snippets import snippet
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
@@ -90,6 +94,8 @@ class SiteRanker:
         self._memo_lock = threading.Lock()
         #: (connection, data_version, scope) → whether the scope holds every page of the index.
         self._whole_memo: dict[tuple[int, int, Scope], bool] = {}
+        #: The `semantic` extra: section vectors of pages ranked so far, read per page on first use.
+        self._vectors = VectorCache(SEMANTIC_CACHE_BYTES)
 
     def search(self, query: str, limit: int, scope: Scope) -> list[SearchHit]:
         """Pages of the scope ranked by their best section's BM25 blended with page-level BM25, each pointing at
@@ -161,12 +167,29 @@ class SiteRanker:
             if demote and re.search(RELEASE_NOTES_TITLE, title):
                 score *= RELEASE_NOTES_FACTOR
             combined[pid] = score
+        if SEMANTIC_WEIGHT > 0 and (model := active_model()) is not None:
+            combined = self._semantic(db, model, query, combined)
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {pid: defines.get(pid) or best_section.get(pid, (None, 0.0))[0] for pid in combined}
         ordered = sorted(combined, key=lambda pid: -combined[pid])
         distinct = _one_per_content(ordered, titles, limit * AGGREGATE_LOOKAHEAD)
         ranked = self._without_aggregate_copies(db, distinct, section_of)[:limit]
         return self._hits(db, [(pid, section_of[pid], combined[pid]) for pid in ranked], query)
+
+    def _semantic(
+        self, db: sqlite3.Connection, name: str, query: str, combined: dict[int, float]
+    ) -> dict[int, float]:
+        """The `semantic` extra: the best pages re-ranked by their best section's cosine with the query, blended
+        in. Only these pages' vectors are read (once each), so a refresh writing pages costs nothing here."""
+        model = embedder(name)
+        if model is None:
+            return combined
+        head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
+        missing = self._vectors.missing(name, head)
+        if missing:
+            self._vectors.add(name, model.dim, self.index.vectors(db, name, missing))
+        cosine = self._vectors.cosines(name, model.embed([query])[0], head)
+        return rerank_pages(combined, cosine, SEMANTIC_WEIGHT, SEMANTIC_TOP)
 
     @staticmethod
     def _without_aggregate_copies(

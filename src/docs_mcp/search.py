@@ -17,6 +17,7 @@ from .hits import SearchHit
 from .index import Scope, SiteIndex, key_prefix
 from .progress import BUILD_META, Builds, Outcome, Progress
 from .ranker import SiteRanker
+from .semantic import active_model, embedder
 from .sources import Location, Source, SourceSet
 
 
@@ -111,6 +112,8 @@ class SiteSearch:
     def warm(self) -> None:
         """Open this thread's read connection and touch the tables (the first search is then fast)."""
         self.ranker.search("warm", 1, self.scope())
+        if (model := active_model()) is not None:
+            embedder(model)  # the `semantic` extra's weights (~0.3 s), loaded now rather than by a search
 
     # --- status --------------------------------------------------------------------------------------
     def progress(self) -> tuple[int, int]:

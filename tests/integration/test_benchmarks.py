@@ -90,3 +90,16 @@ def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(ques
     assert "## Site search\n\nthe Python docs' figures" in md  # another site does not overwrite Python's
     assert f"## Site search: {SITE.name}" in md and f"`{SITE}` served by" in md
     assert "| peak RSS, index loaded + 4 searches |" in md
+
+
+def test_semantic_grid_prints_each_blend_per_half(questions):
+    pytest.importorskip("wordllama", reason="the `semantic` extra is not installed")
+    proc = run("semantic_grid.py", "--questions", str(questions), "--weights", "0,0.5")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith(("0.00 20 |", "0.50 20 |"))]
+    assert len(rows) == 2, proc.stdout
+    # fx-002 is the tuning half, fx-001 the validation half: each found in the top 5 either way.
+    for row in rows:
+        tune, validate = (cell.split(" / ") for cell in row.split(" | ")[1:])
+        assert tune[0] == validate[0] == "1.000", proc.stdout
+    assert "section vectors" in proc.stdout

@@ -1,0 +1,170 @@
+"""The `semantic` extra in the site index: vectors stored with each page, kept in step, used by search; and
+without the extra, nothing of it at all."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SITE, LocalSite
+
+from docs_mcp import ranker, semantic
+from docs_mcp.cli import App, parser
+from docs_mcp.index import Scope
+
+pytestmark = pytest.mark.anyio
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+LISTED = "SELECT count(*) FROM pages WHERE listed=1"
+VECTORS = "SELECT count(*) FROM page_vectors"
+
+
+def app_for(cache: Path, source: str) -> App:
+    return App(
+        parser().parse_args(["serve", "--cache-dir", str(cache), "--no-index", "--source", source]), workers=1
+    )
+
+
+async def build(app: App) -> None:
+    try:
+        await app.indexer.run()
+    finally:
+        await app.fetcher.aclose()
+
+
+def count(app: App, sql: str) -> int:
+    return app.index.db.execute(sql).fetchone()[0]
+
+
+def without_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a machine where the extra is not installed (whether or not it is here)."""
+    monkeypatch.setattr(semantic, "_installed", lambda name: False)
+
+
+# --- without the extra -----------------------------------------------------------------------------
+async def test_without_the_extra_no_vectors_are_stored_and_the_ranking_is_the_lexical_one(
+    site, tmp_path, monkeypatch
+):
+    without_extra(monkeypatch)
+    assert semantic.active_model() is None
+    app = app_for(tmp_path / "c", site.url)
+    await build(app)
+    assert count(app, LISTED) > 5
+    assert count(app, VECTORS) == 0
+    scope = Scope.of(app.sources.sources)
+    queries = ["install the package", "tidal datum", "configure the gauge", "quillwort"]
+    got = [app.search.ranker.search(q, 10, scope) for q in queries]
+    monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 0.0)  # the lexical ranker, by construction
+    lexical = [app.search.ranker.search(q, 10, scope) for q in queries]
+    assert got == lexical and any(got)
+
+
+_NO_EXTRA_RUN = """
+import asyncio, json, sys
+from docs_mcp import semantic
+semantic._installed = lambda name: False  # as without the extra, even where it is installed
+from docs_mcp.cli import App, parser
+app = App(parser().parse_args(["serve", "--cache-dir", sys.argv[1], "--no-index", "--source", sys.argv[2]]),
+          workers=1)
+asyncio.run(app.indexer.run())
+app.search.warm()
+hits = app.search.search("tidal datum gauge", 5)
+heavy = sorted(m for m in ("wordllama", "tokenizers", "safetensors", "numpy") if m in sys.modules)
+vectors = app.index.db.execute("SELECT count(*) FROM page_vectors").fetchone()[0]
+print(json.dumps({"hits": len(hits), "imported": heavy, "vectors": vectors}))
+"""
+
+
+def test_without_the_extra_indexing_and_search_import_none_of_its_packages(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-c", _NO_EXTRA_RUN, str(tmp_path / "c"), str(SITE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {"hits": out["hits"], "imported": [], "vectors": 0} and out["hits"] > 0
+
+
+# --- with the extra --------------------------------------------------------------------------------
+@pytest.fixture
+def extra():
+    pytest.importorskip("wordllama", reason="the `semantic` extra is not installed")
+    model = semantic.embedder("wordllama")
+    assert model is not None
+    return model
+
+
+async def test_every_listed_page_stores_one_vector_per_section_and_a_removed_page_takes_them_along(
+    extra, site_copy: LocalSite, tmp_path
+):
+    app = app_for(tmp_path / "c", site_copy.url)
+    await build(app)
+    listed = count(app, LISTED)
+    assert listed > 5 and count(app, VECTORS) == listed
+    rows = app.index.db.execute(
+        "SELECT v.model, length(v.vecs), (SELECT count(*) FROM sections s WHERE s.page_id=v.id) "
+        "FROM page_vectors v"
+    ).fetchall()
+    assert all(m == "wordllama" and size == 2 * extra.dim * n for m, size, n in rows)  # float16, each section
+    key = app.index.db.execute("SELECT key FROM pages WHERE listed=1 ORDER BY id LIMIT 1").fetchone()[0]
+    app.index.remove(key)
+    assert count(app, VECTORS) == listed - 1
+    assert (
+        count(app, "SELECT count(*) FROM page_vectors v LEFT JOIN pages p ON p.id=v.id WHERE p.id IS NULL")
+        == 0
+    )
+    unlisted = "SELECT count(*) FROM page_vectors v JOIN pages p ON p.id=v.id WHERE p.listed=0"
+    assert count(app, unlisted) == 0
+
+
+async def test_an_index_built_without_the_extra_gets_its_vectors_on_the_next_run(
+    extra, site, tmp_path, monkeypatch
+):
+    app = app_for(tmp_path / "c", site.url)
+    with monkeypatch.context() as m:
+        without_extra(m)
+        await build(app)
+    assert count(app, VECTORS) == 0
+    monkeypatch.setattr("docs_mcp.indexer.SEMANTIC_FILL_BATCH", 3)  # several batches
+    again = app_for(tmp_path / "c", site.url)
+    await build(again)  # every page is fresh: nothing is fetched, only the vectors are filled in
+    assert count(again, VECTORS) == count(again, LISTED) > 5
+    stored = again.index.db.execute("SELECT vecs FROM page_vectors ORDER BY id LIMIT 1").fetchone()[0]
+    sections = again.index.db.execute(
+        "SELECT title, path, text FROM sections WHERE page_id=(SELECT min(id) FROM page_vectors) ORDER BY ord"
+    ).fetchall()
+    assert stored == semantic.encode_sections(sections, "wordllama")
+
+
+async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks_first(
+    extra, site, tmp_path, monkeypatch
+):
+    import numpy as np
+
+    app = app_for(tmp_path / "c", site.url)
+    await build(app)
+    scope = Scope.of(app.sources.sources)
+    query = "install the package"  # lexically the DocBook chapter first; in meaning the Quickstart
+    monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 0.0)
+    lexical = [h.url for h in app.search.ranker.search(query, ranker.SEMANTIC_TOP, scope)]
+    assert len(lexical) >= 3
+    monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 1.0)
+    meaning = [h.url for h in app.search.ranker.search(query, 5, scope)]
+    # Computed here independently: each page's best section cosine with the query.
+    qvec = extra.embed([query])[0]
+    best = {}
+    for url in lexical:
+        rows = app.index.db.execute(
+            "SELECT s.title, s.path, s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=?",
+            (url,),
+        ).fetchall()
+        vecs = extra.embed([semantic.section_text(*r) for r in rows])
+        best[url] = float(np.max(vecs @ qvec))
+    assert meaning[0] == max(best, key=best.get) != lexical[0]
+    assert set(meaning) <= set(lexical)  # re-ordered, never widened

@@ -1,0 +1,145 @@
+"""The semantic signal's blending and vector bookkeeping (no model needed), and the model when installed."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from docs_mcp import config, semantic
+from docs_mcp.semantic import (
+    VectorCache,
+    active_model,
+    blend,
+    embedder,
+    encode_sections,
+    rerank_pages,
+    section_text,
+    zscores,
+)
+
+needs_extra = pytest.mark.skipif(
+    importlib.util.find_spec("wordllama") is None, reason="the `semantic` extra is not installed"
+)
+
+
+def blob(*vectors: np.ndarray) -> bytes:
+    return b"".join(v.astype(np.float16).tobytes() for v in vectors)
+
+
+def unit(*xs: float) -> np.ndarray:
+    v = np.array(xs, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+# --- blending ------------------------------------------------------------------------------------
+def test_zscores_center_and_scale_and_are_zero_when_nothing_varies():
+    assert zscores([1.0, 2.0, 3.0]) == pytest.approx([-1.2247, 0.0, 1.2247], abs=1e-4)
+    assert zscores([5.0, 5.0]) == [0.0, 0.0]
+    assert zscores([]) == []
+
+
+def test_blend_weight_moves_the_order_from_lexical_to_cosine():
+    lexical, cosine = [3.0, 2.0, 1.0], [0.1, 0.5, 0.9]
+    order = lambda scores: sorted(range(3), key=lambda i: -scores[i])  # noqa: E731
+    assert order(blend(lexical, cosine, 0.0)) == [0, 1, 2]
+    assert order(blend(lexical, cosine, 1.0)) == [2, 1, 0]
+    # The scales do not matter, only each signal's spread: BM25 in the tens, cosines in tenths.
+    assert blend([30.0, 20.0, 10.0], cosine, 0.5) == pytest.approx(blend(lexical, cosine, 0.5))
+
+
+def test_blend_refuses_scores_that_do_not_pair_up():
+    with pytest.raises(ValueError, match="2 lexical scores but 1 cosines"):
+        blend([1.0, 2.0], [0.5], 0.5)
+
+
+def test_rerank_pages_reorders_only_the_head_and_keeps_the_tail_below_in_its_order():
+    combined = {1: 5.0, 2: 4.0, 3: 3.0, 4: 2.0, 5: 1.0}
+    cosine = {1: 0.1, 2: 0.2, 3: 0.9}
+    out = rerank_pages(combined, cosine, weight=0.9, top=3)
+    ranked = sorted(out, key=lambda p: -out[p])
+    assert ranked[0] == 3  # the head's best cosine wins at a high weight
+    assert set(ranked[:3]) == {1, 2, 3}
+    assert ranked[3:] == [4, 5]  # the tail is never promoted and keeps its order
+
+
+def test_a_page_without_vectors_counts_as_average_and_no_vectors_changes_nothing():
+    combined = {1: 3.0, 2: 2.0, 3: 1.0}
+    out = rerank_pages(combined, {1: 0.1, 3: 0.5}, weight=1.0, top=3)
+    assert sorted(out, key=lambda p: -out[p]) == [3, 2, 1]  # page 2 sits at the mean cosine, 0.3
+    assert rerank_pages(combined, {}, weight=1.0, top=3) == combined
+    assert rerank_pages(combined, {1: 0.1, 2: 0.9}, weight=0.0, top=3) == combined
+
+
+# --- stored vectors ------------------------------------------------------------------------------
+def test_vector_cache_scores_a_page_by_its_best_section_and_skips_blobs_of_another_size():
+    cache = VectorCache(max_bytes=1 << 20)
+    cache.add("m", 3, [(7, blob(unit(1, 0, 0), unit(0, 1, 0))), (9, blob(unit(0, 0, 1))), (8, b"\x00" * 10)])
+    assert cache.missing("m", [7, 8, 9, 11]) == [8, 11]  # 8: written by a model of another size
+    assert cache.missing("other", [7]) == [7]  # vectors of one model never answer for another
+    q = unit(0, 1, 0.2)
+    got = cache.cosines("m", q, [7, 9, 11])
+    assert set(got) == {7, 9}
+    assert got[7] == pytest.approx(float(unit(0, 1, 0) @ q), abs=1e-3)  # float16 storage: 3 decimals
+    assert got[9] == pytest.approx(float(unit(0, 0, 1) @ q), abs=1e-3)
+
+
+def test_vector_cache_starts_over_past_its_size_bound():
+    cache = VectorCache(max_bytes=3 * 4 * 3)  # three 3-dim float32 rows
+    cache.add("m", 3, [(1, blob(unit(1, 0, 0), unit(0, 1, 0)))])
+    cache.add("m", 3, [(2, blob(unit(0, 0, 1), unit(0, 1, 1)))])
+    assert cache.missing("m", [1, 2]) == [1]
+
+
+def test_section_text_puts_where_a_section_sits_before_its_text():
+    assert section_text("Console backend", "Sending email", "Writes emails to stdout.") == (
+        "Sending email > Console backend\nWrites emails to stdout."
+    )
+    assert section_text("Intro", "Intro", "x") == "Intro\nx"
+
+
+def test_no_vectors_are_computed_when_the_model_is_off_or_not_installed(monkeypatch):
+    monkeypatch.setattr(config, "SEMANTIC_MODEL", "off")
+    assert active_model() is None
+    assert encode_sections([("t", "p", "text")]) == b""
+    monkeypatch.setattr(config, "SEMANTIC_MODEL", "auto")
+    monkeypatch.setattr(semantic, "_installed", lambda name: False)
+    assert active_model() is None
+    assert encode_sections([("t", "p", "text")]) == b""
+    monkeypatch.setattr(config, "SEMANTIC_MODEL", "bert")
+    with pytest.raises(ValueError, match="unknown semantic model 'bert'"):
+        active_model()
+
+
+def test_model_names_are_checked_and_off_means_none():
+    assert embedder("off") is None
+    with pytest.raises(ValueError, match="unknown semantic model 'bert'"):
+        embedder("bert")
+
+
+# --- the model (only with the `semantic` extra) ----------------------------------------------------
+@needs_extra
+def test_wordllama_vectors_are_unit_length_and_close_in_meaning():
+    model = embedder("wordllama")
+    assert model is not None and model.dim == 256
+    q, near, far, empty = model.embed(
+        [
+            "print outgoing emails to the terminal during development",
+            "Console backend: instead of sending real emails it writes the emails to the standard output",
+            "Table partitioning splits one large table into smaller physical pieces",
+            "",
+        ]
+    )
+    assert np.linalg.norm(q) == pytest.approx(1.0, abs=1e-5)
+    assert float(q @ near) > float(q @ far) + 0.2
+    assert not empty.any()  # an empty text is the zero vector, not NaN
+
+
+@needs_extra
+def test_stored_vectors_are_the_models_vectors_in_section_order():
+    model = embedder("wordllama")
+    rows = [("Console backend", "Email", "writes emails to stdout"), ("Partitioning", "Tables", "split")]
+    stored = np.frombuffer(encode_sections(rows, "wordllama"), dtype=np.float16).reshape(2, model.dim)
+    direct = model.embed([section_text(*r) for r in rows])
+    assert np.abs(stored.astype(np.float32) - direct).max() < 1e-3
