@@ -42,10 +42,15 @@ async def run(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         await app.indexer.run()
         await app.fetcher.aclose()
-        vectors = app.index.db.execute(
+        db = app.index.db
+        vectors = db.execute(
             "SELECT count(*) FROM sections WHERE page_id IN (SELECT id FROM page_vectors)"
         ).fetchone()[0]
-        print(f"indexed {docs} in {time.perf_counter() - started:.0f} s ({vectors:,} section vectors)")
+        stored = db.execute("SELECT coalesce(sum(length(vecs)), 0) FROM page_vectors").fetchone()[0]
+        print(
+            f"indexed {docs} in {time.perf_counter() - started:.0f} s ({vectors:,} section vectors, "
+            f"{stored / 1e6:.1f} MB of {app.index.path.stat().st_size / 1e6:.1f} MB)"
+        )
         print("weight top | " + " | ".join(f"{h}: r@5 / MRR@10 / top-3" for h in HALVES))
         for top in (int(t) for t in args.tops.split(",")):
             for weight in floats(args.weights):
