@@ -19,6 +19,7 @@ from .fetching import Fetcher
 from .indexfile import open_index
 from .progress import Builds, Progress
 from .search import SiteSearch, SourceStatus
+from .semantic import active_model
 from .sources import SourceSet
 from .tools import DocsTools
 
@@ -57,6 +58,7 @@ class App:
         if not args.source:
             raise DocsMCPError("no --source given: pass a docs URL (https://…/docs/) or a local folder")
         self.settings = settings_from(args)
+        active_model()  # a misspelt DOCS_MCP_SEMANTIC_MODEL fails here, not in every search
         self.sources = SourceSet.from_specs(args.source)
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()

@@ -258,7 +258,12 @@ def active_model() -> str | None:
         return None
     name = "wordllama" if SEMANTIC_MODEL == "auto" else SEMANTIC_MODEL
     if name not in MODELS:
-        raise ValueError(f"unknown semantic model {name!r} (known: {', '.join(MODELS)})")
+        from .errors import DocsMCPError
+
+        raise DocsMCPError(
+            f"DOCS_MCP_SEMANTIC_MODEL={SEMANTIC_MODEL!r} is not a semantic model: use auto (the default), "
+            f"off, or one of {', '.join(MODELS)}"
+        )
     return name if _installed(name) else None
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import SITE, LocalSite
 
-from docs_mcp import ranker, semantic
+from docs_mcp import config, ranker, semantic
 from docs_mcp.cli import App, parser
+from docs_mcp.errors import DocsMCPError
 from docs_mcp.index import Scope
 
 pytestmark = pytest.mark.anyio
@@ -62,11 +63,18 @@ async def test_without_the_extra_no_vectors_are_stored_and_the_ranking_is_the_le
     assert got == lexical and any(got)
 
 
+def test_a_misspelt_model_name_stops_the_app_at_start_with_the_names_it_takes(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "SEMANTIC_MODEL", "wordlama")
+    with pytest.raises(DocsMCPError, match=r"'wordlama' is not a semantic model: use auto .*off, or one of"):
+        app_for(tmp_path / "c", str(SITE))
+
+
 _NO_EXTRA_RUN = """
 import asyncio, json, sys
 from docs_mcp import semantic
 semantic._installed = lambda name: False  # as without the extra, even where it is installed
 from docs_mcp.cli import App, parser
+from docs_mcp.errors import DocsMCPError
 app = App(parser().parse_args(["serve", "--cache-dir", sys.argv[1], "--no-index", "--source", sys.argv[2]]),
           workers=1)
 asyncio.run(app.indexer.run())

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from docs_mcp import config, semantic
+from docs_mcp.errors import DocsMCPError
 from docs_mcp.semantic import (
     VectorCache,
     active_model,
@@ -108,7 +109,9 @@ def test_no_vectors_are_computed_when_the_model_is_off_or_not_installed(monkeypa
     assert active_model() is None
     assert encode_sections([("t", "p", "text")]) == b""
     monkeypatch.setattr(config, "SEMANTIC_MODEL", "bert")
-    with pytest.raises(ValueError, match="unknown semantic model 'bert'"):
+    with pytest.raises(
+        DocsMCPError, match="DOCS_MCP_SEMANTIC_MODEL='bert' is not a semantic model: use auto"
+    ):
         active_model()
 
 
