@@ -218,8 +218,10 @@ class Build:
             while pages := await self._in_store(
                 self.index.without_vectors, model, self.scope, SEMANTIC_FILL_BATCH, after
             ):
+                # In-process (one worker) they run on the store's thread: never in the pool searches use.
+                run_on = self.executor or self.store
                 blobs = await asyncio.gather(
-                    *(loop.run_in_executor(self.executor, encode_sections, rows, model) for _, rows in pages)
+                    *(loop.run_in_executor(run_on, encode_sections, rows, model) for _, rows in pages)
                 )
                 rows = [(pid, blob) for (pid, _), blob in zip(pages, blobs, strict=True)]
                 await self._in_store(self.index.put_vectors, model, rows)
