@@ -246,7 +246,7 @@ class SiteIndex:
             self.db.execute("ROLLBACK")
             raise
 
-    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def write_transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` in a write transaction: one writer per process at a time, retried across processes."""
 
         def attempt() -> T:
@@ -292,7 +292,7 @@ class SiteIndex:
                     (page_id, page.vector_model, page.vectors),
                 )
 
-        self._write(work)
+        self.write_transaction(work)
 
     def put(self, key: str, doc: Document, listed: bool = True, links: list[str] | None = None) -> None:
         """Insert or replace a page; `listed=False` keeps it readable but out of search."""
@@ -326,31 +326,20 @@ class SiteIndex:
         db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
         self._count(db, terms, -1)
 
-    def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
-        """Store pages' section vectors computed after the fact; a page removed or rewritten meanwhile (a new
-        page gets a new id) is skipped. Returns how many were stored."""
-
-        def work(db: sqlite3.Connection) -> int:
-            before = db.total_changes
-            db.executemany(
-                "INSERT OR REPLACE INTO page_vectors(id, model, vecs) SELECT ?, ?, ? "
-                "WHERE EXISTS (SELECT 1 FROM pages WHERE id=? AND listed=1)",
-                [(pid, model, vecs, pid) for pid, vecs in rows if vecs],
-            )
-            return db.total_changes - before
-
-        return self._write(work)
-
     def remove(self, key: str) -> None:
-        self._write(lambda db: self._delete(db, key))
+        self.write_transaction(lambda db: self._delete(db, key))
 
     def touch(self, key: str, fetched_at: float | None = None) -> None:
         """A 304: the stored copy is fresh again."""
         when = fetched_at or time.time()
-        self._write(lambda db: db.execute("UPDATE pages SET fetched_at=? WHERE key=?", (when, key)))
+        self.write_transaction(
+            lambda db: db.execute("UPDATE pages SET fetched_at=? WHERE key=?", (when, key))
+        )
 
     def set_meta(self, key: str, value: str) -> None:
-        self._write(lambda db: db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value)))
+        self.write_transaction(
+            lambda db: db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value))
+        )
 
     # --- reading ---------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -409,38 +398,6 @@ class SiteIndex:
                 (key,),
             ).fetchall()
         return [(lv, a, t) for lv, a, t in rows]
-
-    def without_vectors(
-        self, model: str, scope: Scope, limit: int, after: int = 0
-    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
-        """Listed pages of a scope with no vectors of `model` (indexed before the extra was installed), by id
-        from `after` on, each with its sections' (title, path, text) in order."""
-        where, args = scope.sql()
-        with self.reading() as db:
-            ids = [
-                r[0]
-                for r in db.execute(
-                    f"SELECT p.id FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=? "
-                    f"WHERE p.listed=1 AND v.id IS NULL AND p.id>? AND {where} ORDER BY p.id LIMIT ?",
-                    (model, after, *args, limit),
-                )
-            ]
-            return [
-                (
-                    pid,
-                    db.execute(
-                        "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord", (pid,)
-                    ).fetchall(),
-                )
-                for pid in ids
-            ]
-
-    def vectors(self, db: sqlite3.Connection, model: str, page_ids: list[int]) -> list[tuple[int, bytes]]:
-        """Stored section vectors of `model` for these pages (those that have some)."""
-        marks = ",".join("?" * len(page_ids))
-        return db.execute(
-            f"SELECT id, vecs FROM page_vectors WHERE model=? AND id IN ({marks})", (model, *page_ids)
-        ).fetchall()
 
     def doc_freq(self, db: sqlite3.Connection, terms: list[str]) -> tuple[dict[str, int], int]:
         """Listed sections holding each term (terms in none are left out), and the number of listed sections."""

@@ -25,6 +25,7 @@ from .indexfile import build_lock
 from .progress import BUILD_META, Builds, Progress, failure
 from .semantic import active_model, encode_sections
 from .sources import Location, Source, SourceSet
+from .vectorrows import put_vectors, without_vectors
 
 __all__ = ["Indexer", "Progress", "digest", "generated"]
 
@@ -216,7 +217,7 @@ class Build:
         loop, after = asyncio.get_running_loop(), 0
         try:
             while pages := await self._in_store(
-                self.index.without_vectors, model, self.scope, SEMANTIC_FILL_BATCH, after
+                without_vectors, self.index, model, self.scope, SEMANTIC_FILL_BATCH, after
             ):
                 # In-process (one worker) they run on the store's thread: never in the pool searches use.
                 run_on = self.executor or self.store
@@ -224,7 +225,7 @@ class Build:
                     *(loop.run_in_executor(run_on, encode_sections, rows, model) for _, rows in pages)
                 )
                 rows = [(pid, blob) for (pid, _), blob in zip(pages, blobs, strict=True)]
-                await self._in_store(self.index.put_vectors, model, rows)
+                await self._in_store(put_vectors, self.index, model, rows)
                 after = pages[-1][0]
         except IndexUnavailable as exc:
             self.prog.errors.append(f"section vectors (the semantic extra) not stored: {exc}")

@@ -37,6 +37,7 @@ from .hits import SearchHit
 from .index import Scope, SiteIndex
 from .semantic import VectorCache, active_model, embedder, rerank_pages
 from .snippets import snippet
+from .vectorrows import stored_vectors
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
 TITLE_MEMO_SIZE = 50_000
@@ -187,7 +188,7 @@ class SiteRanker:
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
-            self._vectors.add(name, model.dim, self.index.vectors(db, name, missing))
+            self._vectors.add(name, model.dim, stored_vectors(db, name, missing))
         cosine = self._vectors.cosines(name, model.embed([query])[0], head)
         return rerank_pages(combined, cosine, SEMANTIC_WEIGHT, SEMANTIC_TOP)
 
