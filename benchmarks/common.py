@@ -94,14 +94,14 @@ def docs_server(
 # --- what the model sees --------------------------------------------------------------------------
 
 
-from docs_mcp.measure import model_view  # noqa: E402, F401  (one definition of what the model sees)
+from docs_mcp.cli.measure import model_view  # noqa: E402, F401  (one definition of what the model sees)
 
 
 def make_tools(root: str) -> Any:
     """A fresh DocsTools over one source root with default settings."""
-    from docs_mcp.config import Settings
-    from docs_mcp.sources import SourceSet
-    from docs_mcp.tools import DocsTools
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.settings import Settings
+    from docs_mcp.tools.docs import DocsTools
 
     return DocsTools(SourceSet.from_specs([root]), Settings())
 

@@ -137,8 +137,10 @@ DIRECT = {"whole-page": whole_page, "paged-5000": paged}
 
 
 async def build_index(root: str, cache_dir: str) -> Any:
-    """Crawl the served docs into a site index (docs_mcp.cli.App wiring); the App holds index and indexer."""
-    from docs_mcp.cli import App, parser, summary
+    """Crawl the served docs into a site index (docs_mcp.cli.app.App wiring); the App holds index and indexer."""
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.arguments import parser
+    from docs_mcp.cli.report import summary
 
     app = App(parser().parse_args(["serve", "--source", root, "--cache-dir", cache_dir, "--no-index"]))
     for report in await app.indexer.run():
@@ -150,8 +152,8 @@ async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, 
     """One policy on one question on a fresh server (search_docs: the site index if any, else this run)."""
     from mcp import Client
 
-    from docs_mcp.server import build_server
-    from docs_mcp.tools import DocsTools
+    from docs_mcp.tools.docs import DocsTools
+    from docs_mcp.transport.server import build_server
 
     if app is not None and policy == "pipeline":
         tools = DocsTools(app.sources, app.settings, searcher=app.search, store=app.search)
@@ -335,7 +337,7 @@ def report_heading(docs: Path) -> str:
 
 def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
     """Why a run missed: where the needle sits on the gold page and what the policy showed of it."""
-    from docs_mcp.ranking import page_index
+    from docs_mcp.search.ranking import page_index
 
     if doc is None:
         return "gold page not read"

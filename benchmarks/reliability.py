@@ -63,7 +63,7 @@ def use_src(src: Path) -> None:
 
 def settings(**extra: Any):
     """Settings with the benchmark's deadline; options the code under test lacks are dropped."""
-    from docs_mcp.config import Settings
+    from docs_mcp.settings import Settings
 
     values = {"deadline": DEADLINE, **extra}
     return Settings(**{k: v for k, v in values.items() if k in Settings.__dataclass_fields__})
@@ -77,9 +77,9 @@ def rss_mb() -> float:
 async def child_tool(spec: dict) -> dict:
     from mcp import Client
 
-    from docs_mcp.server import build_server
-    from docs_mcp.sources import SourceSet
-    from docs_mcp.tools import DocsTools
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.tools.docs import DocsTools
+    from docs_mcp.transport.server import build_server
 
     tools = DocsTools(SourceSet.from_specs(spec["sources"]), settings(**spec.get("settings", {})))
     server = build_server(tools)
@@ -99,10 +99,10 @@ async def child_tool(spec: dict) -> dict:
 
 
 async def child_index(spec: dict) -> dict:
-    from docs_mcp.fetching import Fetcher
-    from docs_mcp.index import SiteIndex
-    from docs_mcp.indexer import Indexer
-    from docs_mcp.sources import SourceSet
+    from docs_mcp.crawl.indexer import Indexer
+    from docs_mcp.fetch.fetching import Fetcher
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.store.index import SiteIndex
 
     sources = SourceSet.from_specs([spec["source"]])
     conf = settings()
@@ -120,8 +120,8 @@ async def child_index(spec: dict) -> dict:
 
 async def child_pool(spec: dict) -> dict:
     """32 trickling pages of one origin in flight, then one call to a healthy second source."""
-    from docs_mcp.sources import SourceSet
-    from docs_mcp.tools import DocsTools
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.tools.docs import DocsTools
 
     tools = DocsTools(SourceSet.from_specs([spec["slow"], spec["healthy"]]), settings())
     slow = [asyncio.create_task(tools.get_doc_toc(f"{spec['slow']}trickle.html?n={i}")) for i in range(32)]
@@ -140,8 +140,8 @@ async def child_pool(spec: dict) -> dict:
 
 async def child_starve(spec: dict) -> dict:
     """Six slow parses in flight; the latency of a call on a cached page meanwhile."""
-    from docs_mcp.sources import SourceSet
-    from docs_mcp.tools import DocsTools
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.tools.docs import DocsTools
 
     tools = DocsTools(
         SourceSet.from_specs([spec["root"]]), settings(max_body_bytes=20_000_000, deadline=120.0)
@@ -559,9 +559,9 @@ async def run_fuzz(n: int, seed: int, canary, alt) -> dict:
     from hostile.test_path_roots import ESCAPES
     from mcp import Client
 
-    from docs_mcp.server import build_server
-    from docs_mcp.sources import SourceSet
-    from docs_mcp.tools import DocsTools
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.tools.docs import DocsTools
+    from docs_mcp.transport.server import build_server
 
     origin = Server("127.0.0.1")
     origin.routes.update(docs_site(origin.url, canary.url, alt.url))
@@ -764,7 +764,7 @@ def load_indexers(root: str, processes: int = 20) -> dict:
     codes = [p.returncode for p in procs]
     text = "\n".join(o + e for o, e in outs)
     count = (
-        "import sys; from pathlib import Path; from docs_mcp.index import SiteIndex; "
+        "import sys; from pathlib import Path; from docs_mcp.store.index import SiteIndex; "
         "print(SiteIndex(Path(sys.argv[1]) / 'index.sqlite').page_count())"
     )
 

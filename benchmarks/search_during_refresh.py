@@ -34,8 +34,9 @@ def stale(cache: Path) -> None:
 async def measure(root: str, cache: Path, queries: list[str], rounds: int) -> dict:
     from mcp import Client
 
-    from docs_mcp.cli import App, parser
-    from docs_mcp.server import build_server
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.arguments import parser
+    from docs_mcp.transport.server import build_server
 
     app = App(parser().parse_args(["serve", "--source", root, "--cache-dir", str(cache), "--no-index"]))
     warm = getattr(app.index, "warm", None) or app.search.warm  # the server warms up after the handshake

@@ -68,8 +68,9 @@ async def measure(root: str, cache: Path, questions: list[dict]) -> dict:
     """recall@5, MRR@10 and latency of search_docs through the in-process MCP client."""
     from mcp import Client
 
-    from docs_mcp.cli import App, parser
-    from docs_mcp.server import build_server
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.arguments import parser
+    from docs_mcp.transport.server import build_server
 
     args = parser().parse_args(["serve", "--source", root, "--cache-dir", str(cache), "--no-index"])
     app = App(args)

@@ -29,9 +29,10 @@ def floats(text: str) -> list[float]:
 
 
 async def run(args: argparse.Namespace) -> None:
-    from docs_mcp import ranker
-    from docs_mcp.cli import App, parser
-    from docs_mcp.semantic import active_model
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.arguments import parser
+    from docs_mcp.search import ranker
+    from docs_mcp.search.semantic import active_model
 
     if active_model() is None:
         raise SystemExit('error: no semantic model: pip install -e ".[semantic]"')

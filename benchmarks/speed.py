@@ -41,10 +41,10 @@ _INPROC_COLD = """\
 import asyncio, sys, time
 t0 = time.perf_counter()
 from mcp import Client
-from docs_mcp.config import Settings
-from docs_mcp.server import build_server
-from docs_mcp.sources import SourceSet
-from docs_mcp.tools import DocsTools
+from docs_mcp.settings import Settings
+from docs_mcp.transport.server import build_server
+from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.tools.docs import DocsTools
 async def main():
     server = build_server(DocsTools(SourceSet.from_specs([sys.argv[1]]), Settings()))
     async with Client(server, mode="legacy") as c:
@@ -90,7 +90,7 @@ async def inproc_start(root: str) -> float:
     """Seconds to build DocsTools + server and answer tools/list in-process (imports already warm)."""
     from mcp import Client
 
-    from docs_mcp.server import build_server
+    from docs_mcp.transport.server import build_server
 
     t0 = time.perf_counter()
     async with Client(build_server(make_tools(root)), mode="legacy") as c:
@@ -116,8 +116,8 @@ async def measure_start(root: str, runs: int) -> tuple[list[list[str]], str]:
     """Rows for figure (a) and a note; falls back to in-process when `python -m docs_mcp` cannot run."""
     rows: list[list[str]] = []
     reason = ""
-    if importlib.util.find_spec("docs_mcp.cli") is None:
-        reason = "docs_mcp.cli is missing, so `python -m docs_mcp` cannot start"
+    if importlib.util.find_spec("docs_mcp.cli.main") is None:
+        reason = "docs_mcp.cli.main is missing, so `python -m docs_mcp` cannot start"
     else:
         try:
             times = [await stdio_start(root) for _ in range(runs)]
@@ -143,7 +143,7 @@ async def first_read(root: str, page: str, tool: str, runs: int) -> list[float]:
     """Seconds of the first `tool` call on `page`, each run on a fresh DocsTools and server."""
     from mcp import Client
 
-    from docs_mcp.server import build_server
+    from docs_mcp.transport.server import build_server
 
     out = []
     for _ in range(runs):
@@ -160,7 +160,7 @@ async def cache_hits(root: str, page: str, calls: int) -> list[list[Any]]:
     """Rows: per tool, median and p95 ms of `calls` cache-hit round trips after one warm-up."""
     from mcp import Client
 
-    from docs_mcp.server import build_server
+    from docs_mcp.transport.server import build_server
 
     tools = make_tools(root)
     url = root + page

@@ -1,4 +1,4 @@
-"""Fit docs_mcp.tokens.WEIGHTS against a reference tokenizer and print the estimate's error.
+"""Fit docs_mcp.text.tokens.WEIGHTS against a reference tokenizer and print the estimate's error.
 
 Reference: the Claude tokenizer that the `anthropic` SDK bundled up to 0.34 (`anthropic/tokenizer.json`,
 a BPE for earlier Claude models; current models' tokenizers are not public, so this is the closest
@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from docs_mcp.config import Settings  # noqa: E402
-from docs_mcp.sources import SourceSet  # noqa: E402
-from docs_mcp.tokens import WEIGHTS, estimate_tokens, features  # noqa: E402
-from docs_mcp.tools import DocsTools  # noqa: E402
+from docs_mcp.fetch.sources import SourceSet  # noqa: E402
+from docs_mcp.settings import Settings  # noqa: E402
+from docs_mcp.text.tokens import WEIGHTS, estimate_tokens, features  # noqa: E402
+from docs_mcp.tools.docs import DocsTools  # noqa: E402
 
 FIXTURE_PAGES = [
     "sphinx.html",

@@ -14,10 +14,10 @@ from typing import ClassVar
 
 import pytest
 
-from docs_mcp.config import Settings
-from docs_mcp.measure import model_view  # noqa: F401  (tests import it from here)
-from docs_mcp.sources import SourceSet
-from docs_mcp.tools import DocsTools
+from docs_mcp.cli.measure import model_view  # noqa: F401  (tests import it from here)
+from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.settings import Settings
+from docs_mcp.tools.docs import DocsTools
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SITE = FIXTURES / "site"

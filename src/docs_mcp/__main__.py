@@ -1,3 +1,3 @@
-from .cli import main
+from docs_mcp.cli.main import main
 
 main()

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.config import Settings
-from docs_mcp.fetching import Fetcher
-from docs_mcp.index import Scope, SiteIndex
-from docs_mcp.indexer import Indexer
-from docs_mcp.sources import SourceSet
-from docs_mcp.tools import DocsTools
+from docs_mcp.crawl.indexer import Indexer
+from docs_mcp.fetch.fetching import Fetcher
+from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.settings import Settings
+from docs_mcp.store.index import Scope, SiteIndex
+from docs_mcp.tools.docs import DocsTools
 
 from .origin import DISCOVERY_ABOVE_ROOT, ROOT, Behaviour, Server, docs_site, page, static
 

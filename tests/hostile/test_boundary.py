@@ -14,7 +14,7 @@ import time
 import pytest
 from conftest import SITE, call, model_view
 
-from docs_mcp.server import build_server
+from docs_mcp.transport.server import build_server
 
 from .conftest import DEADLINE, hostile_tools
 from .origin import page, static

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from docs_mcp.server import build_server
+from docs_mcp.transport.server import build_server
 
 from .conftest import DEADLINE, hostile_tools, outside_root
 from .origin import Server, docs_site

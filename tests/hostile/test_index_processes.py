@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.cli import App, parser
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
 
 SITE = Path(__file__).resolve().parents[2] / "fixtures" / "site"
 PAGES = 120
@@ -70,7 +71,8 @@ def test_concurrent_index_runs_on_one_cache_dir_all_finish_with_the_full_index(t
 
 REWRITER = """
 import asyncio, os, sys, time
-from docs_mcp.cli import App, parser
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
 
 docs, cache, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 app = App(parser().parse_args(["index", "--source", docs, "--cache-dir", cache]), 1)
@@ -202,9 +204,9 @@ def test_indexing_with_worker_processes_reports_no_leaked_semaphores(tmp_path):
 
 
 def test_a_run_that_cannot_write_says_so_and_is_not_a_success(tmp_path):
-    from docs_mcp.cli import verdict
-    from docs_mcp.index import SiteIndex
-    from docs_mcp.indexer import Indexer
+    from docs_mcp.cli.report import verdict
+    from docs_mcp.crawl.indexer import Indexer
+    from docs_mcp.store.index import SiteIndex
 
     docs = many_pages(tmp_path / "docs", 5)
     app = app_for(tmp_path / "cache", f"docs={docs}")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from docs_mcp.cli import App, parser
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
 
 SITE = Path(__file__).resolve().parents[2] / "fixtures" / "site"
 #: 5,000 distinct words, the first ones about the page wanted.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import snowballstemmer
 
-from docs_mcp import analysis
+from docs_mcp.text import terms as analysis
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import call, model_view
 
 from docs_mcp.errors import URLNotAllowed
-from docs_mcp.server import build_server
+from docs_mcp.transport.server import build_server
 
 from .conftest import hostile_tools, outside_root
 

@@ -11,9 +11,10 @@ import sys
 import pytest
 from conftest import SITE, model_view
 
-from docs_mcp.arguments import parse
-from docs_mcp.cli import App, main
-from docs_mcp.server import build_server
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parse
+from docs_mcp.cli.main import main
+from docs_mcp.transport.server import build_server
 
 QUERY = "harmonic constituents fitted by least squares"
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from conftest import SITE, SIZES, call, make_tools, model_view
 
-from docs_mcp.cli import App, parser
-from docs_mcp.config import HEADINGS_CAP, METADATA_ALLOWANCE
-from docs_mcp.server import build_server
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
+from docs_mcp.settings import HEADINGS_CAP, METADATA_ALLOWANCE
+from docs_mcp.transport.server import build_server
 
 pytestmark = pytest.mark.anyio
 

@@ -17,8 +17,9 @@ import httpx
 import pytest
 from conftest import SITE, FixtureHandler
 
-from docs_mcp.arguments import parse
-from docs_mcp.cli import App, main
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parse
+from docs_mcp.cli.main import main
 
 pytestmark = pytest.mark.anyio
 

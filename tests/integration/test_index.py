@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from conftest import SITE, LocalSite, call, model_view
 
-from docs_mcp.cli import App, parser
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
+from docs_mcp.crawl.indexer import Progress
 from docs_mcp.errors import IndexVersionError
-from docs_mcp.index import Scope, SiteIndex
-from docs_mcp.indexer import Progress
-from docs_mcp.server import build_server
+from docs_mcp.store.index import Scope, SiteIndex
+from docs_mcp.transport.server import build_server
 
 pytestmark = pytest.mark.anyio
 

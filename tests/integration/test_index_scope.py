@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import LocalSite
 
-from docs_mcp.cli import App, parser
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
 
 pytestmark = pytest.mark.anyio
 

@@ -17,9 +17,11 @@ from conftest import SITE, LocalSite
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from docs_mcp.cli import App, parser, verdict
-from docs_mcp.fetching import Fetcher
-from docs_mcp.progress import Progress
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
+from docs_mcp.cli.report import verdict
+from docs_mcp.fetch.fetching import Fetcher
+from docs_mcp.model.progress import Progress
 
 pytestmark = pytest.mark.anyio
 

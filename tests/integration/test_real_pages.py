@@ -9,8 +9,8 @@ import re
 import pytest
 from conftest import FIXTURES, make_tools
 
-from docs_mcp.document import Document
-from docs_mcp.tools import DocsTools
+from docs_mcp.model.document import Document
+from docs_mcp.tools.docs import DocsTools
 
 REAL = FIXTURES / "real"
 

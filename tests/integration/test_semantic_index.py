@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 from conftest import SITE, LocalSite
 
-from docs_mcp import config, ranker, semantic
-from docs_mcp.cli import App, parser
+from docs_mcp import settings
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
 from docs_mcp.errors import DocsMCPError
-from docs_mcp.index import Scope
+from docs_mcp.search import ranker, semantic
+from docs_mcp.store.index import Scope
 
 pytestmark = pytest.mark.anyio
 
@@ -64,16 +66,18 @@ async def test_without_the_extra_no_vectors_are_stored_and_the_ranking_is_the_le
 
 
 def test_a_misspelt_model_name_stops_the_app_at_start_with_the_names_it_takes(tmp_path, monkeypatch):
-    monkeypatch.setattr(config, "SEMANTIC_MODEL", "wordlama")
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "wordlama")
     with pytest.raises(DocsMCPError, match=r"'wordlama' is not a semantic model: use auto .*off, or one of"):
         app_for(tmp_path / "c", str(SITE))
 
 
 _NO_EXTRA_RUN = """
 import asyncio, json, sys
-from docs_mcp import semantic
+from docs_mcp.search import semantic
 semantic._installed = lambda name: False  # as without the extra, even where it is installed
-from docs_mcp.cli import App, parser
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
+from docs_mcp import settings
 from docs_mcp.errors import DocsMCPError
 app = App(parser().parse_args(["serve", "--cache-dir", sys.argv[1], "--no-index", "--source", sys.argv[2]]),
           workers=1)
@@ -139,7 +143,7 @@ async def test_an_index_built_without_the_extra_gets_its_vectors_on_the_next_run
         without_extra(m)
         await build(app)
     assert count(app, VECTORS) == 0
-    monkeypatch.setattr("docs_mcp.indexer.SEMANTIC_FILL_BATCH", 3)  # several batches
+    monkeypatch.setattr("docs_mcp.crawl.indexer.SEMANTIC_FILL_BATCH", 3)  # several batches
     again = app_for(tmp_path / "c", site.url)
     await build(again)  # every page is fresh: nothing is fetched, only the vectors are filled in
     assert count(again, VECTORS) == count(again, LISTED) > 5

@@ -12,9 +12,9 @@ import yaml
 from conftest import FIXTURES, SITE, make_tools
 
 import docs_mcp
-from docs_mcp.agent import AgentFile, render
-from docs_mcp.server import build_server
-from docs_mcp.sources import SourceSet
+from docs_mcp.cli.agent import AgentFile, render
+from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.transport.server import build_server
 
 REPO = FIXTURES.parent
 SCRIPT = Path(sys.executable).parent / "docslice"  # the test environment's own console script

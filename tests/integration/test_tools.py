@@ -7,8 +7,8 @@ import re
 import pytest
 from conftest import FixtureHandler, call, make_tools, model_view
 
-from docs_mcp import config as C
-from docs_mcp.server import build_server
+from docs_mcp import settings as C
+from docs_mcp.transport.server import build_server
 
 pytestmark = pytest.mark.anyio
 

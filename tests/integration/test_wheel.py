@@ -77,7 +77,7 @@ def test_wheel_carries_both_commands_the_license_and_the_new_name(installed):
         and "License-Expression: MIT" in meta
     )
     assert any(n.endswith("licenses/LICENSE") for n in names)
-    assert "docslice = docs_mcp.cli:main" in entry and "docs-mcp = docs_mcp.cli:main" in entry
+    assert "docslice = docs_mcp.cli.main:main" in entry and "docs-mcp = docs_mcp.cli.main:main" in entry
     assert not any(n.startswith(("tests/", "fixtures/")) for n in names)
 
 

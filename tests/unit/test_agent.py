@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from docs_mcp.agent import AgentFile, check_name, render
+from docs_mcp.cli.agent import AgentFile, check_name, render
 from docs_mcp.errors import InvalidArgument
-from docs_mcp.sources import Source
+from docs_mcp.fetch.sources import Source
 
 TOOLS = ("search_docs", "search_in_doc", "get_doc_toc", "get_doc_section", "get_doc_content")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from docs_mcp.analysis import (
+from docs_mcp.settings import MAX_QUERY_CHARS, MAX_QUERY_TERMS
+from docs_mcp.text.terms import (
     bounded_query,
     cjk_bigrams,
     index_text,
@@ -11,7 +12,6 @@ from docs_mcp.analysis import (
     query_terms,
     tokenize,
 )
-from docs_mcp.config import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
 
 def test_tokenize_stems_english_words():

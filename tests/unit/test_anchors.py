@@ -6,15 +6,16 @@ from collections import Counter
 
 import lxml.html
 
-from docs_mcp.anchors import IdRegistry, choose, linked_fragments
-from docs_mcp.definitions import entry_title, find_groups, is_label
-from docs_mcp.document import Document
-from docs_mcp.sections import split_html
+from docs_mcp.convert.anchors import IdRegistry, choose, linked_fragments
+from docs_mcp.convert.definitions import entry_title, find_groups, is_label
+from docs_mcp.convert.render import render_section
+from docs_mcp.convert.sections import split_html
+from docs_mcp.model.document import Document
 
 
 def page(html: str, linked: dict[str, int] | None = None) -> Document:
     sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"), Counter(linked or {}))
-    return Document("p.html", "src", "Page", tuple(sections))
+    return Document("p.html", "src", "Page", tuple(sections), render=render_section)
 
 
 # --- ids ------------------------------------------------------------------------------------------

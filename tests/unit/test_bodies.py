@@ -9,8 +9,8 @@ import zlib
 
 import pytest
 
-from docs_mcp.bodies import BodyTooLarge, CorruptBody, Inflater, coding_of, decode, gunzip, read_body
 from docs_mcp.errors import FetchError
+from docs_mcp.fetch.bodies import BodyTooLarge, CorruptBody, Inflater, coding_of, decode, gunzip, read_body
 
 TEXT = b"<p>tidal datum offsets</p>" * 20_000
 

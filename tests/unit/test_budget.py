@@ -9,8 +9,8 @@ import re
 import pytest
 from conftest import SITE, make_tools
 
-from docs_mcp.budget import boundary_cut, clamp_length, finish_sentence, open_fence, paginate, truncate
-from docs_mcp.config import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
+from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
+from docs_mcp.text.budget import boundary_cut, clamp_length, finish_sentence, open_fence, paginate, truncate
 
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.suffix in (".html", ".md"))
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)

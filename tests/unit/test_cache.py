@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from docs_mcp.cache import DocumentCache
-from docs_mcp.document import Document
+from docs_mcp.convert.render import render_section
+from docs_mcp.model.document import Document
+from docs_mcp.tools.cache import DocumentCache
 
 
 class Loader:
@@ -21,7 +22,7 @@ class Loader:
         await asyncio.sleep(self.delay)
         if self.fail is not None:
             raise self.fail
-        return Document(f"page-{self.calls}.html", "src", "Page", ())
+        return Document(f"page-{self.calls}.html", "src", "Page", (), render=render_section)
 
 
 def test_concurrent_gets_of_one_key_load_once():

@@ -9,9 +9,10 @@ import pytest
 from conftest import FIXTURES
 
 from docs_mcp import __version__
-from docs_mcp.arguments import COMMANDS, SHARED, parse, parser
-from docs_mcp.cli import main, summary
-from docs_mcp.indexer import Progress
+from docs_mcp.cli.arguments import COMMANDS, SHARED, parse, parser
+from docs_mcp.cli.main import main
+from docs_mcp.cli.report import summary
+from docs_mcp.crawl.indexer import Progress
 
 README = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
 

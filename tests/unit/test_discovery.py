@@ -7,7 +7,7 @@ import gzip
 import lxml.html
 import pytest
 
-from docs_mcp.discovery import (
+from docs_mcp.fetch.discovery import (
     local_pages,
     normalize_url,
     page_links,
@@ -15,7 +15,7 @@ from docs_mcp.discovery import (
     parse_robots,
     parse_sitemap,
 )
-from docs_mcp.sources import Source
+from docs_mcp.fetch.sources import Source
 
 URLSET = b"""<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">

@@ -9,10 +9,11 @@ import lxml.html
 import pytest
 from conftest import SITE, make_tools
 
-from docs_mcp.config import UNKNOWN_ID_LIST_CAP
-from docs_mcp.document import SEPARATOR, Document, Section
+from docs_mcp.convert.render import render_section
+from docs_mcp.convert.sections import split_html
 from docs_mcp.errors import InvalidArgument, SectionNotFound
-from docs_mcp.sections import split_html
+from docs_mcp.model.document import SEPARATOR, Document, Section
+from docs_mcp.settings import UNKNOWN_ID_LIST_CAP
 
 PAGES = [
     "sphinx.html",
@@ -40,6 +41,7 @@ def synthetic(n: int) -> Document:
         tuple(
             Section(f"sec{i:02d}", f"Section {i}", 2, None, body_html="<p>x</p>", text="x") for i in range(n)
         ),
+        render=render_section,
     )
 
 

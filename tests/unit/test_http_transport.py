@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from docs_mcp.errors import InvalidArgument
-from docs_mcp.http_transport import BearerAuth, check_bind, is_loopback, parse_bind
+from docs_mcp.transport.http import BearerAuth, check_bind, is_loopback, parse_bind
 
 TOKEN = "a-token-of-twenty-chars"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.fetching import RawPage
-from docs_mcp.indexer import digest
-from docs_mcp.progress import Progress
-from docs_mcp.sources import SourceSet
+from docs_mcp.crawl.indexer import digest
+from docs_mcp.fetch.fetching import RawPage
+from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.model.progress import Progress
 
 ROOT = "https://docs.example.org/"
 PROSE = "Tide gauges record the water level every six minutes and store each reading with its datum. "

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from docs_mcp.definitions import CLOSE, END, START
-from docs_mcp.markdown import (
+from docs_mcp.convert.definitions import CLOSE, END, START
+from docs_mcp.convert.markdown import (
     clean_markdown,
     convert,
     extract_markers,

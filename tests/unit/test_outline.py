@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import lxml.html
 
-from docs_mcp.document import Document
-from docs_mcp.outline import definitions_line, page_outline
-from docs_mcp.sections import split_html
+from docs_mcp.convert.outline import definitions_line, page_outline
+from docs_mcp.convert.render import render_section
+from docs_mcp.convert.sections import split_html
+from docs_mcp.model.document import Document
 
 
 def page(html: str) -> Document:
     return Document(
-        "p.html", "src", "Page", tuple(split_html(lxml.html.fragment_fromstring(html, create_parent="div")))
+        "p.html",
+        "src",
+        "Page",
+        tuple(split_html(lxml.html.fragment_fromstring(html, create_parent="div"))),
+        render=render_section,
     )
 
 

@@ -6,10 +6,7 @@ import lxml.html
 import pytest
 from conftest import SITE
 
-from docs_mcp.document import Document
-from docs_mcp.errors import NotDocumentation
-from docs_mcp.fetching import RawPage
-from docs_mcp.parsing import (
+from docs_mcp.convert.parsing import (
     SelectorSet,
     code_language,
     find_main,
@@ -19,8 +16,11 @@ from docs_mcp.parsing import (
     simplify,
     strip_noise,
 )
-from docs_mcp.pipeline import build_document
-from docs_mcp.sources import Location, Source
+from docs_mcp.convert.pipeline import build_document
+from docs_mcp.errors import NotDocumentation
+from docs_mcp.fetch.fetching import RawPage
+from docs_mcp.fetch.sources import Location, Source
+from docs_mcp.model.document import Document
 
 
 def main_of(name: str):

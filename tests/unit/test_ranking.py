@@ -9,10 +9,11 @@ import itertools
 import lxml.html
 from conftest import SITE, make_tools
 
-from docs_mcp.config import SECONDARY_SCORE_RATIO
-from docs_mcp.document import Document, Section
-from docs_mcp.ranking import PageIndex, ScoredSection, page_index, passages, select_sections
-from docs_mcp.sections import split_html
+from docs_mcp.convert.render import render_section
+from docs_mcp.convert.sections import split_html
+from docs_mcp.model.document import Document, Section
+from docs_mcp.search.ranking import PageIndex, ScoredSection, page_index, passages, select_sections
+from docs_mcp.settings import SECONDARY_SCORE_RATIO
 
 
 @functools.cache
@@ -23,7 +24,7 @@ def page(name: str) -> Document:
 def doc(*rows: tuple[str, str, int, str | None, str]) -> Document:
     """A page built by hand from (id, title, level, parent, text) rows."""
     sections = tuple(Section(i, t, lv, p, body_md=x, text=x) for i, t, lv, p, x in rows)
-    return Document("p.html", "src", rows[0][1], sections)
+    return Document("p.html", "src", rows[0][1], sections, render=render_section)
 
 
 def ids(d: Document, ranked) -> list[str]:
@@ -320,7 +321,7 @@ def test_section_defining_a_queried_name_outranks_one_that_mentions_it_as_often(
         "<h2 id='api'>API</h2><dl><dt>tidepool.resample(series, rule)</dt><dd><p>Regrid; keeps gaps.</p></dd></dl>"
     )
     sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
-    d = Document("p.html", "src", "Page", tuple(sections))
+    d = Document("p.html", "src", "Page", tuple(sections), render=render_section)
     assert ids(d, PageIndex(d).rank("tidepool.resample gaps"))[0] == "api"
 
 
@@ -332,6 +333,6 @@ def test_code_matches_nothing_but_keeps_the_section_long():
         "points beyond the record, so the result is as long as the input.</p>"
     )
     sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
-    d = Document("p.html", "src", "Page", tuple(sections))
+    d = Document("p.html", "src", "Page", tuple(sections), render=render_section)
     assert "resample(x)" not in d.sections[0].text and d.sections[0].code_words == 60
     assert ids(d, PageIndex(d).rank("resample"))[0] == "howto"

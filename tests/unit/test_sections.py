@@ -9,9 +9,9 @@ import lxml.html
 import pytest
 from conftest import SITE, make_tools
 
-from docs_mcp.document import Section
-from docs_mcp.parsing import find_main, parse_html, strip_noise
-from docs_mcp.sections import slugify, split_html, split_markdown
+from docs_mcp.convert.parsing import find_main, parse_html, strip_noise
+from docs_mcp.convert.sections import slugify, split_html, split_markdown
+from docs_mcp.model.document import Section
 
 
 @functools.cache

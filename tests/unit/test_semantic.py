@@ -7,9 +7,10 @@ import importlib.util
 import numpy as np
 import pytest
 
-from docs_mcp import config, semantic
+from docs_mcp import settings
 from docs_mcp.errors import DocsMCPError
-from docs_mcp.semantic import (
+from docs_mcp.search import semantic
+from docs_mcp.search.semantic import (
     VectorCache,
     active_model,
     blend,
@@ -101,14 +102,14 @@ def test_section_text_puts_where_a_section_sits_before_its_text():
 
 
 def test_no_vectors_are_computed_when_the_model_is_off_or_not_installed(monkeypatch):
-    monkeypatch.setattr(config, "SEMANTIC_MODEL", "off")
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "off")
     assert active_model() is None
     assert encode_sections([("t", "p", "text")]) == b""
-    monkeypatch.setattr(config, "SEMANTIC_MODEL", "auto")
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "auto")
     monkeypatch.setattr(semantic, "_installed", lambda name: False)
     assert active_model() is None
     assert encode_sections([("t", "p", "text")]) == b""
-    monkeypatch.setattr(config, "SEMANTIC_MODEL", "bert")
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "bert")
     with pytest.raises(
         DocsMCPError, match="DOCS_MCP_SEMANTIC_MODEL='bert' is not a semantic model: use auto"
     ):

@@ -8,7 +8,7 @@ import logging
 import pytest
 from conftest import call, make_tools, model_view
 
-from docs_mcp.server import build_server, repair_json_line
+from docs_mcp.transport.server import build_server, repair_json_line
 
 pytestmark = pytest.mark.anyio
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.config import SNIPPET_CHARS
-from docs_mcp.snippets import snippet
+from docs_mcp.search.snippets import snippet
+from docs_mcp.settings import SNIPPET_CHARS
 
 FILLER = " ".join(
     f"Gauge {n} reports water levels every few minutes and values are stored as they arrive."

@@ -8,7 +8,7 @@ import pytest
 from conftest import SITE
 
 from docs_mcp.errors import InvalidArgument, URLNotAllowed
-from docs_mcp.sources import SourceSet, parse_source
+from docs_mcp.fetch.sources import SourceSet, parse_source
 
 ROOT = "https://example.org/docs/"
 

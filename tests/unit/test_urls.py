@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.urls import UnsafeURL, clean_path, parse_http
+from docs_mcp.fetch.urls import UnsafeURL, clean_path, parse_http
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,234 @@
+"""`docslice agent NAME`: a Claude Code subagent file whose inline MCP server alone holds the docs tools."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
+
+from docs_mcp import __version__
+from docs_mcp.errors import InvalidArgument
+from docs_mcp.fetch.sources import Source
+
+if TYPE_CHECKING:
+    from docs_mcp.cli.app import App
+
+DISTRIBUTION = "docslice"
+#: Claude Code's rule for agent names; the name is also the server's, so tools read mcp__NAME__<tool>.
+_AGENT_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: uvx runs tools from uv's cache (…/archive-v0/HASH/bin/), which `uv cache clean` and upgrades remove.
+_UV_CACHE = re.compile(r"[/\\]archive-v\d+[/\\]")
+#: Shared options that change what the server answers or where its index is: the subagent's server gets them.
+FORWARDED = (
+    "max_chars",
+    "cache_size",
+    "cache_ttl",
+    "cache_dir",
+    "max_body_bytes",
+    "timeout",
+    "crawl_limit",
+    "concurrency",
+    "index_ttl_days",
+)
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    """Everything the subagent file says."""
+
+    name: str
+    sources: tuple[Source, ...]
+    tools: tuple[str, ...]  # the server's tool names, as tools/list gives them
+    model: str
+    command: str
+    args: tuple[str, ...]
+
+
+def check_name(name: str) -> str:
+    if not _AGENT_NAME.match(name):
+        raise InvalidArgument(
+            f"agent name {name!r}: use lowercase letters, digits and single hyphens (e.g. python-docs)"
+        )
+    return name
+
+
+def _install_origin() -> str | None:
+    """Where this installation came from (PEP 610 direct_url.json): a clone, a wheel; None for an index."""
+    try:
+        raw = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None
+    if not raw:
+        return None
+    url = json.loads(raw).get("url", "")
+    if url.startswith("file://"):
+        path = Path(unquote(urlsplit(url).path))
+        return str(path) if path.exists() else None
+    return url or None
+
+
+def launch(uvx: bool) -> list[str]:
+    """The command that starts this same installation: its console script, or uvx from the same origin."""
+    if uvx:
+        origin = _install_origin()
+        # No direct URL means it was installed from a package index, where `uvx docslice==V` finds it too.
+        return (
+            ["uvx", "--from", origin, DISTRIBUTION] if origin else ["uvx", f"{DISTRIBUTION}=={__version__}"]
+        )
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None and script.name in ("docslice", "docs-mcp"):
+        found = script if script.parent != Path() else Path(shutil.which(script.name) or script)
+        return [str(found.absolute())]
+    return [sys.executable, "-m", "docs_mcp"]  # run as `python -m docs_mcp`: the same interpreter
+
+
+def server_args(app: App, args: argparse.Namespace) -> list[str]:
+    """--source NAME=ROOT for every root (names pinned), then the shared options the user gave."""
+    out: list[str] = []
+    for s in app.sources.sources:
+        out += ["--source", f"{s.name}={s.root}"]
+    for dest in FORWARDED:
+        value = getattr(args, dest, None)
+        if dest == "cache_dir" and dest not in args.given and os.environ.get("DOCS_MCP_CACHE_DIR"):
+            value = app.settings.cache_dir  # the variable may not reach Claude Code's environment: pin it
+        elif dest not in args.given:
+            continue
+        if dest == "cache_dir":
+            value = Path(value).expanduser().absolute()
+        out += [f"--{dest.replace('_', '-')}", str(value)]
+    return out
+
+
+def _source_label(s: Source) -> str:
+    return f"{s.name} ({'local folder ' if s.is_local else ''}{s.root})"
+
+
+def description(spec: AgentFile) -> str:
+    """What makes the main agent delegate: the docs it holds, by name, and what it returns."""
+    names = ", ".join(_source_label(s) for s in spec.sources)
+    return (
+        f"Documentation researcher for {names}. Use it proactively for any question that these docs answer: "
+        "how an API, function, option, setting, command or behaviour is documented, with examples. It "
+        "searches the docs itself and returns a short answer with the URLs it used, so whole pages never "
+        "enter the main conversation."
+    )
+
+
+def body(spec: AgentFile) -> str:
+    """The subagent's instructions: the cheapest workflow, and a short, sourced answer or 'not in the docs'."""
+    roots = "\n".join(f"- `{s.name}`: {s.root}" for s in spec.sources)
+    several = (
+        '\n   With several sources, `source="NAME"` searches only one of them.'
+        if len(spec.sources) > 1
+        else ""
+    )
+    return f"""You answer questions from this documentation, and only from it:
+{roots}
+
+Use the docs tools, spending as little context as possible:
+1. `search_docs(query)` first. Name APIs and options as written \
+(`time.sleep`, `-O`). Each hit's url ends in `#section-id`.{several}
+2. On the best hit, `search_in_doc(url, query)` returns the matching passages of that page; or
+   `get_doc_section(url, section_id)` when the hit's section is clearly the answer. A passage's
+   `[offset N]` is the `start_index` to read on from.
+3. `get_doc_toc(url)` shows a page's outline with section sizes, before reading more of it.
+4. `get_doc_content(url)` only when the whole page is really needed; follow `next_start_index`.
+Stop as soon as you can answer: two or three calls are usually enough.
+
+Reply in a few sentences: the answer, the decisive sentence quoted from the docs, and each URL with its
+`#section-id` that you used. If the documentation does not answer the question, reply "not in the docs"
+and list what you searched for; never guess or answer from memory.
+"""
+
+
+def render(spec: AgentFile) -> str:
+    """The agent file: YAML front matter (strings JSON-quoted, which YAML reads as they are), then the body."""
+    q = json.dumps
+    tools = ", ".join(f"mcp__{spec.name}__{tool}" for tool in spec.tools)
+    return (
+        "---\n"
+        f"name: {spec.name}\n"
+        f"description: {q(description(spec), ensure_ascii=False)}\n"
+        f"tools: {tools}\n"
+        f"model: {spec.model}\n"
+        "mcpServers:\n"
+        f"  - {spec.name}:\n"
+        "      type: stdio\n"
+        f"      command: {q(spec.command, ensure_ascii=False)}\n"
+        f"      args: {q(list(spec.args), ensure_ascii=False)}\n"
+        "---\n" + body(spec)
+    )
+
+
+def agent_path(name: str, scope: str) -> Path:
+    base = Path.home() if scope == "user" else Path.cwd()
+    return base / ".claude" / "agents" / f"{name}.md"
+
+
+async def run_agent(app: App, args: argparse.Namespace) -> int:
+    """Write (or print) the subagent file; refuse to replace one without --force."""
+    from docs_mcp.cli.arguments import program
+    from docs_mcp.transport.server import build_server
+
+    try:
+        name = check_name(args.name)
+        # The tool list comes from the server itself, so the file can never name a tool it does not have.
+        tools = tuple(t.name for t in await build_server(app.tools).list_tools())
+    finally:
+        await app.tools.aclose()
+    command, *launch_args = launch(args.uvx)
+    spec = AgentFile(
+        name, app.sources.sources, tools, args.model, command, (*launch_args, *server_args(app, args))
+    )
+    text = render(spec)
+    if args.print:
+        sys.stdout.write(text)
+        return 0
+    path = agent_path(name, args.scope)
+    if path.exists() and not args.force:
+        print(f"{program()}: {path} exists; pass --force to replace it", file=sys.stderr)
+        return 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    _advise(path, spec, args)
+    return 0
+
+
+def _advise(path: Path, spec: AgentFile, args: argparse.Namespace) -> None:
+    """What was written and the next steps, on stderr."""
+    launch_line = shlex.join([spec.command, *spec.args])
+    notes = [
+        f"wrote {path}: subagent {spec.name!r} (model {spec.model}) with {len(spec.tools)} tools "
+        f"mcp__{spec.name}__*, served only while it runs by:",
+        f"  {launch_line}",
+        "Build its index once now, so its first search is complete:",
+        f"  {shlex.join([spec.command, *_index_args(spec)])}",
+        "In Claude Code, /agents lists it; ask a documentation question, or say "
+        f'"use the {spec.name} agent to …".',
+        f'To let it call its tools without asking each time, add "mcp__{spec.name}" to permissions.allow '
+        "in .claude/settings.json.",
+    ]
+    if spec.command == "uvx" and not shutil.which("uvx"):
+        notes.append("note: uvx is not on PATH here; Claude Code needs it on its PATH to start the server.")
+    if not args.uvx and _UV_CACHE.search(spec.command):
+        notes.append(
+            "note: this docslice runs from uv's cache, which `uv cache clean` empties; --uvx writes a "
+            "launch that survives it."
+        )
+    print("\n".join(notes), file=sys.stderr)
+
+
+def _index_args(spec: AgentFile) -> list[str]:
+    """The launch arguments with `index` put before the server's options (uvx's own options stay first)."""
+    args = list(spec.args)
+    first = args.index("--source") if "--source" in args else len(args)
+    return [*args[:first], "index", *args[first:]]

@@ -1,0 +1,77 @@
+"""One process's wiring: settings from the arguments, then sources, fetcher, index, search and tools."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from docs_mcp import settings as C
+from docs_mcp.cli.arguments import program
+from docs_mcp.errors import DocsMCPError
+from docs_mcp.fetch.fetching import Fetcher
+from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.model.progress import Builds
+from docs_mcp.search.semantic import active_model
+from docs_mcp.search.site import SiteSearch
+from docs_mcp.store.indexfile import open_index
+from docs_mcp.tools.docs import DocsTools
+
+if TYPE_CHECKING:
+    from docs_mcp.crawl.indexer import Indexer
+
+
+def settings_from(args: argparse.Namespace) -> C.Settings:
+    return C.Settings(
+        max_chars=max(1000, args.max_chars),
+        cache_size=args.cache_size,
+        cache_ttl=args.cache_ttl,
+        max_body_bytes=args.max_body_bytes,
+        read_timeout=args.timeout,
+        deadline=max(0.1, args.deadline),
+        crawl_limit=args.crawl_limit,
+        concurrency=max(1, args.concurrency),
+        index_ttl_days=args.index_ttl_days,
+        cache_dir=args.cache_dir or C.default_cache_dir(),
+        auto_index=not getattr(args, "no_index", False),
+    )
+
+
+class App:
+    """Everything one process needs, wired once: sources, fetcher, index, indexer, tools.
+
+    A damaged index file is moved aside and rebuilt; an index that cannot be used at all (an unwritable
+    cache dir, a newer version's file) leaves `index` and `search` None: pages are still served, without
+    site search, and `index_notice` says why.
+    """
+
+    def __init__(self, args: argparse.Namespace, workers: int | None = None):
+        if not args.source:
+            raise DocsMCPError("no --source given: pass a docs URL (https://…/docs/) or a local folder")
+        self.settings = settings_from(args)
+        active_model()  # a misspelt DOCS_MCP_SEMANTIC_MODEL fails here, not in every search
+        self.sources = SourceSet.from_specs(args.source)
+        self.fetcher = Fetcher(self.sources, self.settings)
+        self.builds = Builds()
+        opened = open_index(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)
+        self.index, self.index_notice, self.index_damaged = opened.index, opened.notice, opened.damaged
+        self.search = SiteSearch(self.index, self.sources, self.builds) if self.index is not None else None
+        self.workers = workers
+        self.tools = DocsTools(self.sources, self.settings, self.fetcher, self.search, store=self.search)
+        if self.index is None:
+            self.tools.search_note = f"site search is off: {self.index_notice}"
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        # Imported on first use: the parsing stack is not needed to answer initialize and tools/list.
+        from docs_mcp.crawl.indexer import Indexer
+
+        if self.index is None:
+            raise DocsMCPError(self.index_notice)
+        return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers, self.builds)
+
+
+def say(line: str) -> None:
+    """One status line on stderr (the MCP protocol owns stdout)."""
+    print(f"{program()}: {line}", file=sys.stderr, flush=True)

@@ -1,0 +1,136 @@
+"""Command line: a thin shell over the library (wiring in app.py, grammar in arguments.py, tools in commands.py)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+from docs_mcp.cli.app import App, say
+from docs_mcp.cli.arguments import parse, program
+from docs_mcp.cli.report import ProgressBar, build_line, index_if_empty, start_line, summary, verdict
+from docs_mcp.errors import DocsMCPError
+from docs_mcp.model.progress import Progress
+
+#: Seconds the server waits before indexing, so the handshake is not slowed by imports and parsing.
+BACKGROUND_DELAY = 1.0
+
+
+async def _index(args: argparse.Namespace) -> int:
+    app = App(args, args.workers)
+    if app.index_notice:
+        say(app.index_notice)
+    if app.index is None:
+        return 1
+    try:
+        reports = await app.indexer.run(refresh=args.refresh, on_progress=ProgressBar())
+    finally:
+        await app.tools.aclose()
+    for r in reports:
+        print(summary(r))
+    print(
+        f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.path}"
+    )
+    problems = [v for v in map(verdict, reports) if v]
+    for problem in problems:
+        say(problem)
+    if app.index_damaged:
+        say(app.index_notice)  # repeated last: the run succeeded, but the old index was lost
+    return 1 if problems or app.index_damaged else 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from docs_mcp.transport.server import build_server
+
+    token = args.token or os.environ.get("DOCS_MCP_TOKEN") or None
+    bind = None
+    if args.http is not None:
+        from docs_mcp.transport.http import check_bind
+
+        bind = check_bind(args.http, args.allow_remote, token)  # before any work: refuse early
+    elif args.allow_remote or args.token:
+        raise DocsMCPError("--allow-remote and --token apply to --http only (stdio is local by nature)")
+    app = App(args)
+    if app.index_notice:
+        say(app.index_notice + ("" if app.index is not None else "; serving pages without site search"))
+    if app.search is not None and app.settings.auto_index:
+        # Searches say "building" from the first second, not "the index is empty".
+        app.builds.announce([s.root for s in app.sources.sources])
+
+    def start_background():
+        return asyncio.create_task(_background(app))
+
+    server = build_server(app.tools, start_background)
+    if bind is None:
+        server.run("stdio")
+    else:
+        from docs_mcp.transport.http import serve_http
+
+        serve_http(
+            server, bind, lambda message: print(f"{program()}: {message}", file=sys.stderr, flush=True)
+        )
+    return 0
+
+
+async def _background(app: App) -> None:
+    """Say what each source has, warm the index, then build empty sources and refresh stale pages while the
+    server answers. (Runs as the server starts: over HTTP, after the address is announced.)"""
+    if app.search is None:
+        return
+    for state in app.search.states(newest=True):
+        say(start_line(state, app.settings.auto_index))
+    await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
+    try:
+        await asyncio.to_thread(app.search.warm)
+        if app.settings.auto_index:
+
+            def after_each(p: Progress) -> None:
+                if p.finished is not None:
+                    say(build_line(p))
+
+            await app.indexer.run(on_progress=after_each, background=True)
+    except Exception as exc:  # the server must keep serving even if indexing fails
+        logging.getLogger("docs_mcp").exception("background indexing failed")
+        say(f"background indexing failed: {exc.__class__.__name__}: {exc}")
+    finally:
+        app.builds.settle()
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "index":
+        return asyncio.run(_index(args))
+    if args.command == "measure":
+        from docs_mcp.cli.measure import run_measure
+
+        return asyncio.run(run_measure(App(args), args, index_if_empty))
+    if args.command == "agent":
+        from docs_mcp.cli.agent import run_agent
+
+        return asyncio.run(run_agent(App(args), args))
+    from docs_mcp.cli.commands import run_tool_command
+
+    return asyncio.run(run_tool_command(App(args), args, index_if_empty))
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(list(sys.argv[1:] if argv is None else argv))
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format=f"{program()}: %(levelname)s %(message)s"
+    )
+    try:
+        code = _dispatch(args)
+    except DocsMCPError as exc:
+        print(f"{program()}: {exc}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        code = 130
+    except BrokenPipeError:
+        # The reader went away (`… | head`): not an error worth a traceback. Point stdout at devnull so
+        # the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141  # 128 + SIGPIPE, what the shell reports for a program killed by it
+    sys.exit(code)

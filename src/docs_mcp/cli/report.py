@@ -1,0 +1,132 @@
+"""What the command line says about builds: the progress bar, summaries, verdicts, start-up lines."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from docs_mcp.cli.app import App, say
+from docs_mcp.model.progress import Progress
+from docs_mcp.search.site import SourceStatus
+
+
+class ProgressBar:
+    """pages done/total, rate and ETA on stderr; plain lines when stderr is not a terminal."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last = 0.0
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        final = p.finished is not None
+        if p.waiting and not final:
+            self.stream.write(
+                f"{p.source}: waiting for another docslice process (pid {p.waiting}) building this source; "
+                "its pages will then be fresh\n"
+            )
+            self.stream.flush()
+            return
+        if not final and now - self.last < (0.1 if self.tty else 2.0):
+            return
+        self.last = now
+        total = max(p.discovered, p.done, 1)
+        rate = p.done / p.elapsed if p.elapsed > 0 else 0.0
+        eta = (total - p.done) / rate if rate > 0 else 0.0
+        width = 30
+        filled = int(width * p.done / total)
+        line = (
+            f"{p.source} [{'#' * filled}{'.' * (width - filled)}] {p.done:,}/{total:,} pages "
+            f"({p.method}) · {rate:,.1f} pages/s · ETA {eta:,.0f}s"
+        )
+        if self.tty:
+            self.stream.write("\r" + line.ljust(100) + ("\n" if final else ""))
+        elif not final:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def summary(p: Progress) -> str:
+    parts = [
+        f"{p.fetched:,} fetched",
+        f"{p.not_modified:,} unchanged (304)",
+        f"{p.fresh:,} still fresh",
+        f"{p.removed:,} removed",
+        f"{p.failed:,} failed",
+    ]
+    if p.redirected:
+        parts.append(f"{p.redirected:,} redirected")
+    if p.robots_skipped:
+        parts.append(f"{p.robots_skipped:,} disallowed by robots.txt")
+    if p.unwritten:
+        parts.append(f"{p.unwritten:,} not stored")
+    text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s — " + ", ".join(parts)
+    for err in p.errors[:5]:
+        text += f"\n  ! {err}"
+    if len(p.errors) > 5:
+        text += f"\n  … and {len(p.errors) - 5} more"
+    return text
+
+
+def verdict(p: Progress) -> str:
+    """Why a build did not do its job (the `index` command then exits 1), or "" when it did."""
+    why = p.cause or (p.detail if p.failed else "")
+    if not p.pages:
+        return f"{p.source}: no page indexed from {p.root}" + (f": {why}" if why else "")
+    if not p.reached:
+        return f"{p.source}: unreachable ({why}); the {p.pages:,} pages indexed before are kept"
+    if p.unwritten:
+        return f"{p.source}: {p.unwritten:,} pages could not be stored in the index"
+    return ""
+
+
+def build_line(p: Progress) -> str:
+    """One line on a finished build, for the server's stderr: pages, failures, the first error."""
+    line = (
+        f"{p.source}: {p.pages:,} pages indexed · {p.fetched:,} fetched, {p.not_modified + p.fresh:,} unchanged, "
+        f"{p.failed:,} failed in {p.elapsed:.1f}s"
+    )
+    problem = verdict(p)
+    if problem:
+        return f"{line} · {problem.partition(': ')[2]}"
+    return f"{line} · first error: {p.detail}" if p.detail else line
+
+
+def start_line(state: SourceStatus, auto_index: bool) -> str:
+    """One line per source when the server starts: what it serves, and what happens next."""
+    src = state.source
+    head = f"{src.name} ({src.root}): "
+    if state.pages:
+        head += f"{state.pages:,} pages indexed, newest fetched {_day(state.newest)}"
+    else:
+        head += "no page indexed yet"
+    problem = state.problem()
+    if problem:
+        head += f"; last build: {problem.split(': ', 1)[1]}"
+    elif state.last is not None and state.last.failed:
+        head += f"; last build: {state.last.failed:,} failed ({state.last.error})"
+    if auto_index:
+        return (
+            head + "; refreshing in the background" if state.pages else head + "; building in the background"
+        )
+    return head + ("" if state.pages else "; --no-index: run `docslice index` to build it")
+
+
+def _day(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else "never"
+
+
+async def index_if_empty(app: App) -> None:
+    """Commands that search index empty sources first, showing progress on stderr."""
+    if app.index_notice:
+        say(app.index_notice)
+    if app.index is None:
+        return
+    from docs_mcp.store.index import Scope
+
+    empty = [s for s in app.sources.sources if not app.index.page_count(Scope.of([s]))]
+    if empty:
+        print(f"indexing {', '.join(s.name for s in empty)} first…", file=sys.stderr)
+        for r in await app.indexer.run(sources=empty, on_progress=ProgressBar()):
+            print(summary(r), file=sys.stderr)

@@ -1,0 +1,206 @@
+"""Markdown stage: markdownify (subclassed) per section, the code-free variant, and the cleaning pass."""
+
+from __future__ import annotations
+
+import re
+
+import lxml.html
+from bs4 import BeautifulSoup, Tag
+from markdownify import ATX, MarkdownConverter
+
+from docs_mcp.convert.definitions import CLOSE, END, START
+from docs_mcp.convert.parsing import element_text
+from docs_mcp.settings import MAX_CONVERT_CHARS
+from docs_mcp.themes import PLAIN_TEXT_LANGUAGES, PLAIN_TEXT_TAG
+
+_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
+_MD_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)\n.*?^[ \t]*\1[ \t]*$\n?", re.S | re.M)
+
+
+class _FastTag(Tag):
+    """bs4 Tag whose plain `find_parent(name)` is a pointer walk (markdownify calls it for every tag)."""
+
+    def find_parent(self, name=None, attrs=None, string=None, **kwargs):  # type: ignore[override]
+        if isinstance(name, str) and not attrs and string is None and not kwargs:
+            node = self.parent
+            while node is not None:
+                if node.name == name:
+                    return node
+                node = node.parent
+            return None
+        return super().find_parent(name, attrs or {}, string, **kwargs)
+
+
+class DocsConverter(MarkdownConverter):
+    """markdownify with ATX headings, fenced code tagged with its language, and links reduced to text."""
+
+    def __init__(self, **options):
+        options.setdefault("heading_style", ATX)
+        options.setdefault("bullets", "-")
+        options.setdefault("code_language_callback", lambda el: el.get("data-lang") or "")
+        options.setdefault("strip", ["a", "img"])
+        options.setdefault("escape_underscores", False)
+        options.setdefault("escape_asterisks", False)
+        options.setdefault("escape_misc", False)
+        super().__init__(**options)
+
+    def convert_td(self, el, text, parent_tags):  # type: ignore[override]
+        # A `|` in a cell (`?|`, `x | y`) would end the cell in a GitHub table.
+        return super().convert_td(el, text.replace("|", "\\|"), parent_tags)
+
+    def convert_th(self, el, text, parent_tags):  # type: ignore[override]
+        return super().convert_th(el, text.replace("|", "\\|"), parent_tags)
+
+    def convert_fragment(self, fragment: str) -> str:
+        soup = BeautifulSoup(fragment, "lxml", element_classes={Tag: _FastTag}, multi_valued_attributes=None)
+        return self.convert_soup(soup)
+
+
+class CodeFreeConverter(DocsConverter):
+    """Replaces code blocks by a one-line note of their language and size; plain-text blocks stay."""
+
+    def convert_pre(self, el, text, parent_tags):  # type: ignore[override]
+        lang = el.get("data-lang") or ""
+        if lang == PLAIN_TEXT_TAG:
+            return super().convert_pre(el, text, parent_tags)
+        lines = el.get_text().strip("\n").count("\n") + 1
+        return f"\n\n{code_note(lang, lines)}\n\n" if el.get_text().strip() else ""
+
+
+def code_note(lang: str, lines: int) -> str:
+    """The line left where a code block was omitted: the model knows something is there, and how big."""
+    return f"[code: {lang + ', ' if lang else ''}{lines} line{'s' if lines != 1 else ''}]"
+
+
+_converters = {True: DocsConverter(), False: CodeFreeConverter()}
+
+
+def html_to_markdown(fragment: str, include_code: bool) -> str:
+    """Convert a simplified HTML fragment (code blocks are flattened <pre> elements by then)."""
+    return convert(fragment, include_code)[0]
+
+
+def convert(fragment: str, include_code: bool, entries: int = 0) -> tuple[str, list[tuple[int, int] | None]]:
+    """Markdown of a fragment, and where each of its `entries` marked definitions lies in it."""
+    if not fragment.strip():
+        return "", [None] * entries
+    if len(fragment) > MAX_CONVERT_CHARS:
+        size = f"{len(fragment) / 1e6:.1f} MB" if len(fragment) >= 1e6 else f"{len(fragment):,} chars"
+        note = f"[docslice: this section's HTML is {size}, too large to convert to markdown; shown as plain text]"
+        text = note + "\n\n" + clean_markdown(plain_text(fragment))
+    else:
+        try:
+            text = clean_markdown(_converters[include_code].convert_fragment(fragment))
+        except RecursionError:  # nesting is limited at parse time; this is the last line of defence
+            text = clean_markdown(plain_text(fragment))
+    return extract_markers(text, entries)
+
+
+def plain_text(fragment: str) -> str:
+    """The fragment's text with a line break after each block and ` | ` between table cells (no bs4)."""
+    return "".join(
+        piece if isinstance(piece, str) else element_text(piece, lines=True) + (piece.tail or "")
+        for piece in lxml.html.fragments_fromstring(fragment)
+    )
+
+
+_MARKER = re.compile(f"([{START}{END}])(\\d+){CLOSE}")
+_MARKER_ONLY = re.compile(f"[ \\t>]*(?:[{START}{END}]\\d+{CLOSE}[ \\t]*)+")
+
+
+def extract_markers(text: str, entries: int) -> tuple[str, list[tuple[int, int] | None]]:
+    """Remove definition markers; returns the text and the span of each entry (None if its markers are lost).
+
+    A line holding only markers (one that closes a definition after a block) is dropped with them: an end
+    there falls where the previous content ends, a start where the next line begins.
+    """
+    if START not in text and END not in text:
+        return text, [None] * entries
+    starts: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    out: list[str] = []
+    size = content_end = 0
+    for line in text.split("\n"):
+        if _MARKER_ONLY.fullmatch(line):
+            for m in _MARKER.finditer(line):
+                if m.group(1) == END:
+                    ends[int(m.group(2))] = content_end
+                else:
+                    starts[int(m.group(2))] = size
+            continue
+        last = 0
+        for m in _MARKER.finditer(line):
+            out.append(line[last : m.start()])
+            size += m.start() - last
+            (ends if m.group(1) == END else starts)[int(m.group(2))] = size
+            last = m.end()
+        out.append(line[last:] + "\n")
+        size += len(line) - last + 1
+        if line[last:].strip() or last:
+            content_end = size - 1
+    clean, shift = _collapse_blank_runs("".join(out))
+    spans: list[tuple[int, int] | None] = []
+    for k in range(entries):
+        if k in starts and k in ends:
+            lo = shift(starts[k])
+            spans.append((lo, max(lo, shift(ends[k]))))
+        else:
+            spans.append(None)
+    return clean, spans
+
+
+def _collapse_blank_runs(text: str):
+    """Collapse 3+ newlines (left where marker lines went) and trim; returns the text and an offset mapper."""
+    cuts: list[tuple[int, int]] = []  # (position in the old text, chars removed there)
+    lead = len(text) - len(text.lstrip("\n"))
+    if lead:
+        cuts.append((0, lead))
+    for m in _BLANK_RUNS.finditer(text):
+        if m.start() >= lead:
+            cuts.append((m.start() + 2, m.end() - m.start() - 2))
+    body_end = len(text.rstrip("\n"))
+    clean = _BLANK_RUNS.sub("\n\n", text).strip("\n")
+
+    def shift(p: int) -> int:
+        removed = 0
+        for at, n in cuts:
+            if p <= at:
+                break
+            removed += min(n, p - at)
+        return max(0, min(p, body_end) - removed)
+
+    return clean, shift
+
+
+def markdown_without_code(text: str) -> str:
+    """Markdown sources: fenced blocks become a one-line note, except those declared as plain text."""
+    return clean_markdown(_MD_FENCED.sub(_code_fence_dropped, text))
+
+
+def _code_fence_dropped(m: re.Match[str]) -> str:
+    info = m.group(2).split(maxsplit=1)
+    lang = info[0].strip("{}.").lower() if info else ""
+    if lang in PLAIN_TEXT_LANGUAGES:
+        return m.group(0)
+    body = m.group(0).split("\n")[1:-1]
+    lines = len([ln for ln in body if not _FENCE_CLOSE.match(ln)]) or 1
+    return f"{code_note(lang, lines)}\n"
+
+
+_PILCROW = re.compile("[¶\uf0c1\u200b\u200c\u200d\ufeff]")
+_COPY_LINE = re.compile(r"^[ \t]*(?:Copy(?: to clipboard| code)?|Copied!?)[ \t]*$", re.M | re.I)
+_TRAILING_WS = re.compile(r"[ \t]+$", re.M)
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def clean_markdown(text: str) -> str:
+    """Remove pilcrows, 'Copy' residues and trailing blanks; collapse runs of blank lines."""
+    text = _PILCROW.sub("", text)
+    text = _COPY_LINE.sub("", text)
+    text = _TRAILING_WS.sub("", text)
+    text = _BLANK_RUNS.sub("\n\n", text)
+    return text.strip("\n")
+
+
+def heading_line(level: int, title: str) -> str:
+    return f"{'#' * level} {title}" if level > 0 else ""

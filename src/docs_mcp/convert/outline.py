@@ -1,0 +1,102 @@
+"""Page outlines: every heading with its id and size, and the definitions each section holds, within a cap."""
+
+from __future__ import annotations
+
+from docs_mcp.model.document import Document, Section
+from docs_mcp.settings import TOC_DEFINITIONS_CHARS, TOC_ENTRY_NAME_CHARS
+from docs_mcp.text.budget import truncate
+
+Line = tuple[int, str]  # (heading level, text)
+
+
+def outline_line(level: int, title: str, section_id: str) -> str:
+    """One heading of an outline: indented by level, then the title and the id to pass to get_doc_section."""
+    return f"{'  ' * max(level - 1, 0)}- {title} #{section_id}"
+
+
+def entry_label(name: str, entry_id: str) -> str:
+    """`#re.sub` when the id says the name, else `TEMPORARY or TEMP #SQL-CREATETABLE-TEMPORARY`."""
+    if entry_id.endswith(name) or name.endswith("…"):
+        return f"#{entry_id}"
+    short = name if len(name) <= TOC_ENTRY_NAME_CHARS else name[: TOC_ENTRY_NAME_CHARS - 1] + "…"
+    return f"{short} #{entry_id}"
+
+
+def definitions_line(section: Section) -> str:
+    """The definitions a section holds, for the end of its heading's line; a shared prefix is written once.
+
+    ` · defines #re.{compile, search, …}` addresses `#re.compile`, `#re.search`, … (ids, like headings').
+    """
+    ids = [e.id for e in section.entries]
+    prefix = _common_prefix(ids)
+    if prefix and all(e.id.endswith(e.name) or e.name.endswith("…") for e in section.entries):
+        names = f"#{prefix}{{{', '.join(i[len(prefix) :] for i in ids)}}}"
+    else:
+        names = " · ".join(entry_label(e.name, e.id) for e in section.entries)
+    return f" · defines {names}"
+
+
+def _common_prefix(ids: list[str]) -> str:
+    """The longest prefix all ids share, ending at a `.` or `-` (a module, class or chapter name)."""
+    if len(ids) < 2:
+        return ""
+    first, last = min(ids), max(ids)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    cut = max(first.rfind(ch, 0, n) for ch in ".-") + 1
+    return first[:cut] if cut and all(len(i) > cut for i in ids) else ""
+
+
+def page_outline(doc: Document, cap: int) -> str:
+    """get_doc_toc: title, size, each heading with its id and size, and its definitions, within `cap`."""
+    sizes = doc.section_sizes()
+    total = len(doc.markdown())
+    entries = sum(len(s.entries) for s in doc.sections)
+    head = (
+        f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections"
+        + (f" · {entries:,} definitions" if entries else "")
+        + " · line: indent=level, title #id (chars incl. subsections, code excluded)\n"
+    )
+    budget = cap - len(head)
+    headings: list[Line] = [
+        (s.level, outline_line(s.level, s.title or "(intro)", s.id) + f" ({sizes[i]:,})")
+        for i, s in enumerate(doc.sections)
+    ]
+    defs = {i: definitions_line(s) for i, s in enumerate(doc.sections) if s.entries}
+    # Definitions are folded, longest lists first, into a count until they fit their share and the outline
+    # fits the cap: the headings are the map.
+    folded = 0
+    heads = sum(len(t) + 1 for _, t in headings)
+    size = sum(len(t) for t in defs.values())
+    for i in sorted(defs, key=lambda k: -len(defs[k])):
+        if size <= min(TOC_DEFINITIONS_CHARS, budget - heads):
+            break
+        n = len(doc.sections[i].entries)
+        count = f" · {n:,} definition{'s' if n != 1 else ''}"
+        size += len(count) - len(defs[i])
+        defs[i] = count
+        folded += n
+    lines: list[Line] = [(level, text + defs.get(i, "")) for i, (level, text) in enumerate(headings)]
+    body, note = fit_outline(lines, budget, cap)
+    if folded and not note:
+        note = f"\n[{folded:,} definitions shown as counts; get_doc_section on their section shows them]"
+    return head + body + note
+
+
+def fit_outline(lines: list[Line], budget: int, cap: int) -> tuple[str, str]:
+    """All lines if they fit; else the shallowest levels that fit, saying what was left out."""
+    for max_level in (6, 5, 4, 3, 2, 1):
+        kept = [text for level, text in lines if level <= max_level]
+        body = "\n".join(kept)
+        if len(body) <= budget:
+            dropped = sum(1 for level, text in lines if level > max_level and text.lstrip().startswith("- "))
+            note = (
+                f"\n[{dropped} headings deeper than h{max_level} omitted to fit {cap:,} chars; "
+                "get_doc_section on a parent lists them]"
+                if dropped
+                else ""
+            )
+            return body, note
+    body, _ = truncate("\n".join(text for level, text in lines if level <= 1), budget)
+    return body, "\n[outline truncated]"

@@ -1,0 +1,20 @@
+"""A Document's renderer: a section's own markdown, converted on first use (bs4 loads only then)."""
+
+from __future__ import annotations
+
+from docs_mcp.model.document import SEPARATOR, Section
+
+
+def render_section(sec: Section, include_code: bool) -> tuple[str, list[tuple[int, int] | None]]:
+    """A section's own markdown (heading line, then its body) and its entries' spans in it: a Document's renderer."""
+    from docs_mcp.convert.markdown import convert, heading_line, markdown_without_code  # bs4: on first use
+
+    spans: list[tuple[int, int] | None] = []
+    if sec.body_md is not None:
+        body = sec.body_md if include_code else markdown_without_code(sec.body_md)
+    else:
+        body, spans = convert(sec.body_html, include_code, len(sec.entries))
+    head = heading_line(sec.level, sec.title)
+    text = f"{head}{SEPARATOR}{body}" if head and body else head or body
+    shift = len(head) + len(SEPARATOR) if head and body else 0
+    return text, [None if span is None else (span[0] + shift, span[1] + shift) for span in spans]

@@ -1,0 +1,1 @@
+"""Building the index: discover, fetch, digest on all cores, store."""

@@ -1,0 +1,94 @@
+"""The indexer's worker processes: how they start, and the CPU part of indexing one page (document, links,
+rows)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import threading
+import time
+from urllib.parse import urlsplit
+
+from docs_mcp.convert.parsing import find_main, generated_index_chars, normalize_space, parse_html
+from docs_mcp.convert.pipeline import build_document
+from docs_mcp.crawl.rows import prepare_page
+from docs_mcp.fetch.discovery import page_links, parse_llms_txt
+from docs_mcp.fetch.fetching import RawPage
+from docs_mcp.fetch.sources import Location
+from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS
+from docs_mcp.store.pagerows import PreparedPage
+from docs_mcp.themes import GENERATED_PAGES
+
+#: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
+NAVIGATION_LINK_SHARE = 0.6
+NAVIGATION_MIN_LINKS = 30
+#: A page whose text is at least this share generated keyword index is navigation too; a one-page book that
+#: ends with its index is content first.
+GENERATED_INDEX_SHARE = 0.5
+_GENERATED = re.compile("|".join(GENERATED_PAGES))
+
+
+def generated(loc: Location) -> bool:
+    """A generated listing or source view (`_modules/`, `genindex.html`, `search.html`, …), by its path."""
+    below = loc.key if loc.source.is_local else urlsplit(loc.key.removeprefix(loc.source.root)).path
+    return _GENERATED.search(below) is not None
+
+
+def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[str], bool]:
+    """CPU part of indexing one page (runs in a worker process): its rows, outgoing links, is-navigation.
+
+    Tokenizing and compressing happen here too, so the process that serves searches only runs SQL.
+    """
+    key = key or raw.location.uid
+    if raw.kind == "markdown":
+        doc, links, navigation = build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
+    else:
+        root = parse_html(raw.text)
+        links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
+        main = find_main(root)
+        anchors = main.findall(".//a")
+        link_chars = sum(len(normalize_space(a.text_content())) for a in anchors)
+        total = len(normalize_space(main.text_content())) or 1
+        navigation = (
+            len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
+        ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
+        doc = build_document(raw, url, root, main)
+    listed = not navigation and not generated(raw.location)
+    return prepare_page(key, doc, listed, links), links, navigation
+
+
+def worker_init(parent: int, nice: bool = False) -> None:
+    """Worker processes end when the indexing process is gone (even killed with -9): no orphans. A server's
+    run below its priority (`nice`): a search never queues behind parsing for a core."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent shuts us down
+    if nice:
+        lower_priority()
+    if os.name != "posix":
+        return
+    ppid = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # alive, or its pid reused by another user: the ppid check decides
+                pass
+            if os.getppid() != ppid:  # our own parent (the forkserver) went away with it
+                os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def lower_priority(tid: int = 0) -> None:
+    """Nice this process (or one of its threads, on Linux) by WORKER_NICENESS; nothing where unsupported."""
+    try:
+        if tid:
+            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WORKER_NICENESS)
+        else:
+            os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):
+        pass

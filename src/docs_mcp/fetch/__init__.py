@@ -1,0 +1,1 @@
+"""Fetch stage: canonical URLs, sources and their roots, the one guarded request path, discovery."""

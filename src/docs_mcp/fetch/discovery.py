@@ -1,0 +1,154 @@
+"""Discovery: which pages a source has (sitemap, llms.txt, links, local folder), all scoped to its root."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.robotparser import RobotFileParser
+
+from lxml import etree
+
+from docs_mcp.errors import DocsMCPError
+from docs_mcp.fetch.bodies import gunzip
+from docs_mcp.fetch.sources import Source, SourceSet
+from docs_mcp.settings import LOCAL_SUFFIXES, MAX_BODY_BYTES
+
+#: Links to these are assets or downloads, never documentation pages: not worth a request.
+SKIP_EXTENSIONS = frozenset(
+    [
+        ".txt",
+        ".rst",
+        ".zip",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".tar",
+        ".pdf",
+        ".epub",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".svg",
+        ".webp",
+        ".ico",
+        ".css",
+        ".js",
+        ".json",
+        ".xml",
+        ".mp4",
+        ".webm",
+        ".mp3",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".eot",
+        ".map",
+        ".py",
+        ".ipynb",
+        ".whl",
+        ".exe",
+        ".dmg",
+        ".msi",
+        ".csv",
+        ".yaml",
+        ".yml",
+        ".tex",
+    ]
+)
+_LLMS_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def normalize_url(url: str) -> str | None:
+    """A crawlable page URL: fragment and query dropped (no query-string explosions), assets skipped."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return None
+    path = parts.path or "/"
+    last = path.rsplit("/", 1)[-1].lower()
+    if "." in last and "." + last.rsplit(".", 1)[-1] in SKIP_EXTENSIONS:
+        return None
+    return urlunsplit((parts.scheme, parts.netloc.lower(), path, "", ""))
+
+
+def page_links(root: etree._Element, base: str) -> list[str]:
+    """Absolute hrefs of a parsed page (before noise stripping: navigation is how a crawl finds pages)."""
+    base_el = root.find(".//base")
+    if base_el is not None and base_el.get("href"):
+        base = urljoin(base, base_el.get("href"))
+    out = []
+    for href in root.xpath("//a/@href"):
+        href = href.strip()
+        if href and not href.startswith(("#", "mailto:", "javascript:", "tel:")):
+            out.append(urljoin(base, href))
+    return out
+
+
+def in_scope(sources: SourceSet, source: Source, url: str) -> str | None:
+    """The canonical key of `url` if it is a page under `source`'s root, else None."""
+    norm = normalize_url(url)
+    if norm is None:
+        return None
+    try:
+        loc = sources.resolve(norm)
+    except DocsMCPError:
+        return None
+    return loc.key if loc.source is source else None
+
+
+def parse_sitemap(body: bytes, limit: int = MAX_BODY_BYTES) -> tuple[list[str], list[str]]:
+    """(page URLs, nested sitemap URLs) of a sitemap or sitemap index; gzip is detected by magic bytes and
+    inflated to `limit` bytes at most (a corrupt or cut archive lists what came before the damage)."""
+    if body[:2] == b"\x1f\x8b":
+        body = gunzip(body, limit)
+        if not body:
+            return [], []
+    try:
+        root = etree.fromstring(
+            body, parser=etree.XMLParser(recover=True, resolve_entities=False, no_network=True)
+        )
+    except etree.XMLSyntaxError:
+        return [], []
+    if root is None:
+        return [], []
+    pages, nested = [], []
+    for loc in root.iter("{*}loc"):
+        text = (loc.text or "").strip()
+        parent = loc.getparent()
+        if not text or parent is None:
+            continue
+        if etree.QName(parent).localname == "sitemap":
+            nested.append(text)
+        else:
+            pages.append(text)
+    return pages, nested
+
+
+def parse_llms_txt(text: str, base: str) -> list[str]:
+    """Links of an llms.txt file, absolute."""
+    return [urljoin(base, m.group(2)) for m in _LLMS_LINK.finditer(text)]
+
+
+def parse_robots(text: str, url: str) -> tuple[RobotFileParser, list[str]]:
+    """A robots.txt parser and the sitemaps it names."""
+    parser = RobotFileParser(url)
+    lines = text.splitlines()
+    parser.parse(lines)
+    sitemaps = [line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("sitemap:")]
+    return parser, sitemaps
+
+
+def local_pages(source: Source, limit: int) -> list[str]:
+    """Every .html/.htm/.md file under a local root, as keys relative to it, sorted, up to `limit`."""
+    root = Path(source.root)
+    found = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix.lower() in LOCAL_SUFFIXES and path.is_file():
+            real = path.resolve()
+            if real.is_relative_to(root):  # a symlink out of the root is not part of the source
+                found.append(path.relative_to(root).as_posix())
+                if len(found) >= limit:
+                    break
+    return found

@@ -1,0 +1,348 @@
+"""The converted page: immutable sections, with markdown rendered lazily per section and memoized."""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from docs_mcp.errors import InvalidArgument, SectionNotFound
+from docs_mcp.settings import UNKNOWN_ID_LIST_CAP
+
+SEPARATOR = "\n\n"
+_WS = re.compile(r"\s+")
+#: Characters of ids listed when a section id is unknown (a page of 20,000 headings must not flood the error).
+_UNKNOWN_LIST_CHARS = 1_500
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One definition (`re.sub`, `TEMPORARY or TEMP`, `shared_buffers`) inside a section's own content."""
+
+    id: str
+    name: str
+    #: Index (in the section's entries) of the definition this one is nested in, -1 if none.
+    parent: int = -1
+    #: Every id that resolves to this entry, `id` first.
+    anchors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Section:
+    """One heading and its own content (subsections excluded); level 0 is content before any heading."""
+
+    id: str
+    title: str
+    level: int
+    parent: str | None
+    #: Own body as simplified HTML (HTML pages) ...
+    body_html: str = ""
+    #: ... or as Markdown (Markdown pages).
+    body_md: str | None = None
+    #: Own plain text, for search and snippets (code blocks left out by default are not in it).
+    text: str = ""
+    #: Every id that resolves to this section, `id` first (Django's `select-related` and `s-select-related`).
+    anchors: tuple[str, ...] = ()
+    #: Definition entries in the section's own content, in document order (nested ones after their parent).
+    entries: tuple[Entry, ...] = ()
+    #: Names the section defines: every definition-list term's (API signatures, options, glossary entries),
+    #: entries or not. API references describe each function under a <dt>, not a heading; the index weighs
+    #: these names like headings, so `time.sleep` finds the time module's page.
+    names: tuple[str, ...] = ()
+    #: Words of its code blocks that the default markdown leaves out: matches there do not count, but they
+    #: still make the section long (BM25's length normalization sees the section as it is).
+    code_words: int = 0
+
+
+#: A section's own markdown (heading line, SEPARATOR, body) and where each of its entries lies in it.
+Renderer = Callable[[Section, bool], tuple[str, list[tuple[int, int] | None]]]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A unit of a page: section `section`, or definition `entry` inside it; `note` says how a name matched."""
+
+    section: int
+    entry: int = -1
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Document:
+    """A page after the whole pipeline; every tool is a view over one of these."""
+
+    url: str  # as shown to the agent
+    source: str
+    title: str
+    sections: tuple[Section, ...]
+    fetched_at: float = 0.0
+    etag: str = ""
+    last_modified: str = ""
+    content_hash: str = ""
+    #: Turns a section into its own markdown; the convert stage supplies it, so the model needs no converter.
+    render: Renderer | None = field(default=None, compare=False, repr=False)
+    # Memo of derived data (rendered markdown, BM25 stats): not state. Plain dict writes are atomic under the
+    # GIL and a race only converts a section twice, so no lock (which would also make Documents unpicklable).
+    _memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    # --- markdown ------------------------------------------------------------------------------
+    def own_markdown(self, i: int, include_code: bool = False) -> str:
+        """Heading line plus the section's own body, children excluded."""
+        key = (i, include_code)
+        cached = self._memo.get(key)
+        if cached is None:
+            cached = self._convert(i, include_code)
+        return cached
+
+    def entry_spans(self, i: int, include_code: bool = False) -> list[tuple[int, int] | None]:
+        """Where each definition entry of section i lies in its own markdown (None if conversion lost it)."""
+        key = ("spans", i, include_code)
+        if key not in self._memo:
+            self._convert(i, include_code)
+        return self._memo[key]
+
+    def _convert(self, i: int, include_code: bool) -> str:
+        if self.render is None:
+            raise TypeError(
+                "a Document needs a renderer for markdown: pass render=convert.markdown.render_section"
+            )
+        text, spans = self.render(self.sections[i], include_code)
+        self._memo[("spans", i, include_code)] = spans
+        self._memo[(i, include_code)] = text
+        return text
+
+    def span(self, i: int) -> tuple[int, int]:
+        """Index range of section i and its descendants (they follow it contiguously)."""
+        level = self.sections[i].level
+        j = i + 1
+        while j < len(self.sections) and self.sections[j].level > level:
+            j += 1
+        if level == 0:  # the preamble has no descendants
+            j = i + 1
+        return i, j
+
+    def join(self, start: int, stop: int, include_code: bool = False) -> str:
+        parts = (self.own_markdown(k, include_code) for k in range(start, stop))
+        return SEPARATOR.join(p for p in parts if p)
+
+    def section_markdown(self, i: int, include_code: bool = False) -> str:
+        """Section i with its subsections: an exact slice of the page markdown."""
+        return self.join(*self.span(i), include_code=include_code)
+
+    def section_sizes(self, include_code: bool = False) -> list[int]:
+        """len(section_markdown(i)) for every section, derived from the own parts in O(n) (the TOC shows them)."""
+        key = ("sizes", include_code)
+        cached = self._memo.get(key)
+        if cached is None:
+            own = [len(self.own_markdown(k, include_code)) for k in range(len(self.sections))]
+            cached = []
+            for i in range(len(self.sections)):
+                lengths = [n for n in own[slice(*self.span(i))] if n]
+                cached.append(sum(lengths) + len(SEPARATOR) * max(len(lengths) - 1, 0))
+            self._memo[key] = cached
+        return cached
+
+    def markdown(self, include_code: bool = False) -> str:
+        key = ("page", include_code)
+        cached = self._memo.get(key)
+        if cached is None:
+            cached = self.join(0, len(self.sections), include_code)
+            self._memo[key] = cached
+        return cached
+
+    # --- persistence (the site index stores converted pages) ------------------------------------------
+    def to_blob(self) -> bytes:
+        """Compact bytes (zlib'd JSON) of everything but the memo; `from_blob` restores an equal Document."""
+        payload = {
+            "url": self.url,
+            "source": self.source,
+            "title": self.title,
+            "fetched_at": self.fetched_at,
+            "etag": self.etag,
+            "last_modified": self.last_modified,
+            "hash": self.content_hash,
+            "sections": [
+                [
+                    s.id,
+                    s.title,
+                    s.level,
+                    s.parent,
+                    s.body_html,
+                    s.body_md,
+                    s.text,
+                    list(s.anchors),
+                    [[e.id, e.name, e.parent, list(e.anchors)] for e in s.entries],
+                    list(s.names),
+                    s.code_words,
+                ]
+                for s in self.sections
+            ],
+        }
+        return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 1)
+
+    @classmethod
+    def from_blob(cls, blob: bytes, render: Renderer | None = None) -> Document:
+        p = json.loads(zlib.decompress(blob))
+        sections = tuple(
+            Section(
+                *row[:7],
+                anchors=tuple(row[7]),
+                entries=tuple(Entry(e[0], e[1], e[2], tuple(e[3])) for e in row[8]),
+                names=tuple(row[9]),
+                code_words=row[10],
+            )
+            for row in p["sections"]
+        )
+        return cls(
+            p["url"],
+            p["source"],
+            p["title"],
+            sections,
+            p["fetched_at"],
+            p["etag"],
+            p["last_modified"],
+            p["hash"],
+            render,
+        )
+
+    # --- lookup -------------------------------------------------------------------------------
+    def _ids(self) -> tuple[dict[str, Ref], dict[str, Ref]]:
+        """Every anchor → its unit, as written and casefolded (PostgreSQL writes `GUC-SHARED-BUFFERS`)."""
+        cached = self._memo.get("ids")
+        if cached is None:
+            exact: dict[str, Ref] = {}
+            for i, s in enumerate(self.sections):
+                for a in (s.id, *s.anchors):
+                    exact.setdefault(a, Ref(i))
+                for k, e in enumerate(s.entries):
+                    for a in (e.id, *e.anchors):
+                        exact.setdefault(a, Ref(i, k))
+            folded: dict[str, Ref] = {}
+            for a, ref in exact.items():
+                folded.setdefault(a.casefold(), ref)
+            cached = self._memo["ids"] = (exact, folded)
+        return cached
+
+    def find(self, section_id: str) -> Ref:
+        """The unit an id names (any anchor in it), else the one whose heading or definition name it is.
+
+        An exact id always wins over text. A heading text shared by several units picks the first, and the
+        returned note names the others.
+        """
+        wanted = (section_id or "").strip().lstrip("#")
+        if not wanted:
+            raise InvalidArgument(
+                "section_id is empty: pass an id from get_doc_toc or a search result's #fragment"
+            )
+        exact, folded = self._ids()
+        ref = exact.get(wanted) or folded.get(wanted.casefold())
+        if ref is not None:
+            return ref
+        norm = _WS.sub(" ", wanted).strip().casefold()
+        bare = norm.removesuffix("()")
+        matches = [
+            Ref(i)
+            for i, s in enumerate(self.sections)
+            if s.level and s.title.casefold().removesuffix("()") in (norm, bare)
+        ]
+        matches += [
+            Ref(i, k)
+            for i, s in enumerate(self.sections)
+            for k, e in enumerate(s.entries)
+            if e.name.casefold().removesuffix("()") in (norm, bare)
+            or e.name.casefold().rsplit(".", 1)[-1].removesuffix("()") == bare
+        ]
+        if not matches:
+            raise SectionNotFound(self._unknown(wanted))
+        if len(matches) == 1:
+            return matches[0]
+        others = ", ".join(f"#{self.unit_id(m)} ({' > '.join(self.unit_path(m))})" for m in matches[1:6])
+        more = f" and {len(matches) - 6} more" if len(matches) > 6 else ""
+        note = f"{wanted!r} is the heading of {len(matches)} units; showing the first. Others: {others}{more}"
+        return Ref(matches[0].section, matches[0].entry, note)
+
+    def _unknown(self, wanted: str) -> str:
+        ids = [s.id for s in self.sections if s.level > 0]
+        shown: list[str] = []
+        size = 0
+        for i in ids[:UNKNOWN_ID_LIST_CAP]:
+            if size + len(i) > _UNKNOWN_LIST_CHARS:
+                break
+            shown.append(i)
+            size += len(i) + 2
+        more = f" … and {len(ids) - len(shown)} more (get_doc_toc lists all)" if len(ids) > len(shown) else ""
+        clipped = wanted if len(wanted) <= 100 else wanted[:99] + "…"
+        return f"no section {clipped!r} in {self.url}. Available ids: {', '.join(shown)}{more}"
+
+    # --- units ----------------------------------------------------------------------------------
+    def units(self) -> list[Ref]:
+        """Every section and definition entry, in document order."""
+        out = []
+        for i, s in enumerate(self.sections):
+            out.append(Ref(i))
+            out.extend(Ref(i, k) for k in range(len(s.entries)))
+        return out
+
+    def unit_id(self, ref: Ref) -> str:
+        s = self.sections[ref.section]
+        return s.entries[ref.entry].id if ref.entry >= 0 else s.id
+
+    def unit_title(self, ref: Ref) -> str:
+        s = self.sections[ref.section]
+        return s.entries[ref.entry].name if ref.entry >= 0 else s.title
+
+    def unit_path(self, ref: Ref) -> list[str]:
+        """Heading path of the unit, down through the definitions it is nested in."""
+        path = self.path(ref.section)
+        names = []
+        entries = self.sections[ref.section].entries
+        k = ref.entry
+        while k >= 0:
+            names.append(entries[k].name)
+            k = entries[k].parent
+        return path + names[::-1]
+
+    def unit_span(self, ref: Ref, include_code: bool = False) -> tuple[int, int] | None:
+        """An entry's place in its section's own markdown; None for a section (or an entry conversion lost)."""
+        if ref.entry < 0:
+            return None
+        return self.entry_spans(ref.section, include_code)[ref.entry]
+
+    def unit_markdown(self, ref: Ref, include_code: bool = False) -> str:
+        """A section with its subsections, or one definition with the definitions nested in it."""
+        span = self.unit_span(ref, include_code)
+        if span is None:
+            return self.section_markdown(ref.section, include_code)
+        return self.own_markdown(ref.section, include_code)[span[0] : span[1]]
+
+    def unit_offset(self, ref: Ref, include_code: bool = False) -> int:
+        """Where the unit starts in the page's markdown."""
+        key = ("offsets", include_code)
+        starts = self._memo.get(key)
+        if starts is None:
+            starts, pos = [], 0
+            for k in range(len(self.sections)):
+                starts.append(pos)
+                own = self.own_markdown(k, include_code)
+                if own:
+                    pos += len(own) + len(SEPARATOR)
+            self._memo[key] = starts
+        span = self.unit_span(ref, include_code)
+        return starts[ref.section] + (span[0] if span else 0)
+
+    def path(self, i: int) -> list[str]:
+        """Titles from the top-level heading down to section i."""
+        by_id = {s.id: s for s in self.sections}
+        out, sec = [], self.sections[i]
+        while sec is not None:
+            if sec.title:
+                out.append(sec.title)
+            sec = by_id.get(sec.parent) if sec.parent else None
+        return out[::-1]
+
+    def short_path(self, i: int) -> list[str]:
+        """Heading path without a leading page title (it is shown once already)."""
+        path = self.path(i)
+        return path[1:] if len(path) > 1 and path[0] == self.title else path

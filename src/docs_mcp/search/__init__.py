@@ -1,0 +1,1 @@
+"""Ranking: sections within a page, pages across a site, snippets, the optional semantic signal."""

@@ -1,0 +1,166 @@
+"""search_docs over the site index: only this server's sources, named as configured now, and an honest status.
+
+The index file is shared by every server using the cache folder; pages are stored by address alone. This
+layer keeps a search to the configured roots, gives each hit the name and URL its source has today, and
+says what the index is doing (building, a source unreachable, empty) in one status line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from docs_mcp.errors import DocsMCPError
+from docs_mcp.fetch.sources import Location, Source, SourceSet
+from docs_mcp.model.document import Document
+from docs_mcp.model.hits import SearchHit
+from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
+from docs_mcp.search.ranker import SiteRanker
+from docs_mcp.search.semantic import active_model, embedder
+from docs_mcp.store.index import Scope, SiteIndex, key_prefix
+
+
+def _day(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "an unknown date"
+
+
+def _clock(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%H:%M UTC")
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """One source as the index knows it: pages, the newest fetch, its build under way or the last outcome."""
+
+    source: Source
+    pages: int
+    newest: float
+    live: Progress | None
+    pending: bool
+    last: Outcome | None
+
+    @property
+    def building(self) -> bool:
+        return self.live is not None or self.pending
+
+    @property
+    def unreachable(self) -> bool:
+        return not self.building and self.last is not None and not self.last.reached
+
+    def problem(self) -> str:
+        """'source X unreachable: … at 12:03 UTC; serving the N pages indexed on …', or ''."""
+        if not self.unreachable or self.last is None:
+            return ""
+        why = self.last.error or self.last.cause or "no page could be fetched"
+        kept = (
+            f"serving the {self.pages:,} pages indexed on {_day(self.newest)}"
+            if self.pages
+            else "nothing from it is indexed"
+        )
+        return f"source {self.source.name} unreachable: {why} at {_clock(self.last.at)}; {kept}"
+
+
+class SiteSearch:
+    """What search_docs needs from the index (search, headings, status) and where tools load stored pages."""
+
+    def __init__(self, index: SiteIndex, sources: SourceSet, builds: Builds | None = None):
+        self.index = index
+        self.sources = sources
+        self.builds = builds or Builds()
+        self.ranker = SiteRanker(index)
+
+    # --- scope and names -----------------------------------------------------------------------------
+    def scope(self, source: str | None = None) -> Scope:
+        """The configured roots (or one source's): nothing else in a shared index file is visible."""
+        return Scope.of([self.sources.get(source)] if source else self.sources.sources)
+
+    def locate(self, key: str, prefer: str | None = None) -> Location | None:
+        """The configured source holding an indexed page (the one asked for, else the first), and its key."""
+        candidates = [self.sources.get(prefer)] if prefer else list(self.sources.sources)
+        for s in candidates:
+            prefix = key_prefix(s)
+            if key.startswith(prefix):
+                rel = key if not s.is_local else key[len(prefix) :].replace(os.sep, "/")
+                return Location(s, rel)
+        return None
+
+    def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
+        """The best pages of the configured sources (or of `source`), each labelled as its source is now."""
+        hits = []
+        for hit in self.ranker.search(query, limit, self.scope(source)):
+            loc = self.locate(hit.url, source)
+            if loc is not None:
+                hits.append(replace(hit, url=self.sources.display_url(loc), source=loc.source.name))
+        return hits
+
+    def headings(self, url: str) -> list[tuple[int, str, str]]:
+        try:
+            loc = self.sources.resolve(url)
+        except DocsMCPError:
+            return []
+        return self.index.headings(loc.uid)
+
+    def load_document(self, key: str) -> Document | None:
+        """A stored page, with the URL and source name of today's configuration (a source may be renamed)."""
+        doc = self.index.load_document(key)
+        loc = self.locate(key) if doc is not None else None
+        if doc is None or loc is None:
+            return doc
+        return replace(doc, url=self.sources.display_url(loc), source=loc.source.name)
+
+    def warm(self) -> None:
+        """Open this thread's read connection and touch the tables (the first search is then fast)."""
+        self.ranker.search("warm", 1, self.scope())
+        if (model := active_model()) is not None:
+            embedder(model)  # the `semantic` extra's weights (~0.3 s), loaded now rather than by a search
+
+    # --- status --------------------------------------------------------------------------------------
+    def progress(self) -> tuple[int, int]:
+        return self.builds.progress()
+
+    def states(self, newest: bool = False) -> list[SourceStatus]:
+        """Each source's status; the newest fetch (a scan of its pages) only when asked or needed."""
+        out = []
+        with self.index.reading():  # one snapshot for every count
+            for s in self.sources.sources:
+                scope = Scope.of([s])
+                pages = self.index.page_count(scope)
+                last = Outcome.from_json(self.index.meta(BUILD_META + s.root))
+                live, pending = self.builds.live(s.root), self.builds.pending(s.root)
+                # A status line names the newest fetch only for a source it calls unreachable.
+                wanted = newest or (last is not None and not last.reached)
+                when = self.index.newest(scope) if pages and wanted else 0.0
+                out.append(SourceStatus(s, pages, when, live, pending, last))
+        return out
+
+    def status_line(self) -> str:
+        """Building, unreachable sources, or the page count; what search_docs says about its index."""
+        states = self.states()
+        parts = []
+        building = [s for s in states if s.building]
+        if building:
+            done, total = self.progress()
+            waiting = [s for s in building if s.live is not None and s.live.waiting]
+            if waiting:
+                names = ", ".join(s.source.name for s in waiting)
+                have = sum(s.pages for s in waiting)
+                parts.append(
+                    f"building: another docslice process is indexing {names} ({have:,} pages so far)"
+                )
+            if total:
+                parts.append(
+                    f"building: {done:,} of ~{total:,} pages indexed so far, results may be incomplete"
+                )
+            elif len(waiting) < len(building):
+                names = ", ".join(s.source.name for s in building if s not in waiting)
+                parts.append(f"building: finding the pages of {names}, results may be incomplete")
+        parts += [p for p in (s.problem() for s in states) if p]
+        if parts:
+            return "; ".join(parts)
+        pages = sum(s.pages for s in states)
+        if not pages:
+            return (
+                "the index is empty (run `docslice index --source …`, or start the server without --no-index)"
+            )
+        return f"index: {pages:,} pages"

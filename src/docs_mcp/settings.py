@@ -1,0 +1,230 @@
+"""Every cap, default, deadline and environment variable in one place, so budgets are auditable and tunable."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docs_mcp import __version__
+
+# --- Response budgets (characters) -------------------------------------------------------------
+DEFAULT_MAX_LENGTH = 5_000
+HARD_CAP = 20_000
+#: Headers, hints and footers a tool may add on top of its content budget.
+METADATA_ALLOWANCE = 1_000
+#: Truncation looks this far back from the limit for a natural boundary.
+BOUNDARY_WINDOW = 200
+
+# --- search_docs ------------------------------------------------------------------------------
+DEFAULT_MAX_RESULTS = 5
+MAX_RESULTS = 20
+SNIPPET_CHARS = 200
+HEADINGS_CAP = 30
+#: Levels kept when a page has more headings than HEADINGS_CAP.
+HEADINGS_FALLBACK_MAX_LEVEL = 3
+
+# --- search_in_doc ----------------------------------------------------------------------------
+DEFAULT_MAX_SECTIONS = 3
+MAX_SECTIONS = 10
+#: A section whose own markdown is shorter than this is returned whole.
+SMALL_SECTION_CHARS = 1_200
+#: Size of one matching passage cut out of a long section.
+PASSAGE_CHARS = 700
+#: A passage that opens on a definition whose name holds this many query terms (and is at least half query
+#: terms) counts those terms twice: "statement timeout" finds `statement_timeout (integer)` itself.
+DEFINITION_NAME_MIN_TERMS = 2
+#: A passage also scores its densest this-many chars (about a sentence): query words close together answer.
+PROXIMITY_SPAN = 150
+#: Weight of that densest span against the whole passage's coverage of the query.
+PROXIMITY_WEIGHT = 0.6
+#: A passage whose last line matches may run on this many chars to finish its sentence, not stop mid-way.
+SENTENCE_REACH = 150
+#: Passages of one section closer than this (chars) are joined with the text between them, not cut apart.
+PASSAGE_GAP_BRIDGE = 200
+#: Passages returned per long section, best first.
+PASSAGES_PER_SECTION = 2
+#: Extra passages for the best section when fewer sections than `max_sections` pass the score floor.
+SPARE_SLOT_PASSAGES = 1
+#: Secondary sections must score at least this fraction of the best one to be included.
+SECONDARY_SCORE_RATIO = 0.5
+#: Multiplier on BM25 for query terms found in a section's heading.
+HEADING_BOOST = 1.5
+#: Multiplier on BM25 for query terms among the names a section defines (definition-list terms).
+NAMES_BOOST = 0.5
+
+# --- Units: anchors and definition entries (issue 11) -------------------------------------------
+#: Longest heading or definition title kept; longer ones are cut with "…" (a hostile page's 200,000-char
+#: heading or <title> must not reach outlines, paths and hits whole).
+MAX_TITLE_CHARS = 200
+#: Elements nested deeper than this are flattened to their text: real documentation nests 30 levels at most,
+#: and the markdown converter recurses per level.
+MAX_DEPTH = 100
+#: A section whose HTML is larger than this is shown as plain text (with a note) instead of markdown: a
+#: 4 MB table took markdownify 20 s and 612 MB.
+MAX_CONVERT_CHARS = 1_000_000
+#: A page whose sectioning takes longer than this (seconds) is served as one section with a note; real pages
+#: take well under one.
+PAGE_SPLIT_SECONDS = 10.0
+#: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
+MAX_ID_CHARS = 120
+#: Definition names shown per section in get_doc_toc before the rest are folded into a count.
+TOC_ENTRY_NAME_CHARS = 60
+#: Most chars get_doc_toc spends on definition lists; past it the longest lists fold into their counts.
+TOC_DEFINITIONS_CHARS = 4_000
+
+# --- get_doc_toc / errors ---------------------------------------------------------------------
+#: Ids listed when a section id is unknown.
+UNKNOWN_ID_LIST_CAP = 40
+
+# --- Fetching ---------------------------------------------------------------------------------
+MAX_BODY_BYTES = 10 * 1024 * 1024
+CONNECT_TIMEOUT = 5.0
+READ_TIMEOUT = 20.0
+MAX_REDIRECTS = 5
+#: The distribution is `docslice` (the PyPI name `docs-mcp` belongs to an unrelated project).
+USER_AGENT = f"docslice/{__version__} (+https://pypi.org/project/docslice/)"
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+MARKDOWN_TYPES = ("text/markdown", "text/x-markdown", "text/plain")
+LOCAL_SUFFIXES = (".html", ".htm", ".md")
+
+# --- Hardening: the fetch path and the MCP boundary (issue 13) -------------------------------------
+#: Total seconds one request (every hop and the body) and one tool call may take; the work is cancelled
+#: after it. The read timeout (--timeout) only bounds the wait for each next byte.
+DEADLINE = 30.0
+#: Longest page address accepted (a sitemap URL is at most 2,048 chars by its spec).
+MAX_URL_CHARS = 2_048
+#: Content codings decoded, as zlib window bits; one layer at most, anything else is refused.
+CONTENT_CODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
+ACCEPT_ENCODING = "gzip, deflate"
+#: Decompressed bytes produced per step: a body is inflated this much at a time, never a whole chunk at once.
+INFLATE_STEP = 64 * 1024
+#: robots.txt is read up to this size (Google's limit too); the rest is ignored.
+ROBOTS_MAX_BYTES = 512 * 1024
+#: Threads that parse pages for tool calls: a pool of their own, so slow parses never take the threads
+#: cheap calls need (the default pool has cores + 4).
+PARSE_WORKERS = 2
+
+# --- Cache ------------------------------------------------------------------------------------
+CACHE_SIZE = 50
+CACHE_TTL = 300.0
+
+# --- Index ------------------------------------------------------------------------------------
+CRAWL_PAGE_LIMIT = 5_000
+CRAWL_CONCURRENCY = 8
+INDEX_TTL_DAYS = 7.0
+MAX_RETRY_AFTER = 30.0
+
+# --- Index and site search: bounds and safety (store) -------------------------------------------
+#: A query is cut to this many characters before anything is computed from it (search_docs, search_in_doc).
+MAX_QUERY_CHARS = 1_000
+#: ... and to this many distinct terms: 5,000 distinct terms took 79 s to rank before there was a bound.
+MAX_QUERY_TERMS = 64
+#: A write transaction that finds the index locked by another process is retried this many times, with
+#: exponential backoff from WRITE_RETRY_DELAY seconds (each attempt also waits SQLITE_BUSY_TIMEOUT).
+WRITE_RETRIES = 8
+WRITE_RETRY_DELAY = 0.05
+#: Milliseconds SQLite itself waits for a lock before reporting "database is locked".
+SQLITE_BUSY_TIMEOUT_MS = 5_000
+#: A server's background build runs this much nicer than the server (parsing processes, the thread writing
+#: the index): on a busy machine a search gets a core first.
+WORKER_NICENESS = 10
+#: Seconds between two checks, in an indexing worker process, that the process it works for is alive.
+PARENT_POLL_SECONDS = 0.5
+
+# --- Site search ranking ----------------------------------------------------------------------
+#: Release-notes pages (themes.RELEASE_NOTES_TITLE) mention every feature briefly: their score is multiplied
+#: by this, unless the query itself asks what changed (themes.RELEASE_NOTES_QUERY).
+RELEASE_NOTES_FACTOR = 0.7
+#: Weight of "the page title names query terms" (IDF-weighted share of the query), on top of BM25.
+TITLE_MATCH_BONUS = 0.5
+#: Added for a page that defines a qualified name the query gives (`time.sleep`): its API reference.
+NAME_MATCH_BONUS = 1.0
+
+#: Column weights: a term in a section's heading counts most, then the API names it defines
+#: (definition-list terms), its heading path, and its body least.
+SECTION_WEIGHTS = (8.0, 4.0, 1.0, 6.0)
+#: Page-level BM25 (title, headings, whole text, defined names) complements section scores.
+PAGE_WEIGHTS = (6.0, 3.0, 1.0, 3.0)
+#: Share of the page-level score in a page's final score (the rest is its best section's).
+PAGE_SHARE = 0.4
+#: A page's own score adds its this-many best sections (of the SECTION_CANDIDATES) to its page-level BM25.
+PAGE_EVIDENCE_SECTIONS = 3
+#: Hits checked for all-in-one copies (all.html, print.html): this many times the results asked for.
+AGGREGATE_LOOKAHEAD = 3
+#: A page is an all-in-one copy of another when it has at least this many times its sections.
+AGGREGATE_SIZE_RATIO = 2
+SECTION_CANDIDATES = 100
+PAGE_CANDIDATES = 40
+#: Sections checked for an exact API-name match (a one-letter option like `-O` has many partial ones).
+NAME_CANDIDATES = 500
+#: Query terms in more than this share of sections add little to BM25 but most of its cost: dropped.
+COMMON_TERM_SHARE = 0.20
+MIN_QUERY_TERMS = 2
+#: Most postings one query may score: the rarest terms are kept while their document counts fit. BM25's
+#: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
+MAX_POSTINGS = 2_000
+
+#: A definition term longer than this without a call signature is prose, not a name.
+DEFINED_TERM_MAX_CHARS = 60
+
+# --- Semantic signal (the optional `semantic` extra; issue 11 item 6; owner: sem) --------------
+#: The model: "auto" (wordllama when the extra is installed), "off", or "minilm" (experiments only).
+SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto")
+#: search_docs: weight of a page's cosine against its lexical score, both as z-scores over the SEMANTIC_TOP
+#: best pages. Chosen on the tuning halves (even ids) of six question sets: 0.4 (0.3-0.5 all gain).
+SEMANTIC_WEIGHT = 0.4
+#: search_docs: pages (best lexical first) whose order the cosine may change.
+SEMANTIC_TOP = 20
+#: Section vectors a server keeps in memory, per page read on first use (float32 bytes; ids are never
+#: reused, so a kept page never goes stale). 32 MB holds ~30,000 sections.
+SEMANTIC_CACHE_BYTES = 32 * 1024 * 1024
+#: Pages whose vectors are computed per batch when an index built without the extra is filled in.
+SEMANTIC_FILL_BATCH = 32
+
+# --- Source names, the agent file, the HTTP transport (owner: cli) ----------------------------
+#: Host labels and path segments that say nothing about which docs a source holds: left out of its name.
+GENERIC_NAME_PARTS = frozenset(
+    {"www", "docs", "doc", "documentation", "html", "htm", "en", "en-us", "readthedocs", "github", "gitlab"}
+)
+#: A folder with one of these names is named after its parent (`…/python3.11/html` → `python3.11`).
+GENERIC_FOLDER_NAMES = frozenset(
+    {"html", "htm", "docs", "doc", "documentation", "_build", "build", "_site", "dirhtml", "public", "out"}
+)
+#: Longest derived source name; whole words are kept.
+SOURCE_NAME_MAX = 40
+#: `serve --http`: where MCP is served, the host when only a port is given, and the shortest token accepted.
+HTTP_PATH = "/mcp"
+HTTP_DEFAULT_HOST = "127.0.0.1"
+HTTP_TOKEN_MIN_CHARS = 16
+HTTP_BACKLOG = 128
+
+
+def default_cache_dir() -> Path:
+    """Where the index lives: $DOCS_MCP_CACHE_DIR, else the platform's user cache dir."""
+    env = os.environ.get("DOCS_MCP_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("docs-mcp"))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Runtime configuration, built once by the CLI or a test."""
+
+    max_chars: int = HARD_CAP
+    cache_size: int = CACHE_SIZE
+    cache_ttl: float = CACHE_TTL
+    max_body_bytes: int = MAX_BODY_BYTES
+    connect_timeout: float = CONNECT_TIMEOUT
+    read_timeout: float = READ_TIMEOUT
+    crawl_limit: int = CRAWL_PAGE_LIMIT
+    concurrency: int = CRAWL_CONCURRENCY
+    index_ttl_days: float = INDEX_TTL_DAYS
+    #: Total seconds per request and per tool call (see DEADLINE).
+    deadline: float = DEADLINE
+    cache_dir: Path | None = field(default=None)
+    #: Build the site index in the background when the server starts.
+    auto_index: bool = True

@@ -1,0 +1,1 @@
+"""The persistent index: all SQL lives here (schema, reads, writes, the file and its locks)."""

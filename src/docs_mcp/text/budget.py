@@ -1,0 +1,122 @@
+"""Context budgets: clamping sizes, cutting at natural boundaries, exact pagination."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
+
+#: Sentence-ending punctuation; the CJK ones end a sentence even with no space after them.
+_STOPS, _CJK_STOPS = ".!?。！？", "。！？"
+_SENTENCE_END = re.compile(rf"[{_STOPS}](?=\s)|[{_CJK_STOPS}]")
+#: Closing marks that may follow a sentence's full stop: `(see bpo-1.)`, `*Notes.*`, `"quoted."`.
+_CLOSERS = "\\)\\]\"'”’*_`"
+#: Where `finish_sentence` stops: end punctuation (not `e.g.`/`i.e.`) or a colon, then space or the end of the
+#: text; or, before it, a blank line or a line that opens a list item, quote, table row, heading or fence.
+_CLAUSE_END = re.compile(
+    rf"(?<!e\.g)(?<!i\.e)[{_STOPS}][{_CLOSERS}]*(?=\s|\Z)|(?<=\w):(?=\s|\Z)|[{_CJK_STOPS}]"
+    r"|\n[ \t]*(?:\n|[-*+>|#]|\d+[.)]\s|```|~~~)"
+)
+_COMPLETE = re.compile(rf"[{_STOPS}:][{_CLOSERS}]*$")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
+
+
+def clamp_length(value: int, hard_cap: int, default: int = DEFAULT_MAX_LENGTH) -> int:
+    """0 means 'as much as allowed' (the cap), negative means the default, anything above the cap is the cap."""
+    if value == 0:
+        return hard_cap
+    if value < 0:
+        return min(default, hard_cap)
+    return min(value, hard_cap)
+
+
+def clamp_range(value: int, low: int, high: int) -> int:
+    return max(low, min(value, high))
+
+
+def boundary_cut(text: str, start: int, limit: int) -> int:
+    """End offset for a window of at most `limit` chars from `start`, at the best natural boundary.
+
+    Tries, within the last BOUNDARY_WINDOW characters: a paragraph break, a line break, a sentence end,
+    a space; else cuts hard. The window never ends inside a code fence it opened, when avoidable.
+    """
+    end = start + limit
+    if end >= len(text):
+        return len(text)
+    lo = max(start + 1, end - BOUNDARY_WINDOW)
+    window = text[lo:end]
+    cut = -1
+    para = window.rfind("\n\n")
+    if para >= 0:
+        cut = lo + para + 2
+    else:
+        line = window.rfind("\n")
+        if line >= 0:
+            cut = lo + line + 1
+        else:
+            ends = list(_SENTENCE_END.finditer(window))
+            if ends:
+                cut = lo + ends[-1].end()
+            else:
+                space = window.rfind(" ")
+                cut = lo + space + 1 if space >= 0 else end
+    return _avoid_open_fence(text, start, cut)
+
+
+def finish_sentence(text: str, end: int, reach: int) -> int:
+    """`end` moved on to the end of the sentence it cuts, if that ends within `reach` chars; else `end`.
+
+    It never runs into the next block (list item, table row, code) nor on from inside a table row or fence.
+    """
+    if end >= len(text) or reach <= 0 or _COMPLETE.search(text, max(0, end - 8), end):
+        return end
+    line_start = text.rfind("\n", 0, end) + 1
+    if text[line_start:end].lstrip().startswith("|") or open_fence(text, end):
+        return end
+    m = _CLAUSE_END.search(text, end)  # no endpos: `\Z` must mean the real end of the text
+    if m is None:
+        return end
+    stop = m.start() if m.group(0).startswith("\n") else m.end()
+    return stop if stop <= end + reach else end
+
+
+def _avoid_open_fence(text: str, start: int, cut: int) -> int:
+    """Move a cut back to before an unclosed fence's opening line, if that leaves something to return."""
+    fences = list(_FENCE_LINE.finditer(text, start, cut))
+    if len(fences) % 2 == 0:
+        return cut
+    opening = fences[-1].start()
+    return opening if opening > start else cut
+
+
+def open_fence(text: str, end: int | None = None) -> str | None:
+    """The fence marker left open at `end` (default: the end of `text`), if any; no copy of the prefix is made."""
+    fences = _FENCE_LINE.findall(text, 0, len(text) if end is None else end)
+    return fences[-1] if len(fences) % 2 else None
+
+
+@dataclass(frozen=True)
+class Window:
+    """A slice of a text: content, where it started, and where the next call should start (None at the end)."""
+
+    content: str
+    start: int
+    next_start: int | None
+    total: int
+
+
+def paginate(text: str, start: int, limit: int) -> Window:
+    """Exact pagination: concatenating windows while following next_start reproduces the text."""
+    total = len(text)
+    start = max(0, min(start, total))
+    end = boundary_cut(text, start, limit)
+    return Window(text[start:end], start, end if end < total else None, total)
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    """First part of a text within `limit` at a natural boundary; whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    end = boundary_cut(text, 0, limit)
+    return text[:end].rstrip(), True

@@ -1,0 +1,321 @@
+"""Text analysis shared by the site index and in-page scoring: words, CJK bigrams, stemming, stopwords."""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+import snowballstemmer
+from snowballstemmer.basestemmer import BaseStemmer
+
+from docs_mcp.settings import MAX_QUERY_CHARS, MAX_QUERY_TERMS
+
+# CJK ideographs, kana and hangul: written without spaces, so runs are indexed as overlapping bigrams.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+#: A one-letter command-line flag ("-O", "-m") is a real search term, unlike other single letters.
+_FLAG = re.compile(r"(?:^|\s)-([A-Za-z])\b")
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+(?:['’][^\\W_]+)?", re.UNICODE)
+
+#: Function words that carry no topic; dropped from queries (documents keep them for BM25 lengths).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "use",
+        "used",
+        "using",
+        "get",
+        "gets",
+        "way",
+        "ways",
+        "want",
+        "need",
+        "happen",
+        "happens",
+        # Quantifiers and contractions of question phrasing ("how many", "why don't").
+        "many",
+        "much",
+        "don't",
+        "doesn't",
+        "didn't",
+        "can't",
+        "cannot",
+        "isn't",
+        "aren't",
+        "won't",
+        "shouldn't",
+    ]
+)
+
+#: One Snowball stemmer per thread: a stemmer keeps the word it works on in its own fields, so one shared by
+#: threads returns another thread's stems ("files" → "container") and raises on the way.
+_local = threading.local()
+
+
+def _stemmer() -> BaseStemmer:
+    """This thread's stemmer (made on first use)."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """Snowball (Porter 2) stem; memoized because vocabularies are small and texts are large.
+
+    The memo is safe to share: each thread stems with its own stemmer, so every result is the right one.
+    """
+    return _stemmer().stemWord(word)
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased, stemmed words; CJK runs as bigrams. Used for documents and queries alike."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text.lower()):
+        tok = m.group(0)
+        if _CJK_RUN.fullmatch(tok):
+            out.extend(cjk_bigrams(tok))
+        else:
+            out.append(stem(tok.replace("’", "'")))
+    return out
+
+
+def tokenize_spans(text: str) -> list[tuple[str, int]]:
+    """`tokenize` with each token's offset in `text`: passages score how close the matches sit.
+
+    Offsets are into `text.lower()`, so the same tokens as `tokenize` come out; after a rare character whose
+    lowercase is longer (`İ`), later offsets drift by a char, which closeness scoring can bear.
+    """
+    out: list[tuple[str, int]] = []
+    for m in _TOKEN.finditer(text.lower()):
+        tok = m.group(0)
+        if _CJK_RUN.fullmatch(tok):
+            out.extend((bigram, m.start() + k) for k, bigram in enumerate(cjk_bigrams(tok)))
+        else:
+            out.append((stem(tok.replace("’", "'")), m.start()))
+    return out
+
+
+def bounded_query(query: str) -> str:
+    """The query cut to MAX_QUERY_CHARS, at a space when there is one near the end: the work done for a query
+    (terms, names, snippets, ranking) stays bounded whatever an agent sends."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    cut = query[:MAX_QUERY_CHARS]
+    space = cut.rfind(" ", MAX_QUERY_CHARS - 50)
+    return cut[:space] if space > 0 else cut
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct content terms of a query, in order, at most MAX_QUERY_TERMS; stopwords dropped unless nothing
+    else is left. The query is cut first (`bounded_query`), so the cost of ranking has a ceiling."""
+    query = bounded_query(query)
+    words = [m.group(0) for m in _TOKEN.finditer(query.lower().replace("’", "'"))]
+    flags = {m.group(1).lower() for m in _FLAG.finditer(query)}
+    kept = [
+        w for w in words if w not in STOPWORDS and (len(w) > 1 or w in flags or _CJK_RUN.fullmatch(w))
+    ] or words
+    terms: dict[str, None] = {}  # ordered set: `t not in list` was quadratic in the number of terms
+    for w in kept:
+        for t in tokenize(w):
+            terms.setdefault(t)
+            if len(terms) == MAX_QUERY_TERMS:
+                return list(terms)
+    return list(terms)
+
+
+#: An API name in a query: qualified (`time.sleep`), called (`round(2.5)`) or snake_case (`lru_cache`).
+#: Bare CamelCase words are left to BM25: `KeyError` in a question is usually the symptom, not the subject.
+_DOTTED = re.compile(r"(?<![\w./:-])[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+|(?=\())|\b[A-Za-z][A-Za-z0-9]*_\w*")
+#: A command-line option in a query: `-O`, `--system-site-packages`, also in backticks or parentheses.
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+#: Dotted words that are file names or hosts, not APIs (`config.yaml`, `docs.python.org`).
+_NOT_API_SUFFIXES = frozenset(
+    [
+        "com",
+        "org",
+        "net",
+        "io",
+        "html",
+        "htm",
+        "md",
+        "txt",
+        "json",
+        "yaml",
+        "yml",
+        "toml",
+        "cfg",
+        "ini",
+        "xml",
+        "csv",
+        "pdf",
+        "zip",
+        "gz",
+    ]
+)
+_OPTION_SPLIT = re.compile(r"[\s,=\[\]]+")
+
+
+def query_names(query: str) -> list[str]:
+    """API names and command-line options a query gives, as written (`time.sleep`, `round`, `-O`)."""
+    query = bounded_query(query)
+    out: list[str] = []
+    for m in [*_DOTTED.finditer(query), *_OPTION.finditer(query)]:
+        name = m.group(0)
+        parts = name.split(".")
+        if query[m.end() : m.end() + 1] == "/" or parts[-1].lower() in _NOT_API_SUFFIXES:
+            continue  # a path, URL or file name
+        if any(len(p) < 2 for p in parts) and not name.startswith("-"):
+            continue  # "e.g", "O(n)"
+        if name not in out:
+            out.append(name)
+            if len(out) == MAX_QUERY_TERMS:
+                break
+    return out
+
+
+def names_match(defined: str, wanted: str) -> bool:
+    """Whether a defined name is the wanted one, or either is a qualified form of the other; options exact."""
+    if wanted.startswith("-"):  # `-O` is not `-o`; a definition may list aliases or a value (`-h, --help`)
+        return wanted in _OPTION_SPLIT.split(defined)
+    d, w = defined.casefold(), wanted.casefold()
+    # `importlib.reload` defines `reload`; `Cls.meth` (a method shown in its class) defines `pkg.Cls.meth`.
+    return d == w or d.endswith("." + w) or ("." in d and w.endswith("." + d))
+
+
+def index_text(text: str) -> str:
+    """Text as the FTS index stores it: the same tokens as `tokenize`, space separated."""
+    return " ".join(tokenize(text))

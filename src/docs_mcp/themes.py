@@ -1,0 +1,218 @@
+"""Site themes: what documentation generators' pages look like (content containers, noise, entries,
+generated listings), as data; shape-based code needs these only where shape alone cannot tell."""
+
+#: Definition lists with these classes are labels, not definitions (Sphinx field lists: "Parameters:").
+DEFINITION_LIST_SKIP_CLASSES = frozenset({"field-list"})
+#: Generated listings and source views, by their path below the source's root: crawled for their links,
+#: never returned by search. `search.html` and `404.html` only at the root (Django has a page on search).
+GENERATED_PAGES = (
+    r"(?:^|/)_modules/",  # Sphinx: highlighted module source
+    r"(?:^|/)_sources/",  # Sphinx: the reST sources
+    r"(?:^|/)genindex(?:-[^/]*)?\.html?$",  # Sphinx: the general index, whole or by letter
+    r"(?:^|/)[a-z]*-?modindex\.html?$",  # Sphinx: py-modindex, np-modindex
+    r"^search\.html?$",  # Sphinx, MkDocs: the search page
+    r"^404\.html?$",  # MkDocs, Docusaurus: the not-found page
+    r"(?:^|/)bookindex\.html?$",  # DocBook (PostgreSQL): the keyword index
+    r"(?:^|/)(?:index-all|allclasses(?:-[a-z]+)?|allpackages-index|overview-tree|deprecated-list)\.html$",  # Javadoc
+    r"(?:^|/)class-use/",  # Javadoc: "uses of" listings
+    r"\.rs\.html$",  # rustdoc: source views
+    r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
+)
+#: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
+RELEASE_NOTES_TITLE = (
+    r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news"
+    r"|(release|version|change) history|announcement(?=\s*(?:[-–—|:·]|$)))\b"
+    r"|^\W*changes\W*$"
+)
+#: A query asking what changed, in words about releases ("change the default renderers" and "watch a file
+#: for changes" do not): release notes are then not demoted.
+RELEASE_NOTES_QUERY = (
+    r"(?i)\b(what['’]?s new|what (has |have )?changed|(changed|changes|new|added|removed) in"
+    r"|deprecated|deprecations?|(which|what) version|when was"
+    r"|since (version|release|v?\d)|release notes?|changelog|change log|(in|version) v?\d+\.\d+)\b"
+)
+#: Words a signature may start with before the name (Sphinx: "class", "exception", "async", ...).
+SIGNATURE_PREFIXES = frozenset(
+    [
+        "abstract",
+        "abstractmethod",
+        "async",
+        "attribute",
+        "await",
+        "awaitable",
+        "class",
+        "classmethod",
+        "coroutine",
+        "data",
+        "decorator",
+        "exception",
+        "final",
+        "method",
+        "property",
+        "static",
+        "staticmethod",
+    ]
+)
+# --- HTML: where the content is, and what is noise --------------------------------------------
+#: Literal blocks declared as plain text (Sphinx highlight-none/-text, ```text fences): program output,
+#: CLI help, exception trees, license texts. They are prose to a reader, so they stay when code is off.
+PLAIN_TEXT_LANGUAGES = frozenset({"none", "text", "plaintext", "plain", "txt", "output"})
+#: The fence language such blocks are written with, whatever they declared.
+PLAIN_TEXT_TAG = "text"
+#: Tried in order; a selector wins when it matches one container with text (nested ones count as one) and
+#: that container has enough text (MIN_MAIN_TEXT) or holds an h1.
+MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
+    "article.md-content__inner",  # MkDocs Material
+    "div.theme-doc-markdown",  # Docusaurus
+    "div.body[role=main]",  # Sphinx classic/alabaster
+    "div[role=main]",
+    "article[role=main]",
+    "main article",
+    "div.body",  # Sphinx without role
+    "main",
+    "[role=main]",
+    "article",
+    "div#yui-main",  # Django's Sphinx theme: inside div.document, without its header and nav
+    "div.document",  # Sphinx outer container
+    "div.book, div.chapter, div.sect1, div.article, div.refentry, div.appendix, div.part",  # DocBook
+    "div#apicontent",  # Node.js API docs: div#content also holds the module list and the header
+    "div#main-content",  # MkDocs' old Bootstrap theme (Django REST framework)
+    "div#content",
+    "div.content",
+)
+#: Content shorter than this, without an h1, is treated as a miss and the next selector is tried.
+MIN_MAIN_TEXT = 200
+
+#: Removed before sectioning; kept as data so themes can be added without code.
+NOISE_SELECTORS: tuple[str, ...] = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "nav",
+    "header",
+    "footer",
+    # Not bare "aside": inside the content it is footnotes, notes and sidebars (Sphinx aside.footnote).
+    "aside.theme-doc-sidebar-container",
+    "aside.md-sidebar",
+    "aside.toc",
+    "form",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "img",
+    "svg",
+    "picture",
+    "video",
+    "audio",
+    "canvas",
+    "a.headerlink",
+    "a.hash-link",
+    "a.anchor",
+    "a.anchorjs-link",
+    "a.permalink",
+    "span.permalink",  # Doxygen: the ◆ before each member's title
+    ".viewcode-link",  # Sphinx viewcode: "[source]" glued to every signature
+    ".prev-next-area",  # pydata-sphinx-theme: previous / next page links
+    "span.notable-traits",  # rustdoc: the ⓘ tooltip text glued to signatures
+    "a.srclink",  # rustdoc: "source" links
+    "#toggle-all-docs",  # rustdoc: "[−]" expand/collapse control
+    "summary.hideme",  # rustdoc: "Expand description"
+    "a.test-arrow",  # rustdoc: "Run" link after examples
+    "a.md-content__button",
+    "[aria-label=breadcrumb]",
+    "[aria-label=breadcrumbs]",
+    ".breadcrumb",
+    ".breadcrumbs",
+    ".theme-doc-breadcrumbs",
+    ".theme-doc-toc-desktop",
+    ".theme-doc-toc-mobile",
+    ".theme-doc-footer",
+    ".theme-doc-footer-edit-meta-row",
+    ".pagination-nav",
+    ".md-feedback",
+    ".md-source-file",
+    ".feedback",
+    ".rating",
+    ".survey",
+    ".was-this-helpful",
+    ".edit-this-page",
+    ".edit-page",
+    ".copy-label",
+    ".copybtn",
+    ".clipboard",
+    ".sphinxsidebar",
+    "div.related",
+    "div.navheader",
+    "div.navfooter",
+    "div.toc",
+    "div.footer",
+    "#searchbox",
+    ".prev-next",
+    ".pager",
+    ".skip-link",
+    "[hidden]",
+    "[aria-hidden=true]",
+)
+
+#: Emphasis and code that are markup, not stress: unwrapped so signatures read as code,
+#: `copy2(src, dst, *, follow=True)`, not `copy2(*src*, *dst*, ***, *follow=True*)`. Sphinx emphasizes each
+#: parameter of a signature; older Sphinx (Django 3.2's docs) with plain <em>s and a <code> name.
+PLAIN_EMPHASIS_SELECTORS: tuple[str, ...] = ("em.sig-param", "dt.sig em", "dt.sig code")
+#: Literal blocks that are the API itself, not an example: kept (as plain text) when code is left out.
+#: PostgreSQL's SQL grammar and C synopses, Sphinx grammar productions.
+KEPT_CODE_CLASSES = frozenset({"synopsis", "funcsynopsisinfo", "productionlist"})
+#: A block holding an element whose id starts so is a grammar production (Sphinx `productionlist`).
+GRAMMAR_ID_PREFIX = "grammar-token"
+
+#: Text a theme's CSS puts before an element (`::before`), written out: numpydoc's parameter types read
+#: `levels : sequence`, not `levelssequence`.
+CSS_PREFIXES: dict[str, str] = {"span.classifier": " : "}
+
+#: Title elements of admonition boxes; the title becomes the box's bold label (`> **Note:** …`).
+#: A box's first child is its title when it has one of these classes (or one starting with a prefix below:
+#: Docusaurus hashes its class names, `admonitionHeading_Gvgb`).
+ADMONITION_TITLE_CLASSES = frozenset({"admonition-title", "title"})
+ADMONITION_TITLE_CLASS_PREFIXES: tuple[str, ...] = ("admonitionHeading",)
+#: Headings inside these (admonition titles like DocBook's "Note" h3) label a box, not a section.
+ADMONITION_SELECTORS: tuple[str, ...] = (
+    "div.note",
+    "div.tip",
+    "div.warning",
+    "div.caution",
+    "div.important",
+    "div.admonition",
+    "div.attention",
+    "div.hint",
+    "div.danger",
+    "div.seealso",
+    "div.callout",
+    "div.theme-admonition",
+)
+#: Generated keyword indexes (DocBook's bookindex, Sphinx genindex and modindex): crawled for their links, never
+#: ranked. Their entries are every term of the book followed by a link, so they "match" nearly any query,
+#: and DocBook's keep the link share (about 56%) under the table-of-contents threshold.
+INDEX_PAGE_SELECTORS: tuple[str, ...] = (
+    "div.indexdiv",
+    "table.indextable",
+    "table.genindextable",
+    "div.genindex-jumpbox",  # Sphinx genindex.html when the index is split by letter
+)
+#: Classes marking a container that wraps exactly one section (its id names the section).
+SECTION_CONTAINER_CLASSES = frozenset(
+    {
+        "section",
+        "sect1",
+        "sect2",
+        "sect3",
+        "sect4",
+        "sect5",
+        "refsynopsisdiv",
+        "refsect1",
+        "refsect2",
+        "refsect3",
+        "simplesect",
+    }
+)

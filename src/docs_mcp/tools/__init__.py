@@ -1,0 +1,1 @@
+"""The five tools as library calls, each within its budget."""

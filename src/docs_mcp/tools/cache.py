@@ -1,0 +1,59 @@
+"""Converted documents in memory (LRU + TTL), with single-flight so concurrent calls fetch a page once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from cachetools import TTLCache
+
+from docs_mcp.model.document import Document
+
+
+class DocumentCache:
+    """Maps a page key to its immutable Document; a hit does no parsing and copies nothing."""
+
+    def __init__(self, maxsize: int, ttl: float):
+        self._docs: TTLCache[str, Document] = TTLCache(maxsize=max(1, maxsize), ttl=max(0.001, ttl))
+        self._inflight: dict[str, asyncio.Task[Document]] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def peek(self, key: str) -> Document | None:
+        return self._docs.get(key)
+
+    def put(self, key: str, doc: Document) -> None:
+        self._docs[key] = doc
+
+    def documents(self) -> list[Document]:
+        """Documents currently cached (expired ones excluded)."""
+        self._docs.expire()
+        return list(self._docs.values())
+
+    async def get(self, key: str, load: Callable[[], Awaitable[Document]]) -> Document:
+        doc = self._docs.get(key)
+        if doc is not None:
+            self.hits += 1
+            return doc
+        task = self._inflight.get(key)
+        if task is None:
+            self.misses += 1
+            # The load runs in a task of its own: one caller giving up must not cancel everyone waiting.
+            task = asyncio.ensure_future(self._load(key, load))
+            task.add_done_callback(_retrieve)
+            self._inflight[key] = task
+        return await asyncio.shield(task)
+
+    async def _load(self, key: str, load: Callable[[], Awaitable[Document]]) -> Document:
+        try:
+            doc = await load()
+            self._docs[key] = doc
+            return doc
+        finally:
+            self._inflight.pop(key, None)
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    """Mark a failed load's exception as seen (callers that gave up no longer await it)."""
+    if not task.cancelled():
+        task.exception()

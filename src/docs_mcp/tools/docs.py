@@ -1,0 +1,353 @@
+"""The five tools as library calls: each returns exactly the text the model will see, within its budget."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from datetime import UTC, datetime
+from typing import Protocol
+
+from docs_mcp import settings as C
+from docs_mcp.convert.outline import outline_line
+from docs_mcp.errors import DeadlineExceeded, DocsMCPError, InvalidArgument, ParseError, echo
+from docs_mcp.fetch.fetching import Fetcher
+from docs_mcp.fetch.sources import Location, SourceSet
+from docs_mcp.model.document import Document
+from docs_mcp.model.hits import SearchHit
+from docs_mcp.text.budget import clamp_length, clamp_range, open_fence, paginate, truncate
+from docs_mcp.tools.cache import DocumentCache
+from docs_mcp.tools.cpu import CPUPool
+
+__all__ = ["DocsTools", "DocumentStore", "SearchHit", "Searcher"]
+
+log = logging.getLogger("docs_mcp")
+
+
+class Searcher(Protocol):
+    """What search_docs needs from a site index (see index.py); None means 'search the cache'."""
+
+    def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]: ...
+    def headings(self, url: str) -> list[tuple[int, str, str]]: ...
+    def status_line(self) -> str: ...
+
+
+class DocumentStore(Protocol):
+    """Where converted documents persist between runs (the site index): read before fetching."""
+
+    def load_document(self, key: str) -> Document | None: ...
+
+
+#: A code block left out of the markdown (see markdown.code_note), and what the header says about it.
+CODE_NOTE = re.compile(r"^[ \t>]*\[code: [^\]\n]*\d+ lines?\]$", re.M)
+CODE_OMITTED = "code omitted: include_code_blocks=true shows it"
+
+
+def _clip(text: str, size: int = 100) -> str:
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
+def _fmt_time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
+
+
+class DocsTools:
+    """search_docs, search_in_doc, get_doc_toc, get_doc_section, get_doc_content over one shared pipeline."""
+
+    def __init__(
+        self,
+        sources: SourceSet,
+        settings: C.Settings,
+        fetcher: Fetcher | None = None,
+        searcher: Searcher | None = None,
+        store: DocumentStore | None = None,
+    ):
+        self.sources = sources
+        self.settings = settings
+        self.fetcher = fetcher or Fetcher(sources, settings)
+        self.cache = DocumentCache(settings.cache_size, settings.cache_ttl)
+        self.cpu = CPUPool(C.PARSE_WORKERS)
+        self.searcher = searcher
+        self.store = store
+        #: Why there is no site index, when there is none (said in search_docs's status line).
+        self.search_note = ""
+
+    @property
+    def cap(self) -> int:
+        return self.settings.max_chars
+
+    async def aclose(self) -> None:
+        await self.fetcher.aclose()
+        self.cpu.shutdown()
+
+    # --- the pipeline -----------------------------------------------------------------------------
+    async def document(self, url: str) -> tuple[Location, Document]:
+        """Resolve, then fetch+convert once; the fragment never changes what is fetched or cached."""
+        loc = self.sources.resolve(url)
+        shown = self.sources.display_url(loc)
+
+        async def load() -> Document:
+            # The load outlives a caller that gives up (others may wait on it), so it has its own deadline.
+            deadline = self.settings.deadline
+            try:
+                async with asyncio.timeout(deadline):
+                    return await self._load(loc, shown)
+            except TimeoutError:
+                raise DeadlineExceeded(
+                    f"reading {shown} took over the {deadline:g}s deadline (--deadline) and was stopped; "
+                    "the site or the page is slow: retry later or pick another page"
+                ) from None
+
+        return loc, await self.cache.get(loc.key, load)
+
+    async def _load(self, loc: Location, shown: str) -> Document:
+        if self.store is not None:
+            stored = await asyncio.to_thread(self.store.load_document, loc.uid)
+            if stored is not None:
+                return stored
+        from docs_mcp.convert.pipeline import build_document
+
+        raw = await self.fetcher.fetch(loc)
+        try:
+            # Parsing is CPU work: off the event loop, in a pool of its own (see cpu.py).
+            return await self.cpu.run(build_document, raw, shown)
+        except DocsMCPError:
+            raise
+        except (
+            Exception
+        ) as exc:  # a parser failure on a hostile page: that page is unreadable, not the server
+            log.exception("converting %s failed", shown)
+            raise ParseError(
+                f"{shown} could not be converted ({exc.__class__.__name__}: {str(exc)[:120]}); "
+                "the page cannot be read, try another one"
+            ) from None
+
+    # --- get_doc_content --------------------------------------------------------------------------
+    async def get_doc_content(
+        self,
+        url: str,
+        max_length: int = C.DEFAULT_MAX_LENGTH,
+        start_index: int = 0,
+        include_code_blocks: bool = False,
+    ) -> str:
+        loc, doc = await self.document(url)
+        text = await asyncio.to_thread(doc.markdown, include_code_blocks)
+        notes = []
+        if loc.fragment and not start_index:
+            # A link to a definition (`re.html#re.sub`) is read from that definition on.
+            try:
+                ref = doc.find(loc.fragment)
+            except DocsMCPError:
+                notes.append(f"no unit #{_clip(loc.fragment)} on this page: reading from the top")
+            else:
+                start_index = doc.unit_offset(ref, include_code_blocks)
+                notes.append(
+                    f"started at #{doc.unit_id(ref)} ({' > '.join(doc.unit_path(ref))}), offset {start_index}; "
+                    "the url without its #fragment reads from the top"
+                )
+        return self._window(
+            doc,
+            text,
+            doc.url,
+            max_length,
+            start_index,
+            "get_doc_content",
+            "total_length",
+            notes,
+            include_code_blocks,
+        )
+
+    def _window(
+        self,
+        doc: Document,
+        text: str,
+        where: str,
+        max_length: int,
+        start_index: int,
+        tool: str,
+        total_name: str,
+        notes: list[str] | None = None,
+        include_code: bool = True,
+    ) -> str:
+        limit = clamp_length(max_length, self.cap)
+        if start_index < 0:
+            raise InvalidArgument(f"start_index must be ≥ 0 (got {start_index})")
+        if text and start_index >= len(text):
+            raise InvalidArgument(
+                f"start_index {start_index} is past the end ({total_name}={len(text)}); start again from 0"
+            )
+        win = paginate(text, start_index, limit)
+        body = win.content
+        if win.start and open_fence(text, win.start):
+            body = "```\n" + body  # reopen a code block that the previous page had to split
+        fence = open_fence(text, win.start + len(win.content))
+        if fence:
+            body += "\n```"
+        end = win.start + len(win.content)
+        nxt = f"next_start_index={win.next_start}" if win.next_start is not None else "end of content"
+        head = f"# {doc.title}\n{where} · chars {win.start}-{end} of {total_name}={win.total} · {nxt}"
+        lines = list(notes or ())
+        if not include_code and CODE_NOTE.search(body):
+            lines.append(CODE_OMITTED)
+        if lines:
+            head += "\n" + "\n".join(f"({n})" for n in lines)
+        if win.next_start is not None:
+            tail = (
+                f"\n\n[cut at {end:,} of {win.total:,} chars: call {tool} with start_index={win.next_start}]"
+            )
+        else:
+            tail = ""
+        return f"{head}\n\n{body}{tail}"
+
+    # --- get_doc_section --------------------------------------------------------------------------
+    async def get_doc_section(
+        self,
+        url: str,
+        section_id: str,
+        max_length: int = C.DEFAULT_MAX_LENGTH,
+        start_index: int = 0,
+        include_code_blocks: bool = False,
+    ) -> str:
+        loc, doc = await self.document(url)
+        ref = doc.find(section_id or loc.fragment)
+        text = await asyncio.to_thread(doc.unit_markdown, ref, include_code_blocks)
+        path = " > ".join(doc.unit_path(ref)) or doc.title
+        where = f"{doc.url}#{doc.unit_id(ref)} ({path})"
+        notes = [ref.note] if ref.note else []
+        return self._window(
+            doc,
+            text,
+            where,
+            max_length,
+            start_index,
+            "get_doc_section",
+            "content_length",
+            notes,
+            include_code_blocks,
+        )
+
+    # --- get_doc_toc ------------------------------------------------------------------------------
+    async def get_doc_toc(self, url: str) -> str:
+        from docs_mcp.convert.outline import page_outline
+
+        _, doc = await self.document(url)
+        return await asyncio.to_thread(page_outline, doc, self.cap)
+
+    # --- search_in_doc ----------------------------------------------------------------------------
+    async def search_in_doc(
+        self,
+        url: str,
+        query: str,
+        max_sections: int = C.DEFAULT_MAX_SECTIONS,
+        max_length: int = C.DEFAULT_MAX_LENGTH,
+        include_code_blocks: bool = False,
+    ) -> str:
+        if not (query or "").strip():
+            raise InvalidArgument("query is empty: say what you are looking for, e.g. 'timeout parameter'")
+        _, doc = await self.document(url)
+        limit = clamp_length(max_length, self.cap)
+        count = clamp_range(max_sections, 1, C.MAX_SECTIONS)
+        return await asyncio.to_thread(self._search_in_doc, doc, query, count, limit, include_code_blocks)
+
+    def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
+        from docs_mcp.search.page_search import search_page
+
+        return search_page(doc, query, count, limit, code, self.cap)
+
+    # --- search_docs ------------------------------------------------------------------------------
+    async def search_docs(
+        self,
+        query: str,
+        max_results: int = C.DEFAULT_MAX_RESULTS,
+        include_headings: bool = False,
+        source: str | None = None,
+    ) -> str:
+        if not (query or "").strip():
+            raise InvalidArgument("query is empty: describe what you need, e.g. 'configure retries'")
+        if source:
+            self.sources.get(source)  # validates the name
+        limit = clamp_range(max_results, 1, C.MAX_RESULTS)
+        if self.searcher is not None:
+            hits = await asyncio.to_thread(self.searcher.search, query, limit, source or None)
+            status = self.searcher.status_line()
+        else:
+            hits = await asyncio.to_thread(self._search_cache, query, limit, source or None)
+            status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
+                self.search_note or "no site index; run `docslice index` for site-wide search"
+            )
+        # An agent's query may be megabytes long: echo() cuts it.
+        if not hits:
+            return f"search_docs {echo(query)}: no match. {status}. Try other words or fewer of them."
+        multi = len(self.sources.sources) > 1
+        blocks = []
+        for n, h in enumerate(hits, 1):
+            path = " > ".join(h.section_path)
+            path = f" — {path}" if path and path != h.title else ""
+            src = f" · source {h.source}" if multi else ""
+            anchor = f"#{h.section_id}" if h.section_id else ""
+            blocks.append(
+                f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
+                f"   {h.snippet}"
+            )
+        head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"
+        if include_headings:
+            blocks = self._with_headings(hits, blocks, self.cap - len(head) - sum(len(b) + 2 for b in blocks))
+        return head + "\n\n" + "\n\n".join(blocks)
+
+    def _with_headings(self, hits: list[SearchHit], blocks: list[str], budget: int) -> list[str]:
+        """Each hit's outline, ≤ HEADINGS_CAP entries (h1–h3 only when longer), and all within the budget."""
+        share = max(0, budget) // max(1, len(hits))
+        out = []
+        for h, block in zip(hits, blocks, strict=True):
+            heads = self._headings_for(h.url)
+            if len(heads) > C.HEADINGS_CAP:
+                heads = [x for x in heads if x[0] <= C.HEADINGS_FALLBACK_MAX_LEVEL]
+            shown = heads[: C.HEADINGS_CAP]
+            lines = ["     " + outline_line(lv, title, sid) for lv, sid, title in shown]
+            text = "\n".join(lines)
+            if len(text) > share:
+                text, _ = truncate(text, max(0, share - 40))
+            omitted = len(heads) - text.count("\n") - (1 if text else 0)
+            note = f"\n     (+{omitted} more: get_doc_toc)" if omitted > 0 and share > 40 else ""
+            out.append(f"{block}\n   headings:\n{text}{note}" if text else block)
+        return out
+
+    def _headings_for(self, url: str) -> list[tuple[int, str, str]]:
+        if self.searcher is not None:
+            found = self.searcher.headings(url)
+            if found:
+                return found
+        try:
+            loc = self.sources.resolve(url)
+        except DocsMCPError:
+            return []
+        doc = self.cache.peek(loc.key)
+        return [(s.level, s.id, s.title) for s in doc.sections if s.level] if doc else []
+
+    def _search_cache(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
+        """Fallback search over the documents already in memory."""
+        from docs_mcp.search.ranking import page_index
+        from docs_mcp.search.snippets import snippet
+
+        hits = []
+        for doc in self.cache.documents():
+            if source and doc.source != source:
+                continue
+            ranked = page_index(doc).rank(query)
+            if ranked:
+                best = ranked[0]
+                sec = doc.sections[best.index]
+                hits.append(
+                    SearchHit(
+                        doc.url,
+                        doc.title,
+                        sec.id,
+                        tuple(doc.short_path(best.index)),
+                        snippet(sec.text, query),
+                        doc.source,
+                        doc.fetched_at,
+                        best.score,
+                    )
+                )
+        hits.sort(key=lambda h: -h.score)
+        return hits[:limit]

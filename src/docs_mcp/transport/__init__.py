@@ -1,0 +1,1 @@
+"""The MCP boundary: stdio and streamable HTTP."""

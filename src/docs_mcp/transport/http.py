@@ -1,0 +1,160 @@
+"""`serve --http`: MCP over streamable HTTP at /mcp; loopback by default, a bearer token beyond it."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import socket
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from docs_mcp import settings as C
+from docs_mcp.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+ASGIApp = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Bind:
+    """Where to listen and the token every request must carry (None: none asked, loopback only)."""
+
+    host: str
+    port: int
+    token: str | None = None
+
+    def url(self, port: int | None = None) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port if port is None else port}{C.HTTP_PATH}"
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """`PORT`, `HOST:PORT` or `[IPv6]:PORT`; the host defaults to 127.0.0.1."""
+    text = text.strip()
+    if text.startswith("["):
+        host, sep, port = text[1:].partition("]:")
+        if not sep:
+            raise InvalidArgument(
+                f"--http {text!r}: write an IPv6 address as [ADDRESS]:PORT, e.g. [::1]:8000"
+            )
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    elif ":" not in text:
+        host, port = C.HTTP_DEFAULT_HOST, text
+    else:
+        raise InvalidArgument(f"--http {text!r}: write an IPv6 address as [ADDRESS]:PORT, e.g. [::1]:8000")
+    if not port.isdigit() or int(port) > 65535:
+        raise InvalidArgument(f"--http {text!r}: the port must be a number from 0 to 65535")
+    return host or C.HTTP_DEFAULT_HOST, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    """Only this machine can connect: localhost, 127.0.0.0/8, ::1. A host name other than localhost is not."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(text: str, allow_remote: bool, token: str | None) -> Bind:
+    """Refuse what would expose the docs beyond this machine unless asked for, and then only with a token."""
+    host, port = parse_bind(text)
+    if token is not None and len(token) < C.HTTP_TOKEN_MIN_CHARS:
+        raise InvalidArgument(
+            f"the token has {len(token)} characters; use at least {C.HTTP_TOKEN_MIN_CHARS}, e.g. "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    if not is_loopback(host):
+        if not allow_remote:
+            raise InvalidArgument(
+                f"refusing to serve on {host}: only loopback addresses (127.0.0.1, ::1, localhost) are "
+                "served unless you pass --allow-remote, with a bearer token (--token or DOCS_MCP_TOKEN)"
+            )
+        if not token:
+            raise InvalidArgument(
+                f"--allow-remote on {host} needs a bearer token: pass --token or set DOCS_MCP_TOKEN "
+                "(python3 -c 'import secrets; print(secrets.token_urlsafe(32))' makes one)"
+            )
+    return Bind(host, port, token or None)
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request carries `Authorization: Bearer <token>`, or gets 401."""
+
+    def __init__(self, app: ASGIApp, token: str):
+        self.app = app
+        self.token = token.encode()
+
+    def _authorized(self, scope: dict[str, Any]) -> bool:
+        given = b""
+        for name, value in scope.get("headers", ()):
+            if name == b"authorization":
+                given = value
+        scheme, _, credentials = given.strip().partition(b" ")
+        # compare_digest takes the same time wherever the strings differ: the token cannot be guessed
+        # a character at a time from response times.
+        return hmac.compare_digest(credentials.strip(), self.token) and scheme.lower() == b"bearer"
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
+        if scope["type"] in ("http", "websocket") and not self._authorized(scope):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            body = json.dumps(
+                {"error": "unauthorized: send the server's token as 'Authorization: Bearer <token>'"}
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"www-authenticate", b'Bearer realm="docslice"'),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+def build_app(server: MCPServer, bind: Bind) -> ASGIApp:
+    """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
+    DocsTools, so one cache and one index), behind the token check when there is a token."""
+    app = server.streamable_http_app(streamable_http_path=C.HTTP_PATH, host=bind.host)
+    return BearerAuth(app, bind.token) if bind.token else app
+
+
+def listen(bind: Bind) -> socket.socket:
+    """Bind and listen now, so the port is known (PORT 0 picks a free one) before the address is printed."""
+    try:
+        infos = socket.getaddrinfo(bind.host, bind.port, type=socket.SOCK_STREAM)
+        family, _, _, _, address = infos[0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(C.HTTP_BACKLOG)
+    except OSError as exc:
+        raise InvalidArgument(f"cannot listen on {bind.host}:{bind.port}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def serve_http(server: MCPServer, bind: Bind, announce: Callable[[str], None] | None = None) -> None:
+    """Serve until SIGINT/SIGTERM (uvicorn shuts down gracefully, then the server's lifespan closes)."""
+    import uvicorn
+
+    sock = listen(bind)
+    port = sock.getsockname()[1]
+    auth = "bearer token required" if bind.token else "no token: loopback only"
+    message = f"serving MCP (streamable HTTP) at {bind.url(port)} · {auth}"
+    (announce or (lambda m: print(m, file=sys.stderr, flush=True)))(message)
+    config = uvicorn.Config(build_app(server, bind), log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])

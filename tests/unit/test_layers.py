@@ -1,0 +1,103 @@
+"""The package's shape: packages by layer, each importing only those below it, and no circles."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "docs_mcp"
+#: Lowest first: a module may import its own package and those before it, never one after it. The root
+#: modules (errors, settings, themes) sit below everything.
+LAYERS = ("", "text", "model", "fetch", "convert", "store", "search", "crawl", "tools", "transport", "cli")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        name = (
+            ".".join(("docs_mcp", *parts[:-1])) if parts[-1] == "__init__" else ".".join(("docs_mcp", *parts))
+        )
+        out[name] = path
+    return out
+
+
+def _package_of(module: str) -> str:
+    if module == "docs_mcp.__main__":  # `python -m docs_mcp`: the command line's entry point
+        return "cli"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in LAYERS) else ""
+
+
+def _imports(module: str, path: Path, known: set[str]) -> set[str]:
+    """Every docs_mcp module this one imports, anywhere in it (inside functions and TYPE_CHECKING too)."""
+    found = set()
+    is_init = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("docs_mcp")}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")[: len(module.split(".")) - node.level + (1 if is_init else 0)]
+                base = ".".join([*anchor, base] if base else anchor)
+            if not base.startswith("docs_mcp"):
+                continue
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    known = set(mods)
+    return {m: {i for i in _imports(m, p, known) if i in known and i != m} for m, p in mods.items()}
+
+
+def test_every_package_is_a_known_layer():
+    packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert packages == set(LAYERS) - {""}
+
+
+def test_no_module_imports_a_package_above_its_own():
+    upward = []
+    for module, targets in _graph().items():
+        here = LAYERS.index(_package_of(module))
+        upward += [f"{module} -> {t}" for t in sorted(targets) if LAYERS.index(_package_of(t)) > here]
+    assert upward == []
+
+
+def test_the_import_graph_has_no_circle():
+    graph = _graph()
+    # Package __init__ modules only re-export; an edge into one is an edge into its package, not a circle.
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*stack[stack.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    assert cycles == []
+
+
+def test_domain_code_never_imports_mcp():
+    """Only the transport (and the CLI's measure, which runs a real client) may know the MCP SDK."""
+    offenders = []
+    for module, path in _modules().items():
+        if _package_of(module) in ("transport", "cli"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            offenders += [f"{module}: {n}" for n in names if n == "mcp" or n.startswith("mcp.")]
+    assert offenders == []
