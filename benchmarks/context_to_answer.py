@@ -134,15 +134,18 @@ async def paged(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
 
 SERVED = {"pipeline": pipeline, "in-doc": in_doc, "section": section}
 DIRECT = {"whole-page": whole_page, "paged-5000": paged}
+#: Policies that start with search_docs: they search the site index when one was built.
+SEARCHING = {"pipeline", "agent"}
 
 
-async def build_index(root: str, cache_dir: str) -> Any:
+async def build_index(root: str, cache_dir: str, extra: list[str] | None = None) -> Any:
     """Crawl the served docs into a site index (docs_mcp.cli.app.App wiring); the App holds index and indexer."""
     from docs_mcp.cli.app import App
     from docs_mcp.cli.arguments import parser
     from docs_mcp.cli.report import summary
 
-    app = App(parser().parse_args(["serve", "--source", root, "--cache-dir", cache_dir, "--no-index"]))
+    argv = ["serve", "--source", root, "--cache-dir", cache_dir, "--no-index", *(extra or [])]
+    app = App(parser().parse_args(argv))
     for report in await app.indexer.run():
         print(summary(report), file=sys.stderr)
     return app
@@ -155,7 +158,7 @@ async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, 
     from docs_mcp.tools.docs import DocsTools
     from docs_mcp.transport.server import build_server
 
-    if app is not None and policy == "pipeline":
+    if app is not None and policy in SEARCHING:
         tools = DocsTools(app.sources, app.settings, searcher=app.search, store=app.search)
     else:
         tools = cm.make_tools(root)
@@ -449,7 +452,9 @@ def main() -> None:
         default=None,
         help=f"update this markdown file (e.g. {cm.BENCH_MD.relative_to(cm.REPO_ROOT)})",
     )
-    parser.add_argument("--json", default=None, help="write per-question rows to this JSON file")
+    parser.add_argument(
+        "--json", default=None, help="write per-question rows to this JSON file (a folder with --all/--sets)"
+    )
     parser.add_argument("--verbose", action="store_true", help="list per-question failures")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
     parser.add_argument("--index", action="store_true", help="crawl a site index first; pipeline searches it")
@@ -458,8 +463,20 @@ def main() -> None:
         default=None,
         help="docs folder to serve (default: the question file's 'docs', else the Python 3.11 docs)",
     )
+    parser.add_argument(
+        "--all", action="store_true", help="the whole scoreboard: every question set (scoreboard.py)"
+    )
+    parser.add_argument("--sets", default=None, help="the scoreboard on these sets only (comma-separated)")
+    parser.add_argument(
+        "--crawl-limit", type=int, default=100_000, help="pages crawled per site for the scoreboard"
+    )
     args = parser.parse_args()
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    if args.all or args.sets:
+        import scoreboard
+
+        asyncio.run(scoreboard.run_scoreboard(args))
+        return
     asyncio.run(run_all(args))
 
 

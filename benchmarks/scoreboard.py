@@ -1,0 +1,253 @@
+"""The whole scoreboard: every question set, one table per site (tuning and validation halves), in one run.
+
+Run through `context_to_answer.py --all` (or `--sets python,bash`). Each set's docs folder is served on
+loopback and crawled into a fresh index; then, per question: `in-doc` (search_in_doc on the gold page),
+`pipeline` (search_docs → search_in_doc on up to two result pages) and `agent` (a persistent agent: search,
+read what was shown, follow the map of units not shown, at most 6 calls), and the search figures
+recall@5 / MRR@10 (one search_docs call with 10 results, not counted as context).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import common as cm
+import context_to_answer as cta
+
+SETS_DIR = cm.REPO_ROOT / "benchmarks" / "questions"
+POLICIES = ("in-doc", "pipeline", "agent")
+AGENT_CALLS = 6
+AGENT_PAGES = 3
+#: A line of search_in_doc's map of the units it did not show: `- #id …` under a "more on this page" line.
+_MAP_LINE = re.compile(r"^- #(\S+)")
+_MAP_HEAD = "more on this page"
+
+
+def question_sets(names: list[str] | None = None) -> list[tuple[str, Path]]:
+    """(name, path) of every set (Python's shared set first, then benchmarks/questions/*.json), or of those
+    named; a name ending in .json is a question file of its own."""
+    sets = [("python", cm.DEFAULT_QUESTIONS)] + [(p.stem, p) for p in sorted(SETS_DIR.glob("*.json"))]
+    files = [(Path(n).stem, Path(n)) for n in names or () if n.endswith(".json")]
+    names = [n for n in names or () if not n.endswith(".json")]
+    if files and not names:
+        return files
+    if names:
+        unknown = set(names) - {n for n, _ in sets}
+        if unknown:
+            raise SystemExit(f"unknown sets {sorted(unknown)}; choose from {', '.join(n for n, _ in sets)}")
+        sets = [s for s in sets if s[0] in names]
+    return sets + files
+
+
+def map_ids(answer: str) -> list[str]:
+    """The unit ids search_in_doc lists as not shown (its map), in its order."""
+    _, head, rest = answer.partition(_MAP_HEAD)
+    return [m.group(1) for line in rest.splitlines() if (m := _MAP_LINE.match(line.strip()))] if head else []
+
+
+async def agent(call: cta.Call, q: dict[str, Any], gold: str, r: cta.Run) -> None:
+    """search_docs(query, 5); per result page: search_in_doc, then the map's first two units; ≤ 6 calls."""
+    hits = await call("search_docs", {"query": q["query"], "max_results": 5})
+    if r.see(hits, q["needles"]):
+        return
+    for page in list(dict.fromkeys(cm.result_urls(hits)))[:AGENT_PAGES]:
+        if r.calls >= AGENT_CALLS:
+            return
+        answer = await call("search_in_doc", {"url": page, "query": q["query"]})
+        if r.see(answer, q["needles"]):
+            return
+        for unit in map_ids(answer)[:2]:
+            if r.calls >= AGENT_CALLS:
+                return
+            text = await call("get_doc_section", {"url": page, "section_id": unit, "max_length": 3000})
+            if r.see(text, q["needles"]):
+                return
+
+
+async def search_ranks(app: Any, questions: list[dict[str, Any]]) -> dict[str, int | None]:
+    """Per question: the gold page's rank in search_docs' 10 results (None when absent)."""
+    from docs_mcp.tools.docs import DocsTools
+
+    tools = DocsTools(app.sources, app.settings, searcher=app.search, store=app.search)
+    ranks: dict[str, int | None] = {}
+    try:
+        for q in questions:
+            urls = list(dict.fromkeys(cm.result_urls(await tools.search_docs(q["query"], 10))))
+            ranks[q["id"]] = next((i for i, u in enumerate(urls, 1) if cm.same_page(u, q["page"])), None)
+    finally:
+        await tools.aclose()
+    return ranks
+
+
+def search_figures(ranks: dict[str, int | None], ids: set[str]) -> tuple[float, float]:
+    """recall@5 and MRR@10 over these question ids."""
+    rs = [ranks[i] for i in ids if i in ranks]
+    if not rs:
+        return float("nan"), float("nan")
+    recall = sum(1 for r in rs if r is not None and r <= 5) / len(rs)
+    mrr = sum(1 / r for r in rs if r is not None and r <= 10) / len(rs)
+    return recall, mrr
+
+
+async def run_set(name: str, path: Path, args: argparse.Namespace) -> dict[str, Any] | None:
+    """Every policy and the search figures on one set; None when its docs are not installed."""
+    questions = cm.load_questions(path, args.limit)
+    docs = cm.questions_docs(path)
+    if not docs.is_dir():
+        print(f"{name}: skipped, its docs are not installed at {docs}", file=sys.stderr)
+        return None
+    cta.SERVED["agent"] = agent
+    runs: list[cta.Run] = []
+    store = cta.SharedDocs()
+    with cm.docs_server(docs) as root, tempfile.TemporaryDirectory(prefix="docslice-board-") as tmp:
+        app = await cta.build_index(root, tmp, ["--crawl-limit", str(args.crawl_limit)])
+        try:
+            ranks = await search_ranks(app, questions)
+            for i, q in enumerate(questions, 1):
+                runs += [await cta.run_one(root, store, q, p, app) for p in POLICIES]
+                if args.progress:
+                    print(f"  {name} {i}/{len(questions)} {q['id']}", file=sys.stderr)
+        finally:
+            await app.tools.aclose()
+            app.index.close()
+        missed = cta.failures(runs, {q["id"]: q for q in questions}, store, root)
+    halves = {h: {q["id"] for q in questions if cm.half(q) == h} for h in cm.HALVES}
+    return {
+        "name": name,
+        "n": len(questions),
+        "docs": str(docs),
+        "stats": {h: cta.summarise(runs, list(POLICIES), ids) for h, ids in halves.items()},
+        "search": {h: search_figures(ranks, ids) for h, ids in halves.items()},
+        "missed": [line for _, line in missed],
+        "runs": [{k: v for k, v in vars(r).items() if k != "views"} for r in runs],
+    }
+
+
+def _pct(s: dict[str, float]) -> str:
+    return f"{s['solved_pct']:.0f}%"
+
+
+def _num(x: float) -> str:
+    return "—" if x != x or x == float("inf") else f"{x:,.0f}"
+
+
+def summary_table(results: list[dict[str, Any]]) -> str:
+    """One row per site and half: the figures the targets are stated in."""
+    rows = []
+    for res in results:
+        for h in cm.HALVES:
+            st, (rec, mrr) = res["stats"][h], res["search"][h]
+            ind, pip, ag = st["in-doc"], st["pipeline"], st["agent"]
+            rows.append(
+                [
+                    res["name"],
+                    h,
+                    f"{ind['n']:.0f}",
+                    f"{_pct(ind)} / {_num(ind['median_chars'])}",
+                    f"{_pct(pip)} / {_num(pip['chars_per_solved'])} / {pip['calls']:.2f}",
+                    f"{_pct(ag)} / {_num(ag['chars_per_solved'])} / {ag['calls']:.2f}",
+                    f"{rec:.3f} / {mrr:.3f}",
+                ]
+            )
+    return cm.md_table(
+        [
+            "site",
+            "half",
+            "questions",
+            "in-doc: solved / median chars",
+            "pipeline: solved / chars per solved / calls",
+            "agent: solved / chars per solved / calls",
+            "search recall@5 / MRR@10",
+        ],
+        rows,
+    )
+
+
+def site_section(res: dict[str, Any]) -> str:
+    """One site's table (each policy on each half) and its misses with the reason the benchmark finds."""
+    both = {h: res["stats"][h] for h in cm.HALVES}
+    lines = [
+        f"### {res['name']}",
+        "",
+        f"{res['n']} questions over `{res['docs']}`.",
+        "",
+        cta.table(_merge(both), both),
+        "",
+        f"Misses ({len(res['missed'])}):",
+        "",
+        "```",
+        *res["missed"],
+        "```",
+    ]
+    return "\n".join(lines)
+
+
+def _merge(by_half: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """The whole set's figures from its two halves (counts add; medians are not recomputed: shown per half)."""
+    out = {}
+    for p in POLICIES:
+        a, b = by_half["tune"][p], by_half["validate"][p]
+        n, solved = a["n"] + b["n"], a["solved"] + b["solved"]
+        chars = a["chars_per_solved"] * a["solved"] + b["chars_per_solved"] * b["solved"]
+        out[p] = {
+            "n": n,
+            "solved": solved,
+            "solved_pct": 100 * solved / max(1, n),
+            "median_chars": float("nan"),
+            "chars_per_solved": chars / solved if solved else float("inf"),
+            "calls": (a["calls"] * a["n"] + b["calls"] * b["n"]) / max(1, n),
+        }
+    return out
+
+
+def write_scoreboard(path: Path, results: list[dict[str, Any]], argv: list[str]) -> None:
+    """Replace the '## Scoreboard' section of docs/benchmarks.md."""
+    body = "\n".join(
+        [
+            f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
+            f"Python {platform.python_version()}.",
+            "",
+            "```sh",
+            "PYTHONPATH=src python benchmarks/context_to_answer.py " + " ".join(argv),
+            "```",
+            "",
+            "Each set's docs are served on loopback and crawled into a fresh index. Characters are what the "
+            "model saw (all responses up to and including the one holding a needle; for unsolved questions, "
+            "everything spent). `agent` searches, reads the best passages of up to three result pages and "
+            "follows each answer's map of units not shown, at most 6 calls. Even ids tune, odd ids validate.",
+            "",
+            summary_table(results),
+            "",
+            *(site_section(r) + "\n" for r in results),
+        ]
+    )
+    cm.replace_section(path, "## Scoreboard", body)
+
+
+async def run_scoreboard(args: argparse.Namespace) -> None:
+    """Every selected set; print the summary, optionally write docs/benchmarks.md and per-set JSON."""
+    names = [n.strip() for n in (args.sets or "").split(",") if n.strip()] or None
+    results = []
+    for name, path in question_sets(names):
+        res = await run_set(name, path, args)
+        if res is None:
+            continue
+        results.append(res)
+        print(f"\n{site_section(res)}\n", flush=True)
+        if args.json:
+            Path(args.json).mkdir(parents=True, exist_ok=True)
+            (Path(args.json) / f"{name}.json").write_text(json.dumps(res, indent=1, ensure_ascii=False))
+    print(summary_table(results))
+    if args.out:
+        out = Path(args.out)
+        write_scoreboard(out if out.is_absolute() else cm.REPO_ROOT / out, results, sys.argv[1:])
+        print(f"\nwrote the '## Scoreboard' section of {args.out}")
