@@ -13,6 +13,7 @@ from conftest import FIXTURES, SITE, make_tools
 
 import docs_mcp
 from docs_mcp.cli.agent import AgentFile, render
+from docs_mcp.cli.arguments import SHARED
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.transport.server import build_server
 
@@ -169,6 +170,29 @@ def test_the_cache_dir_from_the_environment_is_pinned_in_the_file(project):
     assert run.returncode == 0, run.stderr
     args = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]["args"]
     assert args == ["--source", f"site={SITE}", "--max-chars", "8000", "--cache-dir", str(cache)]
+
+
+def test_agent_keeps_deadline_in_the_servers_command(project):
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--print", "--deadline", "60", cwd=project)
+    assert run.returncode == 0, run.stderr
+    args = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]["args"]
+    assert args == ["--source", f"site={SITE}", "--deadline", "60.0"]
+
+
+def test_every_shared_option_given_reaches_the_subagents_server(project):
+    """Derived from the option declarations: a new shared option cannot be forgotten by a hand-kept list."""
+    given = [o for o in SHARED if o.forward]
+    assert {o.flag for o in SHARED} - {o.flag for o in given} == {"--source"}  # sources are pinned by name
+    argv: list[str] = []
+    for o in given:
+        argv += [o.flag, "cache" if o.type is Path else "7"]
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--print", *argv, cwd=project)
+    assert run.returncode == 0, run.stderr
+    args = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]["args"]
+    expected = ["--source", f"site={SITE}"]
+    for o in given:
+        expected += [o.flag, str(project / "cache") if o.type is Path else str(o.type("7"))]
+    assert args == expected
 
 
 def test_a_name_claude_code_would_reject_is_refused(project):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from docs_mcp import __version__
+from docs_mcp.cli.arguments import FORWARDED
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.fetch.sources import Source
 
@@ -27,18 +28,6 @@ DISTRIBUTION = "docslice"
 _AGENT_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: uvx runs tools from uv's cache (…/archive-v0/HASH/bin/), which `uv cache clean` and upgrades remove.
 _UV_CACHE = re.compile(r"[/\\]archive-v\d+[/\\]")
-#: Shared options that change what the server answers or where its index is: the subagent's server gets them.
-FORWARDED = (
-    "max_chars",
-    "cache_size",
-    "cache_ttl",
-    "cache_dir",
-    "max_body_bytes",
-    "timeout",
-    "crawl_limit",
-    "concurrency",
-    "index_ttl_days",
-)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Location, SourceSet
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.text.budget import clamp_length, clamp_range, open_fence, paginate, truncate
+from docs_mcp.text.budget import clamp_length, open_fence, paginate, truncate
+from docs_mcp.tools import specs
 from docs_mcp.tools.cache import DocumentCache
 from docs_mcp.tools.cpu import CPUPool
 
@@ -246,7 +247,7 @@ class DocsTools:
             raise InvalidArgument("query is empty: say what you are looking for, e.g. 'timeout parameter'")
         _, doc = await self.document(url)
         limit = clamp_length(max_length, self.cap)
-        count = clamp_range(max_sections, 1, C.MAX_SECTIONS)
+        count = specs.MAX_SECTIONS.clamp(max_sections)
         return await asyncio.to_thread(self._search_in_doc, doc, query, count, limit, include_code_blocks)
 
     def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
@@ -266,7 +267,7 @@ class DocsTools:
             raise InvalidArgument("query is empty: describe what you need, e.g. 'configure retries'")
         if source:
             self.sources.get(source)  # validates the name
-        limit = clamp_range(max_results, 1, C.MAX_RESULTS)
+        limit = specs.MAX_RESULTS.clamp(max_results)
         if self.searcher is not None:
             hits = await asyncio.to_thread(self.searcher.search, query, limit, source or None)
             status = self.searcher.status_line()
