@@ -111,11 +111,16 @@ AGENT = Command(
             choices=("project", "user"),
         ),
         Option("--model", "haiku", "default: haiku", choices=("haiku", "sonnet", "opus", "inherit")),
+        Option(
+            "--description",
+            help="the subagent's description, what makes Claude delegate to it "
+            "(default: written from the docs' own titles when indexed)",
+        ),
         Option("--force", help="replace an existing file", action="store_true"),
         Option("--print", help="write the file to stdout instead", action="store_true"),
         Option(
             "--uvx",
-            help="launch the server with uvx instead of this installation's path",
+            help="launch the server with uvx --offline (its absolute path) instead of this installation's path",
             action="store_true",
         ),
     ),
