@@ -25,7 +25,7 @@ SHARED = (
         "an http(s) URL root or a local folder of `.html`/`.htm`/`.md`; `NAME=` names it; repeatable",
         metavar="[NAME=]URL|DIR",
         action="append",
-        shown_default="(required, repeatable)",
+        shown_default="`$DOCS_MCP_SOURCE`, else `source` in `.docslice.toml` (see below)",
     ),
     Option("--max-chars", C.HARD_CAP, "the hard cap per response", int, forward=True),
     Option("--cache-size", C.CACHE_SIZE, "converted pages kept in memory (LRU)", int, forward=True),
