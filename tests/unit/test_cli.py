@@ -10,6 +10,7 @@ from conftest import FIXTURES
 
 from docs_mcp import __version__
 from docs_mcp.cli.arguments import COMMANDS, SHARED, parse, parser
+from docs_mcp.cli.commands import for_people
 from docs_mcp.cli.main import main
 from docs_mcp.cli.reference import regenerate
 from docs_mcp.cli.report import summary
@@ -161,3 +162,18 @@ def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_
     argv = ["--source", "https://example.org/docs/", "serve", "--no-index"]
     assert vars(parser().parse_args(argv)) == vars(parse(argv))
     assert parser().parse_args(["serve", "--source", "https://example.org/docs/"]).max_chars == 20_000
+
+
+@pytest.mark.parametrize(
+    ("tool_text", "for_a_person"),
+    [
+        ("use search_docs to find the right page", "use `docslice search` to find the right page"),
+        ("(get_doc_toc lists all)", "(`docslice toc` lists all)"),
+        ("call get_doc_section with start_index=700]", "call `docslice section` with --start 700]"),
+        ("include_code_blocks=true shows it", "--code shows it"),
+        ("max_length must be an integer", "--max-length must be an integer"),
+        ("`search_in_doc` on it", "`docslice find` on it"),
+    ],
+)
+def test_tool_advice_reads_as_commands_on_the_command_line(tool_text, for_a_person):
+    assert for_people(tool_text) == for_a_person
