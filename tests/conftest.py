@@ -166,3 +166,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_sources(monkeypatch) -> None:
+    """A developer's own $DOCS_MCP_SOURCE must not reach the tests (nor the programs they start)."""
+    monkeypatch.delenv("DOCS_MCP_SOURCE", raising=False)

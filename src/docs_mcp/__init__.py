@@ -1,3 +1,3 @@
-"""docs-mcp: documentation for AI coding agents, one section at a time."""
+"""docslice (package docs_mcp): documentation for AI coding agents, one section at a time."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

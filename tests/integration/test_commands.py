@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -33,6 +34,16 @@ def test_index_prints_progress_and_a_summary(tmp_path):
     assert "site: 17 pages via folder" in run.stdout
     assert "17 fetched" in run.stdout and "0 failed" in run.stdout
     assert (tmp_path / "index.sqlite").is_file()  # DOCS_MCP_CACHE_DIR is honoured
+
+
+def test_a_dead_source_exits_1_with_its_reason_and_no_progress_bar(tmp_path):
+    with socket.socket() as sock:  # a port nothing listens on: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    run = docs_mcp("index", "--source", f"http://127.0.0.1:{port}/", cache=tmp_path)
+    assert run.returncode == 1
+    assert "no page indexed" in run.stderr and "connection refused" in run.stderr
+    assert "[" not in run.stderr and "pages/s" not in run.stderr and "ETA" not in run.stderr
 
 
 def test_search_indexes_first_then_prints_hits(tmp_path):
@@ -170,6 +181,19 @@ def test_a_tool_error_goes_to_stderr_with_exit_1(indexed, capsys):
     out, err = capsys.readouterr()
     assert exc.value.code == 1 and out == ""
     assert err.startswith("docslice: ") and "no-such-section" in err and "chart-datum" in err
+
+
+def test_a_tool_error_on_the_command_line_speaks_of_commands_not_tools(indexed, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["read", "no-such-page.html", "--source", str(SITE), "--cache-dir", str(indexed)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 1 and "no-such-page.html" in err
+    assert "`docslice toc` or `docslice search`" in err
+    assert not any(t in err for t in ("search_docs", "get_doc_toc", "get_doc_content"))
+    with pytest.raises(SystemExit):
+        main(["read", "seed.html", "--start", "99999", "--source", str(SITE), "--cache-dir", str(indexed)])
+    err = capsys.readouterr().err
+    assert "--start 99999 is past the end" in err and "start_index" not in err
 
 
 def test_shared_options_before_the_command_work_from_the_shell(indexed):

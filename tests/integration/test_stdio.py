@@ -23,6 +23,7 @@ async def test_stdio_server_lists_tools_and_answers(tmp_path):
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()
         assert "search_docs" in (init.instructions or "")
+        assert init.server_info.name == "docslice"  # the program's name, whichever alias started it
         tools = await session.list_tools()
         assert {t.name for t in tools.tools} == {
             "search_docs",

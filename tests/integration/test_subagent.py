@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from conftest import FIXTURES, SITE, make_tools
 
 import docs_mcp
 from docs_mcp.cli.agent import AgentFile, render
+from docs_mcp.cli.arguments import SHARED
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.transport.server import build_server
 
@@ -147,10 +149,78 @@ def test_uvx_launch_installs_from_where_this_installation_came_from(project):
     run = docslice("agent", "tide-docs", "--source", str(SITE), "--uvx", "--print", cwd=project)
     assert run.returncode == 0, run.stderr
     server = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]
-    assert server["command"] == "uvx"
+    assert server["command"] == (shutil.which("uvx") or "uvx")
+    # --offline: Claude Code's every start would otherwise ask the registry (and fail without a network).
+    assert server["args"][0] == "--offline"
     if Path(docs_mcp.__file__).is_relative_to(REPO / "src"):  # an editable install of this clone (CI's)
-        assert server["args"][:3] == ["--from", str(REPO), "docslice"]
+        assert server["args"][1:4] == ["--from", str(REPO), "docslice"]
     assert server["args"][-2:] == ["--source", f"site={SITE}"]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a shell script stands for uvx")
+def test_uvx_is_written_as_an_absolute_path_and_the_index_command_fills_uvs_cache(project):
+    bin_dir = project / "bin"
+    bin_dir.mkdir()
+    uvx = bin_dir / "uvx"
+    uvx.write_text("#!/bin/sh\nexit 0\n")
+    uvx.chmod(0o755)
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--uvx", cwd=project, env={"PATH": path})
+    assert run.returncode == 0, run.stderr
+    meta, _ = front_matter((project / ".claude" / "agents" / "tide-docs.md").read_text(encoding="utf-8"))
+    server = meta["mcpServers"][0]["tide-docs"]
+    assert server["command"] == str(uvx) and server["args"][0] == "--offline"
+    lines = run.stderr.splitlines()
+    index_line = lines[lines.index("Build its index once now, so its first search is complete:") + 1]
+    assert index_line.strip().startswith(f"{uvx} --from ") and "--offline" not in index_line
+    assert "not on PATH" not in run.stderr
+
+
+def test_the_description_names_the_docs_by_their_own_title_once_indexed(project):
+    cache = project / "cache"
+    index = docslice("index", "--source", str(SITE), "--workers", "1", "--cache-dir", str(cache), cwd=project)
+    assert index.returncode == 0, index.stderr
+    run = docslice(
+        "agent", "tide-docs", "--source", str(SITE), "--cache-dir", str(cache), "--print", cwd=project
+    )
+    assert run.returncode == 0, run.stderr
+    description = front_matter(run.stdout)[0]["description"]
+    assert description.startswith(
+        f"Documentation researcher for Tidepool documentation (local folder {SITE})."
+    )
+
+
+def test_the_root_pages_heading_names_the_docs_when_it_says_more_than_its_title(project):
+    docs = project / "docs"
+    docs.mkdir()
+    (docs / "index.html").write_text(
+        "<html><head><title>3.11.4 Documentation</title></head><body><main>"
+        "<h1>Python 3.11.4 documentation</h1><p>Welcome. " + "Read the tutorial first. " * 20 + "</p>"
+        "</main></body></html>",
+        encoding="utf-8",
+    )
+    cache = str(project / "cache")
+    assert docslice("index", "--source", str(docs), "--cache-dir", cache, cwd=project).returncode == 0
+    run = docslice("agent", "py", "--source", str(docs), "--cache-dir", cache, "--print", cwd=project)
+    description = front_matter(run.stdout)[0]["description"]
+    assert description.startswith(
+        f"Documentation researcher for Python 3.11.4 documentation (local folder {docs})"
+    )
+
+
+def test_the_description_before_indexing_names_the_source_and_says_how_to_get_the_title(project):
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--cache-dir", "cache", cwd=project)
+    assert run.returncode == 0, run.stderr
+    meta, _ = front_matter((project / ".claude" / "agents" / "tide-docs.md").read_text(encoding="utf-8"))
+    assert meta["description"].startswith(f"Documentation researcher for site (local folder {SITE}).")
+    assert "--force" in run.stderr and "--description" in run.stderr
+
+
+def test_description_option_is_the_subagents_description(project):
+    text = "Answers questions about the Tidepool tide-analysis library: its API, options and examples."
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--description", text, "--print", cwd=project)
+    assert run.returncode == 0, run.stderr
+    assert front_matter(run.stdout)[0]["description"] == text
 
 
 def test_the_cache_dir_from_the_environment_is_pinned_in_the_file(project):
@@ -171,6 +241,29 @@ def test_the_cache_dir_from_the_environment_is_pinned_in_the_file(project):
     assert args == ["--source", f"site={SITE}", "--max-chars", "8000", "--cache-dir", str(cache)]
 
 
+def test_agent_keeps_deadline_in_the_servers_command(project):
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--print", "--deadline", "60", cwd=project)
+    assert run.returncode == 0, run.stderr
+    args = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]["args"]
+    assert args == ["--source", f"site={SITE}", "--deadline", "60.0"]
+
+
+def test_every_shared_option_given_reaches_the_subagents_server(project):
+    """Derived from the option declarations: a new shared option cannot be forgotten by a hand-kept list."""
+    given = [o for o in SHARED if o.forward]
+    assert {o.flag for o in SHARED} - {o.flag for o in given} == {"--source"}  # sources are pinned by name
+    argv: list[str] = []
+    for o in given:
+        argv += [o.flag, "cache" if o.type is Path else "7"]
+    run = docslice("agent", "tide-docs", "--source", str(SITE), "--print", *argv, cwd=project)
+    assert run.returncode == 0, run.stderr
+    args = front_matter(run.stdout)[0]["mcpServers"][0]["tide-docs"]["args"]
+    expected = ["--source", f"site={SITE}"]
+    for o in given:
+        expected += [o.flag, str(project / "cache") if o.type is Path else str(o.type("7"))]
+    assert args == expected
+
+
 def test_a_name_claude_code_would_reject_is_refused(project):
     run = docslice("agent", "Tide_Docs", "--source", str(SITE), cwd=project)
     assert run.returncode == 2 and "lowercase" in run.stderr
@@ -184,8 +277,15 @@ def test_the_example_is_what_the_command_writes_for_the_python_docs():
         sources.sources,
         tuple(server_tools("https://docs.python.org/3/")),
         "haiku",
-        "uvx",
-        ("--from", "/path/to/docslice", "docslice", "--source", "python-3=https://docs.python.org/3/"),
+        "/home/you/.local/bin/uvx",
+        (
+            "--offline",
+            "--from",
+            "/path/to/docslice",
+            "docslice",
+            "--source",
+            "python-3=https://docs.python.org/3/",
+        ),
     )
     text = EXAMPLE.read_text(encoding="utf-8")
     assert text == render(spec)

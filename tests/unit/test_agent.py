@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from docs_mcp.cli.agent import AgentFile, check_name, render
+from docs_mcp.cli.agent import AgentFile, check_name, description, render
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.fetch.sources import Source
 
@@ -50,3 +50,18 @@ def test_the_body_mentions_source_filtering_only_with_several_sources():
     two = (*one, Source("b", "https://b.example/", False))
     assert 'source="NAME"' not in render(AgentFile("x", one, TOOLS, "haiku", "c", ()))
     assert 'source="NAME"' in render(AgentFile("x", two, TOOLS, "haiku", "c", ()))
+
+
+def test_the_description_names_each_source_by_its_title_when_known_else_by_name():
+    sources = (Source("localhost-8701", "http://127.0.0.1:8701/", False), Source("pg", "/srv/pg", True))
+    spec = AgentFile("x", sources, TOOLS, "haiku", "c", (), ("Tidepool documentation", ""))
+    assert description(spec).startswith(
+        "Documentation researcher for Tidepool documentation (http://127.0.0.1:8701/), pg (local folder /srv/pg)."
+    )
+    assert "localhost-8701" not in description(spec)
+
+
+def test_a_description_given_is_used_as_it_is():
+    one = (Source("a", "https://a.example/", False),)
+    spec = AgentFile("x", one, TOOLS, "haiku", "c", (), ("A docs",), "Ask it about A.")
+    assert description(spec) == "Ask it about A."

@@ -10,11 +10,16 @@ from conftest import FIXTURES
 
 from docs_mcp import __version__
 from docs_mcp.cli.arguments import COMMANDS, SHARED, parse, parser
+from docs_mcp.cli.commands import for_people
 from docs_mcp.cli.main import main
+from docs_mcp.cli.reference import regenerate
 from docs_mcp.cli.report import summary
 from docs_mcp.crawl.indexer import Progress
+from docs_mcp.tools.specs import TOOLS
 
 README = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+HOW = (FIXTURES.parent / "docs" / "how-it-works.md").read_text(encoding="utf-8")
+SRC = FIXTURES.parent / "src" / "docs_mcp"
 
 
 def subparsers() -> dict[str, argparse.ArgumentParser]:
@@ -50,6 +55,24 @@ def test_top_level_options_are_documented_in_the_readme():
     top = [o for a in parser()._actions for o in a.option_strings if o not in ("-h", "--help")]
     assert "--version" in top
     assert [o for o in top if not documented(o)] == []
+
+
+def test_the_readmes_generated_tables_match_the_declarations():
+    assert "<!-- generated: tool-parameters" in README and "<!-- generated: shared-options" in README
+    assert regenerate(README) == README, "run: python -m docs_mcp.cli.reference README.md"
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+def test_every_tool_parameter_is_documented(tool):
+    missing = [p.name for p in tool.params if f"`{p.name}`" not in README and f"`{p.name}`" not in HOW]
+    assert missing == [], f"{tool.name}: parameters missing from README.md and docs/how-it-works.md"
+
+
+def test_every_environment_variable_is_documented():
+    used = {m for path in SRC.rglob("*.py") for m in re.findall(r"DOCS_MCP_[A-Z0-9_]+", path.read_text())}
+    assert "DOCS_MCP_CACHE_DIR" in used  # the scan finds them
+    missing = sorted(v for v in used if f"`{v}`" not in README and f"`{v}`" not in HOW)
+    assert missing == [], "environment variables missing from README.md and docs/how-it-works.md"
 
 
 def test_version_is_printed_under_the_distribution_name(capsys):
@@ -139,3 +162,18 @@ def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_
     argv = ["--source", "https://example.org/docs/", "serve", "--no-index"]
     assert vars(parser().parse_args(argv)) == vars(parse(argv))
     assert parser().parse_args(["serve", "--source", "https://example.org/docs/"]).max_chars == 20_000
+
+
+@pytest.mark.parametrize(
+    ("tool_text", "for_a_person"),
+    [
+        ("use search_docs to find the right page", "use `docslice search` to find the right page"),
+        ("(get_doc_toc lists all)", "(`docslice toc` lists all)"),
+        ("call get_doc_section with start_index=700]", "call `docslice section` with --start 700]"),
+        ("include_code_blocks=true shows it", "--code shows it"),
+        ("max_length must be an integer", "--max-length must be an integer"),
+        ("`search_in_doc` on it", "`docslice find` on it"),
+    ],
+)
+def test_tool_advice_reads_as_commands_on_the_command_line(tool_text, for_a_person):
+    assert for_people(tool_text) == for_a_person

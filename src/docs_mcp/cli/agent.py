@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from docs_mcp import __version__
-from docs_mcp.errors import InvalidArgument
+from docs_mcp.cli.arguments import FORWARDED
+from docs_mcp.errors import DocsMCPError, InvalidArgument
 from docs_mcp.fetch.sources import Source
 
 if TYPE_CHECKING:
@@ -27,18 +28,6 @@ DISTRIBUTION = "docslice"
 _AGENT_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: uvx runs tools from uv's cache (…/archive-v0/HASH/bin/), which `uv cache clean` and upgrades remove.
 _UV_CACHE = re.compile(r"[/\\]archive-v\d+[/\\]")
-#: Shared options that change what the server answers or where its index is: the subagent's server gets them.
-FORWARDED = (
-    "max_chars",
-    "cache_size",
-    "cache_ttl",
-    "cache_dir",
-    "max_body_bytes",
-    "timeout",
-    "crawl_limit",
-    "concurrency",
-    "index_ttl_days",
-)
 
 
 @dataclass(frozen=True)
@@ -51,6 +40,10 @@ class AgentFile:
     model: str
     command: str
     args: tuple[str, ...]
+    #: Each source's own title (its root page's, from the index), "" when not known yet.
+    titles: tuple[str, ...] = ()
+    #: The user's own description (--description), used as it is.
+    description: str = ""
 
 
 def check_name(name: str) -> str:
@@ -80,10 +73,12 @@ def launch(uvx: bool) -> list[str]:
     """The command that starts this same installation: its console script, or uvx from the same origin."""
     if uvx:
         origin = _install_origin()
+        # Claude Code's PATH may lack uvx: the absolute path. --offline: no registry lookup at each start
+        # (uv's cache has it once the index command, run without --offline, has filled it).
+        found = shutil.which("uvx") or "uvx"
         # No direct URL means it was installed from a package index, where `uvx docslice==V` finds it too.
-        return (
-            ["uvx", "--from", origin, DISTRIBUTION] if origin else ["uvx", f"{DISTRIBUTION}=={__version__}"]
-        )
+        what = ["--from", origin, DISTRIBUTION] if origin else [f"{DISTRIBUTION}=={__version__}"]
+        return [found, "--offline", *what]
     script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if script is not None and script.name in ("docslice", "docs-mcp"):
         found = script if script.parent != Path() else Path(shutil.which(script.name) or script)
@@ -108,13 +103,33 @@ def server_args(app: App, args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _source_label(s: Source) -> str:
-    return f"{s.name} ({'local folder ' if s.is_local else ''}{s.root})"
+def site_title(app: App, source: Source) -> str:
+    """The source's own title: its root page's, when the index holds that page; else ""."""
+    if app.index is None:
+        return ""
+    for page in (source.root, "index.html") if source.is_local else (source.root, source.root + "index.html"):
+        try:
+            doc = app.index.load_document(app.sources.resolve(page).uid)
+        except DocsMCPError:
+            continue
+        if doc is not None and doc.title and doc.title != "(untitled)":
+            # Sphinx's <title> is "3.11.4 Documentation" where its h1 says "Python 3.11.4 documentation".
+            h1 = next((sec.title for sec in doc.sections if sec.level == 1), "")
+            return h1 if doc.title.lower() in h1.lower() else doc.title
+    return ""
+
+
+def _source_label(s: Source, title: str) -> str:
+    where = f"{'local folder ' if s.is_local else ''}{s.root}"
+    return f"{title} ({where})" if title else f"{s.name} ({where})"
 
 
 def description(spec: AgentFile) -> str:
-    """What makes the main agent delegate: the docs it holds, by name, and what it returns."""
-    names = ", ".join(_source_label(s) for s in spec.sources)
+    """What makes the main agent delegate: the docs it holds, by title or name, and what it returns."""
+    if spec.description:
+        return spec.description
+    titles = spec.titles or ("",) * len(spec.sources)
+    names = ", ".join(_source_label(s, t) for s, t in zip(spec.sources, titles, strict=True))
     return (
         f"Documentation researcher for {names}. Use it proactively for any question that these docs answer: "
         "how an API, function, option, setting, command or behaviour is documented, with examples. It "
@@ -183,11 +198,20 @@ async def run_agent(app: App, args: argparse.Namespace) -> int:
         name = check_name(args.name)
         # The tool list comes from the server itself, so the file can never name a tool it does not have.
         tools = tuple(t.name for t in await build_server(app.tools).list_tools())
+        titles = tuple(site_title(app, s) for s in app.sources.sources)
     finally:
         await app.tools.aclose()
     command, *launch_args = launch(args.uvx)
+    launch_args += server_args(app, args)
     spec = AgentFile(
-        name, app.sources.sources, tools, args.model, command, (*launch_args, *server_args(app, args))
+        name,
+        app.sources.sources,
+        tools,
+        args.model,
+        command,
+        tuple(launch_args),
+        titles,
+        args.description or "",
     )
     text = render(spec)
     if args.print:
@@ -217,7 +241,12 @@ def _advise(path: Path, spec: AgentFile, args: argparse.Namespace) -> None:
         f'To let it call its tools without asking each time, add "mcp__{spec.name}" to permissions.allow '
         "in .claude/settings.json.",
     ]
-    if spec.command == "uvx" and not shutil.which("uvx"):
+    if not spec.description and not all(spec.titles):
+        notes.append(
+            "Its description names the docs by source name; once they are indexed, run this command again "
+            "with --force to name them by their own title (or give --description)."
+        )
+    if spec.command == "uvx":
         notes.append("note: uvx is not on PATH here; Claude Code needs it on its PATH to start the server.")
     if not args.uvx and _UV_CACHE.search(spec.command):
         notes.append(
@@ -229,6 +258,7 @@ def _advise(path: Path, spec: AgentFile, args: argparse.Namespace) -> None:
 
 def _index_args(spec: AgentFile) -> list[str]:
     """The launch arguments with `index` put before the server's options (uvx's own options stay first)."""
-    args = list(spec.args)
+    # Without uvx's --offline: this run fetches what uv's cache lacks, so the server's offline starts find it.
+    args = list(spec.args[1:] if spec.args[:1] == ("--offline",) else spec.args)
     first = args.index("--source") if "--source" in args else len(args)
     return [*args[:first], "index", *args[first:]]

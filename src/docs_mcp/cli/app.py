@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp import settings as C
 from docs_mcp.cli.arguments import program
+from docs_mcp.cli.project import ENV, PROJECT_FILE, remembered_sources
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
@@ -38,6 +39,19 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
     )
 
 
+def source_specs(args: argparse.Namespace) -> list[str]:
+    """The --source values given, else the remembered ones ($DOCS_MCP_SOURCE, .docslice.toml)."""
+    if args.source:
+        return list(args.source)
+    remembered = remembered_sources()
+    if remembered is None:
+        raise DocsMCPError(
+            f"no --source given: pass a docs URL (https://…/docs/) or a local folder, or remember them in "
+            f'${ENV} (one per line) or in a {PROJECT_FILE} here or above (source = ["…"])'
+        )
+    return list(remembered.specs)
+
+
 class App:
     """Everything one process needs, wired once: sources, fetcher, index, indexer, tools.
 
@@ -47,11 +61,9 @@ class App:
     """
 
     def __init__(self, args: argparse.Namespace, workers: int | None = None):
-        if not args.source:
-            raise DocsMCPError("no --source given: pass a docs URL (https://…/docs/) or a local folder")
         self.settings = settings_from(args)
         active_model()  # a misspelt DOCS_MCP_SEMANTIC_MODEL fails here, not in every search
-        self.sources = SourceSet.from_specs(args.source)
+        self.sources = SourceSet.from_specs(source_specs(args))
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()
         opened = open_index(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)

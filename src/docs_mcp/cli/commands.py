@@ -1,40 +1,41 @@
-"""The five tools on the command line: each command prints exactly the text its tool gives the model."""
+"""The five tools on the command line: each prints exactly the text its tool gives the model (errors in commands)."""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Awaitable
 
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import program
+from docs_mcp.cli.options import cli_dest
 from docs_mcp.errors import DocsMCPError
+from docs_mcp.tools.specs import TOOLS, tool_for
 
-#: command → the MCP tool it prints (README's command table says the same).
-TOOL_COMMANDS = {
-    "search": "search_docs",
-    "toc": "get_doc_toc",
-    "section": "get_doc_section",
-    "find": "search_in_doc",
-    "read": "get_doc_content",
-}
+
+def _people_words() -> list[tuple[re.Pattern[str], str]]:
+    """Tool and parameter names as the model reads them → the commands and options a person types."""
+    words = [(re.compile(rf"`?\b{t.name}\b`?"), f"`{program()} {t.command}`") for t in TOOLS]
+    for p in {p for t in TOOLS for p in t.params if p.flag}:
+        if p.type is bool:
+            words.append((re.compile(rf"\b{p.name}=true\b"), p.flag))
+        words.append((re.compile(rf"\b{p.name}=(?=\S)"), f"{p.flag} "))
+        words.append((re.compile(rf"\b{p.name}\b"), p.flag))
+    return words
+
+
+def for_people(text: str) -> str:
+    """A tool's message with its advice in commands: `search_docs` → `docslice search`, start_index → --start."""
+    for pattern, words in _people_words():
+        text = pattern.sub(words, text)
+    return text
 
 
 def tool_call(app: App, args: argparse.Namespace) -> Awaitable[str]:
     """The library call behind a command: the same one the MCP tool makes, with the same arguments."""
-    t = app.tools
-    match args.command:
-        case "search":
-            return t.search_docs(args.query, args.max_results, args.headings, args.source_name)
-        case "toc":
-            return t.get_doc_toc(args.url)
-        case "section":
-            return t.get_doc_section(args.url, args.section_id, args.max_length, args.start, args.code)
-        case "find":
-            return t.search_in_doc(args.url, args.query, args.max_sections, args.max_length, args.code)
-        case "read":
-            return t.get_doc_content(args.url, args.max_length, args.start, args.code)
-    raise ValueError(f"not a tool command: {args.command}")
+    spec = tool_for(args.command)
+    return getattr(app.tools, spec.name)(*(getattr(args, cli_dest(p)) for p in spec.params))
 
 
 async def run_tool_command(app: App, args: argparse.Namespace, prepare=None) -> int:
@@ -45,7 +46,7 @@ async def run_tool_command(app: App, args: argparse.Namespace, prepare=None) -> 
         try:
             text = await tool_call(app, args)
         except DocsMCPError as exc:
-            print(f"{program()}: {exc}", file=sys.stderr)
+            print(f"{program()}: {for_people(str(exc))}", file=sys.stderr)
             return 1
     finally:
         await app.tools.aclose()

@@ -1,4 +1,4 @@
-"""`docs-mcp measure`: what each tool returns for one page, in chars and tokens, as the model sees it."""
+"""`docslice measure`: what each tool returns for one page, in chars and tokens, as the model sees it."""
 
 from __future__ import annotations
 
@@ -67,57 +67,71 @@ class Meter:
         return row
 
 
+def _top_sections(doc) -> list[int]:
+    """The page's top-level sections: its shallowest headings, or a single h1's children."""
+    tops = [i for i, s in enumerate(doc.sections) if s.level == min(x.level for x in doc.sections if x.level)]
+    if len(tops) == 1:  # a single h1: its children are the top-level sections
+        tops = [i for i, s in enumerate(doc.sections) if s.parent == doc.sections[tops[0]].id] or tops
+    return tops
+
+
+async def _measure_rows(m: Meter, app, doc, url: str, query: str | None) -> Row:
+    """One row per way of reading the page; returns the whole-page read (every window followed)."""
+    await m.one("get_doc_toc", "", url=url)
+    for i in _top_sections(doc):
+        await m.one("get_doc_section", f"#{doc.sections[i].id}", url=url, section_id=doc.sections[i].id)
+    if query:
+        await m.one("search_in_doc", repr(query), url=url, query=query)
+    await m.one("get_doc_content", "first page", url=url)
+    await m.one("get_doc_content", "first page, code", url=url, include_code_blocks=True)
+    whole = await m.all_pages("get_doc_content", "all pages", url=url)
+    await m.all_pages("get_doc_content", "all pages, code", url=url, include_code_blocks=True)
+    if query:
+        await m.one("search_docs", repr(query), query=query)
+        await m.one("search_docs", repr(query) + ", headings", query=query, include_headings=True)
+        if app.index is None or not app.index.page_count():
+            for k in (-1, -2):
+                m.rows[k] = Row(**{**asdict(m.rows[k]), "note": "index empty: run `docslice index` first"})
+    else:
+        m.rows.append(Row("search_docs", "(needs --query)", 0, 0, 0, "skipped"))
+    m.rows[0] = Row("get_doc_toc", url, m.rows[0].chars, m.rows[0].tokens, 1, m.rows[0].note)
+    return whole
+
+
+async def _answer_paths(m: Meter, doc, url: str, query: str, whole: Row) -> list[tuple[str, int, int, int]]:
+    """The ways to the query's answer: search_in_doc, toc + the best section, or every window of the page."""
+    from docs_mcp.search.ranking import page_index
+
+    in_doc = next(r for r in m.rows if r.tool == "search_in_doc")
+    paths = [("search_in_doc", in_doc.chars, in_doc.tokens, 1)]
+    ranked = page_index(doc).rank(query)
+    if ranked:
+        best = doc.sections[ranked[0].index].id
+        sec, _ = await m.view("get_doc_section", url=url, section_id=best)
+        toc = m.rows[0]
+        paths.append(
+            (
+                f"get_doc_toc + get_doc_section #{best}",
+                toc.chars + len(sec),
+                toc.tokens + estimate_tokens(sec),
+                2,
+            )
+        )
+    paths.append(("get_doc_content, every page", whole.chars, whole.tokens, whole.calls))
+    return paths
+
+
 async def measure_page(app, url: str, query: str | None) -> dict[str, Any]:
     """Measure every tool on one page; returns rows and the paths to the query's answer."""
     from mcp import Client
 
-    from docs_mcp.search.ranking import page_index
     from docs_mcp.transport.server import build_server
 
     _, doc = await app.tools.document(url)
-    tops = [i for i, s in enumerate(doc.sections) if s.level == min(x.level for x in doc.sections if x.level)]
-    if len(tops) == 1:  # a single h1: its children are the top-level sections
-        tops = [i for i, s in enumerate(doc.sections) if s.parent == doc.sections[tops[0]].id] or tops
     async with Client(build_server(app.tools), mode="legacy") as client:
         m = Meter(client)
-        await m.one("get_doc_toc", "", url=url)
-        for i in tops:
-            await m.one("get_doc_section", f"#{doc.sections[i].id}", url=url, section_id=doc.sections[i].id)
-        if query:
-            await m.one("search_in_doc", repr(query), url=url, query=query)
-        await m.one("get_doc_content", "first page", url=url)
-        await m.one("get_doc_content", "first page, code", url=url, include_code_blocks=True)
-        whole = await m.all_pages("get_doc_content", "all pages", url=url)
-        await m.all_pages("get_doc_content", "all pages, code", url=url, include_code_blocks=True)
-        if query:
-            await m.one("search_docs", repr(query), query=query)
-            await m.one("search_docs", repr(query) + ", headings", query=query, include_headings=True)
-            if app.index is None or not app.index.page_count():
-                for k in (-1, -2):
-                    m.rows[k] = Row(
-                        **{**asdict(m.rows[k]), "note": "index empty: run `docslice index` first"}
-                    )
-        else:
-            m.rows.append(Row("search_docs", "(needs --query)", 0, 0, 0, "skipped"))
-        m.rows[0] = Row("get_doc_toc", url, m.rows[0].chars, m.rows[0].tokens, 1, m.rows[0].note)
-        paths = []
-        if query:
-            in_doc = next(r for r in m.rows if r.tool == "search_in_doc")
-            paths.append(("search_in_doc", in_doc.chars, in_doc.tokens, 1))
-            ranked = page_index(doc).rank(query)
-            if ranked:
-                best = doc.sections[ranked[0].index].id
-                sec, _ = await m.view("get_doc_section", url=url, section_id=best)
-                toc = m.rows[0]
-                paths.append(
-                    (
-                        f"get_doc_toc + get_doc_section #{best}",
-                        toc.chars + len(sec),
-                        toc.tokens + estimate_tokens(sec),
-                        2,
-                    )
-                )
-            paths.append(("get_doc_content, every page", whole.chars, whole.tokens, whole.calls))
+        whole = await _measure_rows(m, app, doc, url, query)
+        paths = await _answer_paths(m, doc, url, query, whole) if query else []
     return {
         "url": doc.url,
         "title": doc.title,

@@ -17,10 +17,13 @@ class ProgressBar:
         self.stream = stream
         self.tty = stream.isatty()
         self.last = 0.0
+        self.drawn = False
 
     def __call__(self, p: Progress) -> None:
         now = time.monotonic()
         final = p.finished is not None
+        if not self.drawn and p.done <= p.failed and p.discovered <= 1:
+            return  # nothing read yet: a dead source says why, with no bar drawn first
         if p.waiting and not final:
             self.stream.write(
                 f"{p.source}: waiting for another docslice process (pid {p.waiting}) building this source; "
@@ -31,6 +34,7 @@ class ProgressBar:
         if not final and now - self.last < (0.1 if self.tty else 2.0):
             return
         self.last = now
+        self.drawn = True
         total = max(p.discovered, p.done, 1)
         rate = p.done / p.elapsed if p.elapsed > 0 else 0.0
         eta = (total - p.done) / rate if rate > 0 else 0.0

@@ -5,19 +5,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from datetime import UTC, datetime
 from typing import Protocol
 
 from docs_mcp import settings as C
-from docs_mcp.convert.outline import outline_line
-from docs_mcp.errors import DeadlineExceeded, DocsMCPError, InvalidArgument, ParseError, echo
+from docs_mcp.errors import DeadlineExceeded, DocsMCPError, InvalidArgument, ParseError
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Location, SourceSet
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.text.budget import clamp_length, clamp_range, open_fence, paginate, truncate
+from docs_mcp.text.budget import clamp_length, open_fence, paginate
+from docs_mcp.tools import specs
 from docs_mcp.tools.cache import DocumentCache
 from docs_mcp.tools.cpu import CPUPool
+from docs_mcp.tools.search_answer import answer, search_cache
 
 __all__ = ["DocsTools", "DocumentStore", "SearchHit", "Searcher"]
 
@@ -45,10 +45,6 @@ CODE_OMITTED = "code omitted: include_code_blocks=true shows it"
 
 def _clip(text: str, size: int = 100) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
-
-
-def _fmt_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
 
 
 class DocsTools:
@@ -246,7 +242,7 @@ class DocsTools:
             raise InvalidArgument("query is empty: say what you are looking for, e.g. 'timeout parameter'")
         _, doc = await self.document(url)
         limit = clamp_length(max_length, self.cap)
-        count = clamp_range(max_sections, 1, C.MAX_SECTIONS)
+        count = specs.MAX_SECTIONS.clamp(max_sections)
         return await asyncio.to_thread(self._search_in_doc, doc, query, count, limit, include_code_blocks)
 
     def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
@@ -266,51 +262,17 @@ class DocsTools:
             raise InvalidArgument("query is empty: describe what you need, e.g. 'configure retries'")
         if source:
             self.sources.get(source)  # validates the name
-        limit = clamp_range(max_results, 1, C.MAX_RESULTS)
+        limit = specs.MAX_RESULTS.clamp(max_results)
         if self.searcher is not None:
             hits = await asyncio.to_thread(self.searcher.search, query, limit, source or None)
             status = self.searcher.status_line()
         else:
-            hits = await asyncio.to_thread(self._search_cache, query, limit, source or None)
+            hits = await asyncio.to_thread(search_cache, self.cache.documents(), query, limit, source or None)
             status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
                 self.search_note or "no site index; run `docslice index` for site-wide search"
             )
-        # An agent's query may be megabytes long: echo() cuts it.
-        if not hits:
-            return f"search_docs {echo(query)}: no match. {status}. Try other words or fewer of them."
         multi = len(self.sources.sources) > 1
-        blocks = []
-        for n, h in enumerate(hits, 1):
-            path = " > ".join(h.section_path)
-            path = f" — {path}" if path and path != h.title else ""
-            src = f" · source {h.source}" if multi else ""
-            anchor = f"#{h.section_id}" if h.section_id else ""
-            blocks.append(
-                f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
-                f"   {h.snippet}"
-            )
-        head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"
-        if include_headings:
-            blocks = self._with_headings(hits, blocks, self.cap - len(head) - sum(len(b) + 2 for b in blocks))
-        return head + "\n\n" + "\n\n".join(blocks)
-
-    def _with_headings(self, hits: list[SearchHit], blocks: list[str], budget: int) -> list[str]:
-        """Each hit's outline, ≤ HEADINGS_CAP entries (h1–h3 only when longer), and all within the budget."""
-        share = max(0, budget) // max(1, len(hits))
-        out = []
-        for h, block in zip(hits, blocks, strict=True):
-            heads = self._headings_for(h.url)
-            if len(heads) > C.HEADINGS_CAP:
-                heads = [x for x in heads if x[0] <= C.HEADINGS_FALLBACK_MAX_LEVEL]
-            shown = heads[: C.HEADINGS_CAP]
-            lines = ["     " + outline_line(lv, title, sid) for lv, sid, title in shown]
-            text = "\n".join(lines)
-            if len(text) > share:
-                text, _ = truncate(text, max(0, share - 40))
-            omitted = len(heads) - text.count("\n") - (1 if text else 0)
-            note = f"\n     (+{omitted} more: get_doc_toc)" if omitted > 0 and share > 40 else ""
-            out.append(f"{block}\n   headings:\n{text}{note}" if text else block)
-        return out
+        return answer(query, hits, status, multi, self._headings_for if include_headings else None, self.cap)
 
     def _headings_for(self, url: str) -> list[tuple[int, str, str]]:
         if self.searcher is not None:
@@ -323,31 +285,3 @@ class DocsTools:
             return []
         doc = self.cache.peek(loc.key)
         return [(s.level, s.id, s.title) for s in doc.sections if s.level] if doc else []
-
-    def _search_cache(self, query: str, limit: int, source: str | None) -> list[SearchHit]:
-        """Fallback search over the documents already in memory."""
-        from docs_mcp.search.ranking import page_index
-        from docs_mcp.search.snippets import snippet
-
-        hits = []
-        for doc in self.cache.documents():
-            if source and doc.source != source:
-                continue
-            ranked = page_index(doc).rank(query)
-            if ranked:
-                best = ranked[0]
-                sec = doc.sections[best.index]
-                hits.append(
-                    SearchHit(
-                        doc.url,
-                        doc.title,
-                        sec.id,
-                        tuple(doc.short_path(best.index)),
-                        snippet(sec.text, query),
-                        doc.source,
-                        doc.fetched_at,
-                        best.score,
-                    )
-                )
-        hits.sort(key=lambda h: -h.score)
-        return hits[:limit]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import logging
 import re
@@ -23,6 +24,7 @@ from docs_mcp import settings as C
 from docs_mcp.errors import DocsMCPError, InvalidArgument, echo
 from docs_mcp.text.budget import truncate
 from docs_mcp.tools.docs import DocsTools
+from docs_mcp.tools.specs import TOOLS, Param, ToolSpec
 
 log = logging.getLogger("docs_mcp")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -43,27 +45,11 @@ everything, and follow next_start_index.
 Responses are capped; code blocks are left out unless include_code_blocks=true (each leaves a \
 [code: lang, N lines] note)."""
 
-URL = Annotated[
-    str,
-    Field(
-        description="Page URL under a configured root (a search result's url), or a path "
-        "relative to a local root. A #fragment names a section or definition (get_doc_content starts there)."
-    ),
-]
-QUERY = Annotated[str, Field(description="What you are looking for, in words.")]
-MAX_LENGTH = Annotated[
-    int,
-    Field(
-        description=f"Max content chars (default {C.DEFAULT_MAX_LENGTH}; 0 = the cap; capped server-side)."
-    ),
-]
-START = Annotated[
-    int, Field(description="Offset to start from: a previous next_start_index or a passage offset.", ge=0)
-]
-CODE = Annotated[
-    bool, Field(description="Include code blocks (off: prose and plain-text output only, much shorter).")
-]
 _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
+#: The name clients show (serverInfo.name); the `docs-mcp` command is an alias of the same program.
+SERVER_NAME = "docslice"
+#: Tools that report the site index's build progress while it runs.
+_REPORTS_BUILD = frozenset({"search_docs"})
 
 
 async def _call(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]], **inputs: object) -> str:
@@ -154,6 +140,46 @@ class DocsServer(MCPServer):
             await low.run(read, write, low.create_initialization_options())
 
 
+def _field(param: Param) -> inspect.Parameter:
+    """A tool parameter as the SDK reads it: annotated type, description, schema bound, default."""
+    field = Field(description=param.description, ge=param.minimum)
+    return inspect.Parameter(
+        param.name,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        annotation=Annotated[param.type, field],
+        default=inspect.Parameter.empty if param.required else param.default,
+    )
+
+
+def _tool(tools: DocsTools, spec: ToolSpec) -> Callable[..., Awaitable[str]]:
+    """The MCP handler of one tool, its signature built from the tool's declaration (see tools/specs.py)."""
+
+    async def handler(ctx: Context, **arguments: object) -> str:
+        if spec.name in _REPORTS_BUILD:
+            await _report_build(tools, ctx)
+        method = getattr(tools, spec.name)
+        values = [arguments[p.name] for p in spec.params]  # in call order, as DocsTools declares them
+        return await _call(tools, spec.name, lambda: method(*values), **arguments)
+
+    params = [
+        *map(_field, spec.params),
+        inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
+    ]
+    handler.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
+    handler.__annotations__ = {"ctx": Context, "return": str}
+    handler.__name__ = handler.__qualname__ = spec.name
+    return handler
+
+
+async def _report_build(tools: DocsTools, ctx: Context) -> None:
+    """While the index is being built, a progress notification says how far it is."""
+    progress = getattr(tools.searcher, "progress", None)
+    if progress is not None:
+        done, total = progress()
+        if total and done < total:
+            await ctx.report_progress(done, total, f"indexed {done} of ~{total} pages")
+
+
 def build_server(tools: DocsTools, on_start=None) -> MCPServer:
     """An MCPServer exposing the five tools over `tools`; `on_start` runs inside the server's lifespan."""
 
@@ -167,96 +193,12 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
                 task.cancel()
             await tools.aclose()
 
-    mcp = DocsServer("docs-mcp", instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan)
-
-    @mcp.tool(structured_output=False, annotations=_READ_ONLY)
-    async def search_docs(
-        query: QUERY,
-        ctx: Context,
-        max_results: Annotated[int, Field(description=f"Hits, 1-{C.MAX_RESULTS}.")] = C.DEFAULT_MAX_RESULTS,
-        include_headings: Annotated[
-            bool, Field(description=f"Add each page's headings (≤{C.HEADINGS_CAP}).")
-        ] = False,
-        source: Annotated[str | None, Field(description="Only this named source.")] = None,
-    ) -> str:
-        """Search the documentation site(s). Returns pages with the url#section of their best section, its \
-heading path and a short snippet. Name APIs as written (time.sleep, round(), -O): the page defining them \
-ranks first. Next: get_doc_section or search_in_doc on a hit."""
-        progress = getattr(tools.searcher, "progress", None)
-        if progress is not None:
-            done, total = progress()
-            if total and done < total:
-                await ctx.report_progress(done, total, f"indexed {done} of ~{total} pages")
-        return await _call(
-            tools,
-            "search_docs",
-            lambda: tools.search_docs(query, max_results, include_headings, source),
-            query=query,
-            source=source,
+    mcp = DocsServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan)
+    for spec in TOOLS:
+        mcp.add_tool(
+            _tool(tools, spec),
+            description=spec.description,
+            annotations=_READ_ONLY,
+            structured_output=False,
         )
-
-    @mcp.tool(structured_output=False, annotations=_READ_ONLY)
-    async def search_in_doc(
-        url: URL,
-        query: QUERY,
-        max_sections: Annotated[
-            int, Field(description=f"Sections, 1-{C.MAX_SECTIONS}.")
-        ] = C.DEFAULT_MAX_SECTIONS,
-        max_length: MAX_LENGTH = C.DEFAULT_MAX_LENGTH,
-        include_code_blocks: CODE = False,
-    ) -> str:
-        """The sections of one page that best match a query (long sections: only the matching passages, \
-with offsets for get_doc_section's start_index). Cheapest way to answer a question from a known page."""
-        return await _call(
-            tools,
-            "search_in_doc",
-            lambda: tools.search_in_doc(url, query, max_sections, max_length, include_code_blocks),
-            url=url,
-            query=query,
-        )
-
-    @mcp.tool(structured_output=False, annotations=_READ_ONLY)
-    async def get_doc_toc(url: URL) -> str:
-        """A page's outline: title, size, and every heading with its section id and size in chars."""
-        return await _call(tools, "get_doc_toc", lambda: tools.get_doc_toc(url), url=url)
-
-    @mcp.tool(structured_output=False, annotations=_READ_ONLY)
-    async def get_doc_section(
-        url: URL,
-        section_id: Annotated[
-            str,
-            Field(
-                description="Any id on the page (from get_doc_toc, a url's #fragment, a definition like re.sub) "
-                "or a heading's text."
-            ),
-        ],
-        max_length: MAX_LENGTH = C.DEFAULT_MAX_LENGTH,
-        start_index: START = 0,
-        include_code_blocks: CODE = False,
-    ) -> str:
-        """One section with its subsections as markdown. When cut, the header gives next_start_index."""
-        return await _call(
-            tools,
-            "get_doc_section",
-            lambda: tools.get_doc_section(url, section_id, max_length, start_index, include_code_blocks),
-            url=url,
-            section_id=section_id,
-        )
-
-    @mcp.tool(structured_output=False, annotations=_READ_ONLY)
-    async def get_doc_content(
-        url: URL,
-        max_length: MAX_LENGTH = C.DEFAULT_MAX_LENGTH,
-        start_index: START = 0,
-        include_code_blocks: CODE = False,
-    ) -> str:
-        """A whole page as markdown, one window at a time: follow next_start_index until 'end of content'. \
-Prefer search_in_doc or get_doc_section."""
-        return await _call(
-            tools,
-            "get_doc_content",
-            lambda: tools.get_doc_content(url, max_length, start_index, include_code_blocks),
-            url=url,
-        )
-
     return mcp

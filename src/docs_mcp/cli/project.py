@@ -1,0 +1,71 @@
+"""Sources remembered between commands: $DOCS_MCP_SOURCE, else `source` in a .docslice.toml here or above."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from docs_mcp.errors import InvalidArgument
+
+#: One source per line (a newline, not the path separator: `:` is in every URL and in `name:path`).
+ENV = "DOCS_MCP_SOURCE"
+PROJECT_FILE = ".docslice.toml"
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The `--source` values to use when none is given, and where they were found."""
+
+    specs: tuple[str, ...]
+    origin: str
+
+
+def remembered_sources(cwd: Path | None = None, environ: Mapping[str, str] = os.environ) -> Remembered | None:
+    """$DOCS_MCP_SOURCE when set, else the nearest .docslice.toml from `cwd` up; None when neither is."""
+    lines = tuple(line.strip() for line in environ.get(ENV, "").splitlines() if line.strip())
+    if lines:
+        return Remembered(lines, f"${ENV}")
+    here = (cwd or Path.cwd()).absolute()
+    for folder in (here, *here.parents):
+        path = folder / PROJECT_FILE
+        if path.is_file():
+            return Remembered(_read(path), str(path))
+    return None
+
+
+def _read(path: Path) -> tuple[str, ...]:
+    """The file's `source` list (or one string), folders made absolute from the file's own folder."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InvalidArgument(f"{path} cannot be read: {exc}") from None
+    unknown = sorted(set(data) - {"source"})
+    value = data.get("source")
+    specs = [value] if isinstance(value, str) else value
+    if unknown or not isinstance(specs, list) or not specs or not all(isinstance(s, str) for s in specs):
+        raise InvalidArgument(
+            f'{path}: write the docs roots as `source = ["https://…/docs/", "NAME=./folder"]` '
+            f"(a list of --source values; nothing else is read{', not ' + ', '.join(unknown) if unknown else ''})"
+        )
+    return tuple(_anchored(s.strip(), path.parent) for s in specs)
+
+
+def _anchored(spec: str, base: Path) -> str:
+    """A folder relative to the file's own folder, made absolute; a URL or anything else stays as it is."""
+    if spec.lower().startswith(("http://", "https://")):
+        return spec
+    folder = _folder(spec, base)
+    if folder is not None:
+        return str(folder)
+    name, sep, rest = spec.partition("=")  # NAME=folder
+    folder = _folder(rest, base) if sep else None
+    return f"{name}={folder}" if folder is not None else spec  # --source's own checks say what is wrong
+
+
+def _folder(text: str, base: Path) -> Path | None:
+    path = Path(text).expanduser()
+    path = path if path.is_absolute() else base / path
+    return path.resolve() if text and path.is_dir() else None

@@ -1,0 +1,100 @@
+"""search_docs's answer: hits with their status line and optional headings, and the search over cached pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from docs_mcp import settings as C
+from docs_mcp.convert.outline import outline_line
+from docs_mcp.errors import echo
+from docs_mcp.model.document import Document
+from docs_mcp.model.hits import SearchHit
+from docs_mcp.text.budget import truncate
+
+#: A page's headings: (level, id, title), in page order.
+Headings = list[tuple[int, str, str]]
+
+
+def _fmt_time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
+
+
+def answer(
+    query: str,
+    hits: list[SearchHit],
+    status: str,
+    multi: bool,
+    headings: Callable[[str], Headings] | None,
+    cap: int,
+) -> str:
+    """The text search_docs returns: a header with the status, then one block per hit (and its headings)."""
+    # An agent's query may be megabytes long: echo() cuts it.
+    if not hits:
+        return f"search_docs {echo(query)}: no match. {status}. Try other words or fewer of them."
+    blocks = []
+    for n, h in enumerate(hits, 1):
+        path = " > ".join(h.section_path)
+        path = f" — {path}" if path and path != h.title else ""
+        src = f" · source {h.source}" if multi else ""
+        anchor = f"#{h.section_id}" if h.section_id else ""
+        blocks.append(
+            f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
+            f"   {h.snippet}"
+        )
+    head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"
+    if headings is not None:
+        blocks = _with_headings(hits, blocks, cap - len(head) - sum(len(b) + 2 for b in blocks), headings)
+    return head + "\n\n" + "\n\n".join(blocks)
+
+
+def _with_headings(
+    hits: list[SearchHit], blocks: list[str], budget: int, headings: Callable[[str], Headings]
+) -> list[str]:
+    """Each hit's outline, ≤ HEADINGS_CAP entries (h1–h3 only when longer), and all within the budget."""
+    share = max(0, budget) // max(1, len(hits))
+    out = []
+    for h, block in zip(hits, blocks, strict=True):
+        heads = headings(h.url)
+        if len(heads) > C.HEADINGS_CAP:
+            heads = [x for x in heads if x[0] <= C.HEADINGS_FALLBACK_MAX_LEVEL]
+        shown = heads[: C.HEADINGS_CAP]
+        lines = ["     " + outline_line(lv, title, sid) for lv, sid, title in shown]
+        text = "\n".join(lines)
+        if len(text) > share:
+            text, _ = truncate(text, max(0, share - 40))
+        omitted = len(heads) - text.count("\n") - (1 if text else 0)
+        note = f"\n     (+{omitted} more: get_doc_toc)" if omitted > 0 and share > 40 else ""
+        out.append(f"{block}\n   headings:\n{text}{note}" if text else block)
+    return out
+
+
+def search_cache(
+    documents: Iterable[Document], query: str, limit: int, source: str | None
+) -> list[SearchHit]:
+    """Fallback search over the documents already in memory."""
+    from docs_mcp.search.ranking import page_index
+    from docs_mcp.search.snippets import snippet
+
+    hits = []
+    for doc in documents:
+        if source and doc.source != source:
+            continue
+        ranked = page_index(doc).rank(query)
+        if ranked:
+            best = ranked[0]
+            sec = doc.sections[best.index]
+            hits.append(
+                SearchHit(
+                    doc.url,
+                    doc.title,
+                    sec.id,
+                    tuple(doc.short_path(best.index)),
+                    snippet(sec.text, query),
+                    doc.source,
+                    doc.fetched_at,
+                    best.score,
+                )
+            )
+    hits.sort(key=lambda h: -h.score)
+    return hits[:limit]

@@ -1,0 +1,171 @@
+"""The five tools and their parameters, declared once: the MCP schema, the CLI commands and the docs derive them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from docs_mcp import settings as C
+from docs_mcp.text.budget import clamp_range
+
+#: The default of a parameter the caller must give (a positional argument on the command line).
+REQUIRED: Any = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool parameter: the MCP schema field, the CLI argument and the docs' row are built from it."""
+
+    name: str
+    type: Any  # int, str, bool, or str | None
+    #: What the model reads in tools/list; `--help` shows it too, unless `help` words it for people.
+    description: str
+    default: Any = REQUIRED
+    #: The command line's option; None: a positional argument.
+    flag: str | None = None
+    #: Values outside are clamped into it server-side (no validation error).
+    bounds: tuple[int, int] | None = None
+    #: Values below are refused by the schema's validation.
+    minimum: int | None = None
+    metavar: str | None = None
+    #: `--help`'s wording when the description speaks to the model (of tools, not commands).
+    help: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def cli_help(self) -> str:
+        return self.help or self.description
+
+    def clamp(self, value: int) -> int:
+        """The value within `bounds`."""
+        assert self.bounds is not None, self.name
+        return clamp_range(value, *self.bounds)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool: its MCP name and description, its CLI command, and its parameters in call order."""
+
+    name: str
+    command: str
+    #: One line for `--help` and the README's command table.
+    summary: str
+    description: str
+    params: tuple[Param, ...]
+
+    def param(self, name: str) -> Param:
+        return next(p for p in self.params if p.name == name)
+
+
+URL = Param(
+    "url",
+    str,
+    "Page URL under a configured root (a search result's url), or a path relative to a local root. "
+    "A #fragment names a section or definition (get_doc_content starts there).",
+    help="page URL or path under a source; a #fragment names a section (`read` starts there)",
+)
+QUERY = Param("query", str, "What you are looking for, in words.")
+MAX_LENGTH = Param(
+    "max_length",
+    int,
+    f"Max content chars (default {C.DEFAULT_MAX_LENGTH}; 0 = the cap; capped server-side).",
+    C.DEFAULT_MAX_LENGTH,
+    "--max-length",
+    metavar="N",
+)
+START = Param(
+    "start_index",
+    int,
+    "Offset to start from: a previous next_start_index or a passage offset.",
+    0,
+    "--start",
+    minimum=0,
+    metavar="N",
+)
+CODE = Param(
+    "include_code_blocks",
+    bool,
+    "Include code blocks (off: prose and plain-text output only, much shorter).",
+    False,
+    "--code",
+)
+MAX_RESULTS = Param(
+    "max_results",
+    int,
+    f"Hits, 1-{C.MAX_RESULTS}.",
+    C.DEFAULT_MAX_RESULTS,
+    "--max-results",
+    bounds=(1, C.MAX_RESULTS),
+    metavar="N",
+)
+HEADINGS = Param(
+    "include_headings", bool, f"Add each page's headings (≤{C.HEADINGS_CAP}).", False, "--headings"
+)
+SOURCE = Param("source", str | None, "Only this named source.", None, "--source-name", metavar="NAME")
+MAX_SECTIONS = Param(
+    "max_sections",
+    int,
+    f"Sections, 1-{C.MAX_SECTIONS}.",
+    C.DEFAULT_MAX_SECTIONS,
+    "--max-sections",
+    bounds=(1, C.MAX_SECTIONS),
+    metavar="N",
+)
+SECTION_ID = Param(
+    "section_id",
+    str,
+    "Any id on the page (from get_doc_toc, a url's #fragment, a definition like re.sub) or a heading's text.",
+    metavar="ID",
+    help="any id on the page (from `toc`, a url's #fragment, a definition like re.sub) or a heading's text",
+)
+
+SEARCH_DOCS = ToolSpec(
+    "search_docs",
+    "search",
+    "search the documentation site(s), as search_docs",
+    "Search the documentation site(s). Returns pages with the url#section of their best section, its heading "
+    "path and a short snippet. Name APIs as written (time.sleep, round(), -O): the page defining them ranks "
+    "first. Next: get_doc_section or search_in_doc on a hit.",
+    (QUERY, MAX_RESULTS, HEADINGS, SOURCE),
+)
+SEARCH_IN_DOC = ToolSpec(
+    "search_in_doc",
+    "find",
+    "the sections of one page that best match a query, as search_in_doc",
+    "The sections of one page that best match a query (long sections: only the matching passages, with "
+    "offsets for get_doc_section's start_index). Cheapest way to answer a question from a known page.",
+    (URL, QUERY, MAX_SECTIONS, MAX_LENGTH, CODE),
+)
+GET_DOC_TOC = ToolSpec(
+    "get_doc_toc",
+    "toc",
+    "a page's outline with section ids and sizes, as get_doc_toc",
+    "A page's outline: title, size, and every heading with its section id and size in chars.",
+    (URL,),
+)
+GET_DOC_SECTION = ToolSpec(
+    "get_doc_section",
+    "section",
+    "one section of a page, as get_doc_section",
+    "One section with its subsections as markdown. When cut, the header gives next_start_index.",
+    (URL, SECTION_ID, MAX_LENGTH, START, CODE),
+)
+GET_DOC_CONTENT = ToolSpec(
+    "get_doc_content",
+    "read",
+    "a whole page as markdown, one window at a time, as get_doc_content",
+    "A whole page as markdown, one window at a time: follow next_start_index until 'end of content'. "
+    "Prefer search_in_doc or get_doc_section.",
+    (URL, MAX_LENGTH, START, CODE),
+)
+
+#: In the order tools/list gives them.
+TOOLS = (SEARCH_DOCS, SEARCH_IN_DOC, GET_DOC_TOC, GET_DOC_SECTION, GET_DOC_CONTENT)
+
+
+def tool_for(command: str) -> ToolSpec:
+    """The tool behind a CLI command (`search` → search_docs)."""
+    return next(t for t in TOOLS if t.command == command)

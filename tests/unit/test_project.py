@@ -1,0 +1,90 @@
+"""project: sources remembered in $DOCS_MCP_SOURCE or a .docslice.toml, so commands need no --source."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SITE
+
+from docs_mcp.cli.project import remembered_sources
+from docs_mcp.errors import InvalidArgument
+
+
+def test_the_variable_holds_one_source_per_line(tmp_path):
+    env = {"DOCS_MCP_SOURCE": "pg=https://www.postgresql.org/docs/15/\n\n  https://docs.python.org/3/  \n"}
+    found = remembered_sources(tmp_path, env)
+    assert found is not None and found.origin == "$DOCS_MCP_SOURCE"
+    assert found.specs == ("pg=https://www.postgresql.org/docs/15/", "https://docs.python.org/3/")
+
+
+def test_the_nearest_project_file_is_read_from_a_subfolder_with_folders_relative_to_it(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    (tmp_path / ".docslice.toml").write_text(
+        'source = ["pg=https://www.postgresql.org/docs/15/", "./docs", "mine=docs"]\n', encoding="utf-8"
+    )
+    found = remembered_sources(tmp_path / "src" / "deep", {})
+    assert found is not None and found.origin == str(tmp_path / ".docslice.toml")
+    docs = (tmp_path / "docs").resolve()
+    assert found.specs == ("pg=https://www.postgresql.org/docs/15/", str(docs), f"mine={docs}")
+
+
+def test_the_variable_wins_over_the_project_file(tmp_path):
+    (tmp_path / ".docslice.toml").write_text('source = "https://a.example/docs/"\n', encoding="utf-8")
+    assert remembered_sources(tmp_path, {}).specs == ("https://a.example/docs/",)
+    assert remembered_sources(tmp_path, {"DOCS_MCP_SOURCE": "https://b.example/"}).specs == (
+        "https://b.example/",
+    )
+
+
+def test_a_blank_variable_counts_as_unset(tmp_path):
+    (tmp_path / ".docslice.toml").write_text('source = "https://a.example/docs/"\n', encoding="utf-8")
+    assert remembered_sources(tmp_path, {"DOCS_MCP_SOURCE": " \n"}).specs == ("https://a.example/docs/",)
+
+
+@pytest.mark.parametrize(
+    "text", ['sources = ["https://a.example/"]\n', "source = 3\n", "source = []\n", "source = [\n"]
+)
+def test_a_project_file_with_anything_but_a_source_list_is_refused_naming_itself(tmp_path, text):
+    (tmp_path / ".docslice.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidArgument, match=r"\.docslice\.toml"):
+        remembered_sources(tmp_path, {})
+
+
+def docslice(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "docs_mcp", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DOCS_MCP_CACHE_DIR": str(cwd / "cache"), **env},
+        timeout=120,
+    )
+
+
+def test_commands_run_without_source_in_a_project_that_remembers_it(tmp_path):
+    (tmp_path / ".docslice.toml").write_text(f"source = [{str(SITE)!r}]\n", encoding="utf-8")
+    run = docslice("section", "seed.html", "chart-datum", cwd=tmp_path, env={})
+    assert run.returncode == 0, run.stderr
+    assert "### Chart datum" in run.stdout
+
+
+def test_sources_from_the_variable_serve_a_command_and_the_command_line_wins(tmp_path):
+    run = docslice("toc", "seed.html", cwd=tmp_path, env={"DOCS_MCP_SOURCE": str(SITE)})
+    assert run.returncode == 0 and run.stdout.startswith("# Tidal datums"), run.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    run = docslice(
+        "toc", "seed.html", "--source", str(other), cwd=tmp_path, env={"DOCS_MCP_SOURCE": str(SITE)}
+    )
+    assert run.returncode == 1 and "seed.html" in run.stderr
+
+
+def test_without_any_source_the_error_says_where_sources_can_be_remembered(tmp_path):
+    run = docslice("toc", "seed.html", cwd=tmp_path, env={})
+    assert run.returncode == 2
+    assert "--source" in run.stderr and "DOCS_MCP_SOURCE" in run.stderr and ".docslice.toml" in run.stderr
