@@ -123,7 +123,7 @@ async def index_if_empty(app: App) -> None:
         say(app.index_notice)
     if app.index is None:
         return
-    from docs_mcp.store.index import Scope
+    from docs_mcp.store.interface import Scope
 
     empty = [s for s in app.sources.sources if not app.index.page_count(Scope.of([s]))]
     if empty:

@@ -23,9 +23,7 @@ from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Builds, Progress, failure
 from docs_mcp.search.semantic import active_model, encode_sections
 from docs_mcp.settings import MAX_RETRY_AFTER, ROBOTS_MAX_BYTES, SEMANTIC_FILL_BATCH, USER_AGENT, Settings
-from docs_mcp.store.index import PageState, Scope, SiteIndex
-from docs_mcp.store.indexfile import build_lock
-from docs_mcp.store.vectorrows import put_vectors, without_vectors
+from docs_mcp.store.interface import PageState, Scope, Store
 
 __all__ = ["Indexer", "Progress", "digest", "generated"]
 
@@ -45,7 +43,7 @@ class Indexer:
         sources: SourceSet,
         settings: Settings,
         fetcher: Fetcher,
-        index: SiteIndex,
+        index: Store,
         workers: int | None = None,
         builds: Builds | None = None,
     ):
@@ -130,7 +128,7 @@ class Indexer:
         this one then finds its pages fresh instead of crawling the site again."""
         prog = Progress(source.name, source.root)
         self.builds.begin(prog)
-        lock = build_lock(self.index, source.root)
+        lock = self.index.build_lock(source.root)
         try:
             while not lock.try_acquire():
                 if not prog.waiting:
@@ -217,7 +215,7 @@ class Build:
         loop, after = asyncio.get_running_loop(), 0
         try:
             while pages := await self._in_store(
-                without_vectors, self.index, model, self.scope, SEMANTIC_FILL_BATCH, after
+                self.index.without_vectors, model, self.scope, SEMANTIC_FILL_BATCH, after
             ):
                 # In-process (one worker) they run on the store's thread: never in the pool searches use.
                 run_on = self.executor or self.store
@@ -225,7 +223,7 @@ class Build:
                     *(loop.run_in_executor(run_on, encode_sections, rows, model) for _, rows in pages)
                 )
                 rows = [(pid, blob) for (pid, _), blob in zip(pages, blobs, strict=True)]
-                await self._in_store(put_vectors, self.index, model, rows)
+                await self._in_store(self.index.put_vectors, model, rows)
                 after = pages[-1][0]
         except IndexUnavailable as exc:
             self.prog.errors.append(f"section vectors (the semantic extra) not stored: {exc}")

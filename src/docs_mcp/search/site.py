@@ -18,7 +18,7 @@ from docs_mcp.model.hits import SearchHit
 from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
 from docs_mcp.search.ranker import SiteRanker
 from docs_mcp.search.semantic import active_model, embedder
-from docs_mcp.store.index import Scope, SiteIndex, key_prefix
+from docs_mcp.store.interface import Scope, Store, key_prefix
 
 
 def _day(ts: float) -> str:
@@ -64,7 +64,7 @@ class SourceStatus:
 class SiteSearch:
     """What search_docs needs from the index (search, headings, status) and where tools load stored pages."""
 
-    def __init__(self, index: SiteIndex, sources: SourceSet, builds: Builds | None = None):
+    def __init__(self, index: Store, sources: SourceSet, builds: Builds | None = None):
         self.index = index
         self.sources = sources
         self.builds = builds or Builds()
