@@ -1,10 +1,14 @@
-"""Build locks: one build of a root at a time across the processes sharing a cache folder."""
+"""Build locks: one build of a root at a time across the processes sharing a cache folder (filelock: an
+OS lock on every platform, dropped by the kernel when its process dies), and no lock file left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 
 def build_lock(index_path: Path, root: str) -> FileBuildLock:
@@ -14,26 +18,28 @@ def build_lock(index_path: Path, root: str) -> FileBuildLock:
 
 
 class FileBuildLock:
-    """An advisory file lock (flock) held for one build; the kernel drops it if the process dies."""
+    """Held for one build; the file names the holder's pid while held and is removed when it is released."""
 
     def __init__(self, path: Path):
         self.path = path
-        self._fd: int | None = None
+        self._lock = FileLock(path, thread_local=False, blocking=False, on_acquired=self._mark)
+        #: (device, inode) of the file this process holds locked: only that file is removed on release.
+        self._held: tuple[int, int] | None = None
+
+    def _mark(self, fd: int) -> None:
+        """Write our pid into the lock file, for the message of a build that waits for us."""
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        info = os.fstat(fd)
+        self._held = (info.st_dev, info.st_ino)
 
     def try_acquire(self) -> bool:
         try:
-            import fcntl
-        except ImportError:  # no flock (Windows): builds only coordinate through SQLite's own locking
-            return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
+            self._lock.acquire()
+        except Timeout:
             return False
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._fd = fd
+        except OSError:  # a file system without OS locks: builds only coordinate through SQLite's locking
+            return True
         return True
 
     def holder(self) -> str:
@@ -44,6 +50,14 @@ class FileBuildLock:
             return ""
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the descriptor releases the flock
-            self._fd = None
+        if not self._lock.is_locked:
+            return
+        # Removed while still locked: a process that opened the old file finds it unlinked once it gets the
+        # lock (filelock checks) and opens the path again. Windows' filelock removes the file itself.
+        if os.name == "posix" and self._held is not None:
+            with contextlib.suppress(OSError):
+                info = self.path.stat()
+                if (info.st_dev, info.st_ino) == self._held:
+                    self.path.unlink()
+        self._held = None
+        self._lock.release()
