@@ -13,16 +13,22 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TypeVar
 from urllib.parse import urlsplit
-from urllib.robotparser import RobotFileParser
 
 from docs_mcp.crawl.digest import digest, generated, lower_priority, worker_init
 from docs_mcp.errors import DocsMCPError, FetchError, IndexDamaged, IndexUnavailable, PageNotFound, RetryLater
-from docs_mcp.fetch.discovery import in_scope, local_pages, parse_llms_txt, parse_robots, parse_sitemap
+from docs_mcp.fetch.discovery import (
+    Robots,
+    in_scope,
+    local_pages,
+    parse_llms_txt,
+    parse_robots,
+    parse_sitemap,
+)
 from docs_mcp.fetch.fetching import Fetcher, RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Builds, Progress, failure
 from docs_mcp.search.semantic import active_model, encode_sections
-from docs_mcp.settings import MAX_RETRY_AFTER, ROBOTS_MAX_BYTES, SEMANTIC_FILL_BATCH, USER_AGENT, Settings
+from docs_mcp.settings import MAX_RETRY_AFTER, ROBOTS_MAX_BYTES, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
 
 __all__ = ["Indexer", "Progress", "digest", "generated"]
@@ -172,7 +178,7 @@ class Build:
         self.store = store
         self.scope = Scope.of([source])
         self.known: dict[str, PageState] = {}
-        self.robots: RobotFileParser | None = None
+        self.robots: Robots | None = None
         self.crawl = False
         self.seen: set[str] = set()
         self.resolved: dict[str, str | None] = {}
@@ -290,7 +296,7 @@ class Build:
         prog, index = self.prog, self.index
         if self.stopped:
             return
-        if self.robots is not None and not self.robots.can_fetch(USER_AGENT, key):
+        if self.robots is not None and not self.robots.allows(key):
             prog.robots_skipped += 1
             return
         loc = Location(self.source, key)
@@ -347,7 +353,7 @@ class Build:
         self.prog.note_error(f"{loc.key}: still rate-limited after retries", "rate-limited (429/503)")
         return None
 
-    async def _discover(self) -> tuple[RobotFileParser | None, list[str], str]:
+    async def _discover(self) -> tuple[Robots | None, list[str], str]:
         """robots.txt, then sitemaps, then llms.txt; a link crawl from the root when neither lists pages.
 
         Every discovery file is fetched on the source's own origin only, redirects included: robots.txt
@@ -360,7 +366,7 @@ class Build:
         sitemap_urls = [source.root + "sitemap.xml"]
         body = await fetcher.fetch_file(host_root + "robots.txt", source, ROBOTS_MAX_BYTES)
         if body is not None:
-            robots, named = parse_robots(body.decode("utf-8", "replace"), host_root + "robots.txt")
+            robots, named = parse_robots(body.decode("utf-8", "replace"))
             sitemap_urls = named + [u for u in sitemap_urls if u not in named]
         pages: list[str] = []
         fetched = 0
