@@ -79,6 +79,7 @@ class Build:
                 self.shared.fetcher, self.sources, self.source, self.settings.max_body_bytes
             )
             self.robots, seeds, prog.method = found.robots, found.keys, found.method
+            prog.discovery = found.problems
             self.crawl = prog.method == "crawl"
         self.enqueue(seeds)
         tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
@@ -126,6 +127,8 @@ class Build:
                     prog.cause = f"{prog.unwritten:,} pages could not be stored in the index"
                 elif prog.robots_skipped:
                     prog.cause = f"robots.txt disallows its pages ({prog.robots_skipped:,} skipped)"
+                elif prog.not_found:
+                    prog.cause = f"its {len(prog.not_found):,} listed pages are not found on the site (404)"
                 elif not prog.failed:
                     prog.cause = "no page found under the root"
             self.index.set_meta(BUILD_META + self.source.root, prog.outcome().to_json())
@@ -195,9 +198,10 @@ class Build:
             if state:  # it was indexed and is gone now (404/410): it leaves the index
                 await self._in_store(index.remove, uid)
                 prog.removed += 1
-            else:
-                root = key == self.source.root
-                prog.note_error(f"broken link: {exc}", "404 at the root" if root else "", str(exc))
+            elif key == self.source.root:
+                prog.note_error(f"broken link: {exc}", "404 at the root", str(exc))
+            else:  # a link on the site to a page it does not have: the site's broken link, not our failure
+                prog.not_found.append(key)
             return
         if raw is None:
             return

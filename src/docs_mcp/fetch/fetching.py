@@ -17,7 +17,6 @@ import httpx
 
 from docs_mcp.errors import (
     DeadlineExceeded,
-    DocsMCPError,
     FetchError,
     NotDocumentation,
     PageNotFound,
@@ -172,7 +171,9 @@ class Fetcher:
     # --- discovery files --------------------------------------------------------------------------
     async def fetch_file(self, url: str, source: Source, limit: int | None = None) -> bytes | None:
         """A discovery file (robots.txt, sitemap, llms.txt) on `source`'s own origin, at most `limit` bytes
-        (the rest is cut); None when absent, failing, or sent (or redirected) anywhere else."""
+        (the rest is cut). None when absent (a 4xx answer) or not on the origin (refused, redirects included:
+        never obeyed); FetchError when it cannot be read (no answer, a 5xx or 429, the deadline, a corrupt
+        body), so discovery can say why it found few pages."""
         try:
             first = self.sources.discovery_url(url, source)
             return await self._within_deadline(
@@ -185,17 +186,20 @@ class Fetcher:
                     lambda _, u, resp: self._read_file(u, resp, limit or self.settings.max_body_bytes),
                 ),
             )
-        except DocsMCPError:  # refused, failing or too slow: the file counts as absent, never obeyed
+        except URLNotAllowed:
             return None
 
     async def _read_file(self, url: str, resp: httpx.Response, limit: int) -> bytes | None:
-        if resp.status_code != 200:
+        status = resp.status_code
+        if status == 429 or status >= 500:
+            raise FetchError(f"HTTP {status}")
+        if status != 200:
             return None
         coding = coding_of(resp.headers.get_list("content-encoding"), _clip(url))
         try:
             return await read_body(resp.aiter_raw(), coding, limit, truncate=True)
         except CorruptBody:
-            return None
+            raise FetchError(f"a corrupt {coding} body") from None
 
     # --- the guarded exchange ---------------------------------------------------------------------
     async def _within_deadline(self, url: str, work: Awaitable[T]) -> T:
