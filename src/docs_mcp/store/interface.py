@@ -68,7 +68,10 @@ class SectionRow(NamedTuple):
 
 
 class Reads(Protocol):
-    """Reads of one consistent snapshot of the index (`Store.reading()`)."""
+    """Reads of one consistent snapshot of the index (`Store.reading()`).
+
+    Page ids are never reused (a rewritten page gets a new id), so callers may memoize per id.
+    """
 
     # --- pages and builds ---
     def meta(self, key: str) -> str | None: ...
