@@ -113,3 +113,18 @@ async def test_a_gzip_file_bomb_sitemap_is_inflated_only_up_to_the_limit(tmp_pat
         tracemalloc.stop()
     assert origin.url + "docs/page.html" in indexed(indexer)
     assert peak < 30_000_000, f"peak {peak:,} bytes for a 100 MB bomb"
+
+
+async def test_a_crawl_obeys_robots_wildcards_and_the_longest_rule(tmp_path, make_origin):
+    # urllib.robotparser took `*` and `$` literally and let the first rule in file order win: it crawled
+    # page.html and skipped guide/intro.html.
+    robots = (
+        b"User-agent: *\nDisallow: /docs/*.html$\nDisallow: /docs/guide/\nAllow: /docs/guide/intro.html\n"
+    )
+    origin = make_origin({"/robots.txt": static(robots, "text/plain")})
+    indexer, report = await index_root(tmp_path, origin)
+    keys = indexed(indexer)
+    assert origin.url + "docs/guide/intro.html" in keys
+    assert origin.url + "docs/page.html" not in keys
+    assert "/docs/page.html" not in origin.requests
+    assert report.robots_skipped == 1

@@ -143,7 +143,7 @@ async def test_an_index_built_without_the_extra_gets_its_vectors_on_the_next_run
         without_extra(m)
         await build(app)
     assert count(app, VECTORS) == 0
-    monkeypatch.setattr("docs_mcp.crawl.indexer.SEMANTIC_FILL_BATCH", 3)  # several batches
+    monkeypatch.setattr("docs_mcp.crawl.build.SEMANTIC_FILL_BATCH", 3)  # several batches
     again = app_for(tmp_path / "c", site.url)
     await build(again)  # every page is fresh: nothing is fetched, only the vectors are filled in
     assert count(again, VECTORS) == count(again, LISTED) > 5

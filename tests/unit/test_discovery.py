@@ -142,14 +142,57 @@ sitemap: https://ex.org/docs/sitemap-2.xml
 
 
 def test_robots_disallow_rules_are_applied():
-    parser, _ = parse_robots(ROBOTS, "https://ex.org/robots.txt")
-    assert not parser.can_fetch("docs-mcp", "https://ex.org/docs/private/keys.html")
-    assert parser.can_fetch("docs-mcp", "https://ex.org/docs/public.html")
+    robots, _ = parse_robots(ROBOTS)
+    assert not robots.allows("https://ex.org/docs/private/keys.html", "docs-mcp")
+    assert robots.allows("https://ex.org/docs/public.html", "docs-mcp")
 
 
 def test_robots_sitemap_lines_are_returned_whatever_their_case():
-    _, sitemaps = parse_robots(ROBOTS, "https://ex.org/robots.txt")
+    _, sitemaps = parse_robots(ROBOTS)
     assert sitemaps == ["https://ex.org/sitemap.xml", "https://ex.org/docs/sitemap-2.xml"]
+
+
+# The standard library's parser (urllib.robotparser) read these wrong: it takes `*` and `$` literally and
+# applies the first matching rule in file order; RFC 9309 has wildcards and the longest match winning.
+WILDCARDS = """User-agent: *
+Disallow: /*.pdf$
+Disallow: /private*/
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("/guide/manual.pdf", False),
+        ("/guide/manual.pdf.html", True),  # `$`: the rule ends at .pdf
+        ("/private/keys.html", False),
+        ("/private-notes/keys.html", False),
+        ("/privately.html", True),  # `/private*/` needs a slash after the wildcard
+        ("/guide/index.html", True),
+    ],
+)
+def test_robots_wildcards_and_end_anchors_follow_rfc_9309(path, allowed):
+    robots, _ = parse_robots(WILDCARDS)
+    assert robots.allows("https://ex.org" + path) is allowed
+
+
+@pytest.mark.parametrize("order", ["disallow first", "allow first"])
+def test_robots_the_longest_matching_rule_wins_whatever_the_order(order):
+    rules = ["Disallow: /docs/", "Allow: /docs/public"]
+    if order == "allow first":
+        rules.reverse()
+    robots, _ = parse_robots("User-agent: *\n" + "\n".join(rules) + "\n")
+    assert robots.allows("https://ex.org/docs/public/intro.html")
+    assert robots.allows("https://ex.org/docs/public.html")
+    assert not robots.allows("https://ex.org/docs/internal.html")
+    assert robots.allows("https://ex.org/blog/post.html")
+
+
+def test_robots_a_group_for_docslice_replaces_the_group_for_everyone():
+    robots, _ = parse_robots("User-agent: *\nDisallow: /a/\n\nUser-agent: docslice\nDisallow: /b/\n")
+    assert robots.allows("https://ex.org/a/page.html")
+    assert not robots.allows("https://ex.org/b/page.html")
+    assert not robots.allows("https://ex.org/a/page.html", "other-bot")
 
 
 # --- local_pages ---------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ async def _index(args: argparse.Namespace) -> int:
     for r in reports:
         print(summary(r))
     print(
-        f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.path}"
+        f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.location}"
     )
     problems = [v for v in map(verdict, reports) if v]
     for problem in problems:

@@ -51,7 +51,12 @@ class ProgressBar:
         self.stream.flush()
 
 
+#: Links not found on the site named in a summary (the rest are counted).
+NOT_FOUND_LISTED = 5
+
+
 def summary(p: Progress) -> str:
+    """What a build did, for people: counts, then the site's broken links, unread discovery files, errors."""
     parts = [
         f"{p.fetched:,} fetched",
         f"{p.not_modified:,} unchanged (304)",
@@ -66,11 +71,22 @@ def summary(p: Progress) -> str:
     if p.unwritten:
         parts.append(f"{p.unwritten:,} not stored")
     text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s — " + ", ".join(parts)
+    if p.not_found:
+        text += f"\n  links not found on the site: {len(p.not_found):,} (list: {_first(p.not_found, p.root)})"
+    if p.discovery and p.reached:
+        text += f"\n  ! could not read {', '.join(p.discovery)}; pages found via {p.method}"
     for err in p.errors[:5]:
         text += f"\n  ! {err}"
     if len(p.errors) > 5:
         text += f"\n  … and {len(p.errors) - 5} more"
     return text
+
+
+def _first(keys: list[str], root: str) -> str:
+    """The first few keys, under their root when they are (a site's links are long), then how many more."""
+    shown = [k.removeprefix(root) or k for k in keys[:NOT_FOUND_LISTED]]
+    more = len(keys) - len(shown)
+    return ", ".join(shown) + (f", … {more:,} more" if more else "")
 
 
 def verdict(p: Progress) -> str:
@@ -94,6 +110,10 @@ def build_line(p: Progress) -> str:
     problem = verdict(p)
     if problem:
         return f"{line} · {problem.partition(': ')[2]}"
+    if p.not_found:
+        line += f" · links not found on the site: {len(p.not_found):,}"
+    if p.discovery:
+        line += f" · could not read {', '.join(p.discovery)}"
     return f"{line} · first error: {p.detail}" if p.detail else line
 
 
@@ -110,6 +130,8 @@ def start_line(state: SourceStatus, auto_index: bool) -> str:
         head += f"; last build: {problem.split(': ', 1)[1]}"
     elif state.last is not None and state.last.failed:
         head += f"; last build: {state.last.failed:,} failed ({state.last.error})"
+    if not problem and state.last is not None and state.last.discovery:
+        head += f"; last build could not read {state.last.discovery}"
     if auto_index:
         return (
             head + "; refreshing in the background" if state.pages else head + "; building in the background"
@@ -127,7 +149,7 @@ async def index_if_empty(app: App) -> None:
         say(app.index_notice)
     if app.index is None:
         return
-    from docs_mcp.store.index import Scope
+    from docs_mcp.store.interface import Scope
 
     empty = [s for s in app.sources.sources if not app.index.page_count(Scope.of([s]))]
     if empty:

@@ -18,7 +18,7 @@ from docs_mcp.text.terms import tokenize
 def prepare_page(
     key: str, doc: Document, listed: bool = True, links: list[str] | None = None
 ) -> PreparedPage:
-    """Tokenize and compress a page for `SiteIndex.write` (the CPU part of storing it: ~200 ms a large page)."""
+    """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page)."""
     rows, fts = [], []
     df: dict[str, int] = {}
     for i, s in enumerate(doc.sections):

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit, urlunsplit
-from urllib.robotparser import RobotFileParser
 
 from lxml import etree
+from protego import Protego
 
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.bodies import gunzip
 from docs_mcp.fetch.sources import Source, SourceSet
-from docs_mcp.settings import LOCAL_SUFFIXES, MAX_BODY_BYTES
+from docs_mcp.settings import LOCAL_SUFFIXES, MAX_BODY_BYTES, USER_AGENT
 
 #: Links to these are assets or downloads, never documentation pages: not worth a request.
 SKIP_EXTENSIONS = frozenset(
@@ -131,13 +132,21 @@ def parse_llms_txt(text: str, base: str) -> list[str]:
     return [urljoin(base, m.group(2)) for m in _LLMS_LINK.finditer(text)]
 
 
-def parse_robots(text: str, url: str) -> tuple[RobotFileParser, list[str]]:
-    """A robots.txt parser and the sitemaps it names."""
-    parser = RobotFileParser(url)
-    lines = text.splitlines()
-    parser.parse(lines)
-    sitemaps = [line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("sitemap:")]
-    return parser, sitemaps
+@dataclass(frozen=True)
+class Robots:
+    """A site's robots.txt rules as RFC 9309 reads them (Protego, Scrapy's parser): `*` and `$` wildcards, and
+    the longest matching rule wins (an `Allow` inside a broader `Disallow` allows)."""
+
+    rules: Protego
+
+    def allows(self, url: str, agent: str = USER_AGENT) -> bool:
+        return self.rules.can_fetch(url, agent)
+
+
+def parse_robots(text: str) -> tuple[Robots, list[str]]:
+    """A robots.txt's rules and the sitemaps it names."""
+    rules = Protego.parse(text)
+    return Robots(rules), list(rules.sitemaps)
 
 
 def local_pages(source: Source, limit: int) -> list[str]:

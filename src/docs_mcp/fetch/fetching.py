@@ -7,11 +7,8 @@ request has a total deadline, and each origin gets a bounded share of the connec
 from __future__ import annotations
 
 import asyncio
-import os
-import stat
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 from urllib.parse import urljoin, urlsplit
@@ -20,7 +17,6 @@ import httpx
 
 from docs_mcp.errors import (
     DeadlineExceeded,
-    DocsMCPError,
     FetchError,
     NotDocumentation,
     PageNotFound,
@@ -30,6 +26,8 @@ from docs_mcp.errors import (
     echo,
 )
 from docs_mcp.fetch.bodies import BodyTooLarge, CorruptBody, coding_of, decode, read_body
+from docs_mcp.fetch.local import read_local
+from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.settings import ACCEPT_ENCODING, HTML_TYPES, MARKDOWN_TYPES, MAX_REDIRECTS, USER_AGENT, Settings
 
@@ -38,19 +36,6 @@ __all__ = ["Fetcher", "RawPage", "decode", "kind_for"]
 _REDIRECTS = (301, 302, 303, 307, 308)  # httpx counts 304 as one
 T = TypeVar("T")
 C = TypeVar("C")
-
-
-@dataclass(frozen=True)
-class RawPage:
-    """A fetched body, decoded, with what a conditional refresh needs."""
-
-    location: Location
-    text: str
-    kind: str  # "html" | "markdown"
-    etag: str = ""
-    last_modified: str = ""
-    fetched_at: float = 0.0
-    not_modified: bool = False
 
 
 def _clip(url: str, limit: int = 300) -> str:
@@ -146,19 +131,7 @@ class Fetcher:
                 time.time(),
                 not_modified=True,
             )
-        if status in (404, 410):
-            raise PageNotFound(
-                f"{_clip(url)} returned HTTP {status} (not found); use search_docs to find the right page"
-            )
-        if status in (429, 503):
-            raise RetryLater(
-                f"{_clip(url)} returned HTTP {status}; the site asks to slow down, retry later",
-                _retry_after(resp.headers.get("retry-after", "")),
-            )
-        if status >= 500:
-            raise FetchError(f"{_clip(url)} returned HTTP {status}; the site is failing, retry later")
-        if status >= 300:
-            raise FetchError(f"{_clip(url)} returned HTTP {status}; this page cannot be read")
+        _check_status(url, resp)
         ctype = resp.headers.get("content-type", "")
         kind = kind_for(ctype, url)
         if kind is None:
@@ -198,7 +171,9 @@ class Fetcher:
     # --- discovery files --------------------------------------------------------------------------
     async def fetch_file(self, url: str, source: Source, limit: int | None = None) -> bytes | None:
         """A discovery file (robots.txt, sitemap, llms.txt) on `source`'s own origin, at most `limit` bytes
-        (the rest is cut); None when absent, failing, or sent (or redirected) anywhere else."""
+        (the rest is cut). None when absent (a 4xx answer) or not on the origin (refused, redirects included:
+        never obeyed); FetchError when it cannot be read (no answer, a 5xx or 429, the deadline, a corrupt
+        body), so discovery can say why it found few pages."""
         try:
             first = self.sources.discovery_url(url, source)
             return await self._within_deadline(
@@ -211,17 +186,20 @@ class Fetcher:
                     lambda _, u, resp: self._read_file(u, resp, limit or self.settings.max_body_bytes),
                 ),
             )
-        except DocsMCPError:  # refused, failing or too slow: the file counts as absent, never obeyed
+        except URLNotAllowed:
             return None
 
     async def _read_file(self, url: str, resp: httpx.Response, limit: int) -> bytes | None:
-        if resp.status_code != 200:
+        status = resp.status_code
+        if status == 429 or status >= 500:
+            raise FetchError(f"HTTP {status}")
+        if status != 200:
             return None
         coding = coding_of(resp.headers.get_list("content-encoding"), _clip(url))
         try:
             return await read_body(resp.aiter_raw(), coding, limit, truncate=True)
         except CorruptBody:
-            return None
+            raise FetchError(f"a corrupt {coding} body") from None
 
     # --- the guarded exchange ---------------------------------------------------------------------
     async def _within_deadline(self, url: str, work: Awaitable[T]) -> T:
@@ -278,61 +256,22 @@ class Fetcher:
         raise FetchError(f"{echo(url)}: more than {MAX_REDIRECTS} redirects; the page cannot be read")
 
 
-def read_local(loc: Location, last_modified: str, limit: int) -> RawPage:
-    """A page of a local source: a regular file only (a FIFO, device or socket is refused without blocking)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    key = echo(loc.key)
-    try:
-        fd = os.open(loc.path, flags)
-    except (FileNotFoundError, NotADirectoryError):
+def _check_status(url: str, resp: httpx.Response) -> None:
+    """Raise what a page's non-2xx answer means: gone, slow down, failing, or unreadable."""
+    status = resp.status_code
+    if status in (404, 410):
         raise PageNotFound(
-            f"{key} does not exist under {loc.source.root}; use get_doc_toc or search_docs "
-            "to find existing pages"
-        ) from None
-    except OSError as exc:
-        raise FetchError(f"{key} cannot be opened: {exc.strerror or exc.__class__.__name__}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotDocumentation(
-                f"{key} is {_file_kind(info.st_mode)}, not a regular file; only documentation files are read"
-            )
-        mtime = str(int(info.st_mtime))
-        if last_modified and last_modified == mtime:
-            return RawPage(loc, "", "html", last_modified=mtime, fetched_at=time.time(), not_modified=True)
-        if info.st_size > limit:
-            raise PageTooLarge(
-                f"{key} is {info.st_size:,} bytes, over the {limit:,}-byte limit; "
-                "raise --max-body-bytes or pick a smaller page"
-            )
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:  # it grew since fstat
-            raise PageTooLarge(f"{key} is over the {limit:,}-byte limit; raise --max-body-bytes")
-    except OSError as exc:
-        raise FetchError(f"{key} cannot be read: {exc.strerror or exc.__class__.__name__}") from None
-    finally:
-        os.close(fd)
-    kind = "markdown" if loc.path.suffix.lower() == ".md" else "html"
-    return RawPage(loc, decode(b"".join(chunks), None), kind, last_modified=mtime, fetched_at=time.time())
-
-
-def _file_kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
+            f"{_clip(url)} returned HTTP {status} (not found); use search_docs to find the right page"
+        )
+    if status in (429, 503):
+        raise RetryLater(
+            f"{_clip(url)} returned HTTP {status}; the site asks to slow down, retry later",
+            _retry_after(resp.headers.get("retry-after", "")),
+        )
+    if status >= 500:
+        raise FetchError(f"{_clip(url)} returned HTTP {status}; the site is failing, retry later")
+    if status >= 300:
+        raise FetchError(f"{_clip(url)} returned HTTP {status}; this page cannot be read")
 
 
 def _retry_after(value: str) -> float:

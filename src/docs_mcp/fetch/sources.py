@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import errno
-import ipaddress
-import re
-import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.errors import DocsMCPError, InvalidArgument, URLNotAllowed, echo
+from docs_mcp.fetch.names import default_name, explicit_name, folder_name
 from docs_mcp.fetch.urls import HttpURL, UnsafeURL, parse_http
-from docs_mcp.settings import (
-    GENERIC_FOLDER_NAMES,
-    GENERIC_NAME_PARTS,
-    LOCAL_SUFFIXES,
-    MAX_URL_CHARS,
-    SOURCE_NAME_MAX,
-)
-
-_NAME_RE = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
+from docs_mcp.settings import LOCAL_SUFFIXES, MAX_URL_CHARS
 
 
 @dataclass(frozen=True)
@@ -56,7 +46,7 @@ def parse_source(spec: str) -> Source:
     spec = spec.strip()
     if not spec:
         raise InvalidArgument("empty --source")
-    name = _explicit_name(spec)
+    name = explicit_name(spec)
     if name:
         spec = spec.split("=", 1)[1]
     if spec.lower().startswith(("http://", "https://")):
@@ -71,11 +61,11 @@ def parse_source(spec: str) -> Source:
         # A root that names a page ("…/index.html") scopes to the page's directory.
         path = path.rsplit("/", 1)[0] + "/" if "." in last else path.rstrip("/") + "/"
         root = HttpURL(url.scheme, url.host, url.port, path).key
-        return Source(name or _default_name(root), root, False)
+        return Source(name or default_name(root), root, False)
     directory = Path(spec).expanduser().resolve()
     if not directory.is_dir():
         raise InvalidArgument(f"--source {spec!r} is neither an http(s) URL nor an existing directory")
-    return Source(name or _folder_name(directory), str(directory), True)
+    return Source(name or folder_name(directory), str(directory), True)
 
 
 def _climbs_out(relative: str) -> bool:
@@ -89,49 +79,6 @@ def _climbs_out(relative: str) -> bool:
         elif seg not in ("", "."):
             depth += 1
     return False
-
-
-def _explicit_name(spec: str) -> str | None:
-    """The NAME of a `NAME=URL|DIR` spec (a URL's own `=` never counts)."""
-    m = _NAME_RE.match(spec.strip())
-    return m.group(1) if m and not spec.strip().lower().startswith(("http://", "https://")) else None
-
-
-def _default_name(root: str) -> str:
-    """'https://docs.python.org/3/' → 'python-3': host labels (no www/docs/TLD), then path segments."""
-    parts = urlsplit(root)
-    host = parts.hostname or ""
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-        ip = True
-    except ValueError:
-        loopback = ip = False
-    words: list[str] = []
-    if not ip and host != "localhost":
-        labels = host.split(".")
-        words = [x for x in (labels[:-1] if len(labels) > 1 else labels) if x not in GENERIC_NAME_PARTS]
-    words += [seg for seg in unquote(parts.path).split("/") if seg and seg.lower() not in GENERIC_NAME_PARTS]
-    name = _clean_name("-".join(words))
-    if not name:  # an address with nothing to go by: name the machine and its port
-        machine = "localhost" if loopback else host
-        name = _clean_name(f"{machine}-{parts.port}" if parts.port else machine) or "site"
-    if len(name) > SOURCE_NAME_MAX:
-        name = name[:SOURCE_NAME_MAX].rsplit("-", 1)[0] or name[:SOURCE_NAME_MAX]
-    return name
-
-
-def _folder_name(directory: Path) -> str:
-    """A folder's own name, or its parent's when it is a generic output folder (html, docs, _build…)."""
-    for folder in (directory, *directory.parents):
-        if folder.name.lower() not in GENERIC_FOLDER_NAMES and _clean_name(folder.name):
-            return _clean_name(folder.name)[:SOURCE_NAME_MAX]
-    return "local"
-
-
-def _clean_name(text: str) -> str:
-    """Lowercase ASCII letters, digits, `.` and `_`, other runs as one `-` ('Über Uns' → 'uber-uns')."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9_.]+", "-", ascii_text.lower()).strip("-.")
 
 
 def _unique_names(sources: list[Source], explicit: frozenset[int]) -> list[Source]:
@@ -162,7 +109,7 @@ class SourceSet:
 
     @classmethod
     def from_specs(cls, specs: list[str]) -> SourceSet:
-        explicit = frozenset(i for i, s in enumerate(specs) if _explicit_name(s))
+        explicit = frozenset(i for i, s in enumerate(specs) if explicit_name(s))
         return cls([parse_source(s) for s in specs], explicit)
 
     def get(self, name: str) -> Source:

@@ -28,6 +28,10 @@ class Outcome:
     cause: str = ""
     #: The first error of the build, short.
     error: str = ""
+    #: Links to pages the site answers 404/410 for: its own broken links, not a failure of the build.
+    not_found: int = 0
+    #: Discovery files that could not be read, and why ("/docs/sitemap.xml (HTTP 503)"), ", " between them.
+    discovery: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -73,6 +77,11 @@ class Progress:
     detail: str = ""
     #: Pages of the source in the index when the build ended.
     pages: int = 0
+    #: Keys the site answered 404/410 for that were never indexed: links to pages that do not exist.
+    not_found: list[str] = field(default_factory=list)
+    #: Discovery files (robots.txt, sitemaps, llms.txt) that could not be read, as opposed to absent
+    #: (a 4xx): "/robots.txt (connection refused)", "/docs/sitemap.xml (HTTP 503)".
+    discovery: list[str] = field(default_factory=list)
 
     @property
     def elapsed(self) -> float:
@@ -82,7 +91,13 @@ class Progress:
     def reached(self) -> bool:
         """The site answered at least once (a 404 is an answer), or nothing failed to reach it."""
         answered = (
-            self.fetched + self.not_modified + self.redirected + self.removed + self.failed - self.unanswered
+            self.fetched
+            + self.not_modified
+            + self.redirected
+            + self.removed
+            + len(self.not_found)
+            + self.failed
+            - self.unanswered
         )
         return answered > 0 or self.unanswered == 0
 
@@ -95,7 +110,18 @@ class Progress:
             self.cause, self.detail = cause, _short(detail or message)
 
     def outcome(self) -> Outcome:
-        return Outcome(time.time(), self.reached, self.fetched, self.failed, self.cause, self.detail)
+        # An unreachable site's discovery files failed like its pages: the cause says it all.
+        discovery = _short(", ".join(self.discovery)) if self.reached else ""
+        return Outcome(
+            time.time(),
+            self.reached,
+            self.fetched,
+            self.failed,
+            self.cause,
+            self.detail,
+            len(self.not_found),
+            discovery,
+        )
 
 
 def _short(text: str) -> str:

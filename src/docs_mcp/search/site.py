@@ -18,7 +18,7 @@ from docs_mcp.model.hits import SearchHit
 from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
 from docs_mcp.search.ranker import SiteRanker
 from docs_mcp.search.semantic import active_model, embedder
-from docs_mcp.store.index import Scope, SiteIndex, key_prefix
+from docs_mcp.store.interface import Scope, Store, key_prefix
 
 
 def _day(ts: float) -> str:
@@ -60,11 +60,17 @@ class SourceStatus:
         )
         return f"source {self.source.name} unreachable: {why} at {_clock(self.last.at)}; {kept}"
 
+    def discovery_note(self) -> str:
+        """'the last build of X could not read /docs/sitemap.xml (HTTP 503)': why it may have found few pages."""
+        if self.building or self.last is None or not self.last.discovery:
+            return ""
+        return f"the last build of {self.source.name} could not read {self.last.discovery}"
+
 
 class SiteSearch:
     """What search_docs needs from the index (search, headings, status) and where tools load stored pages."""
 
-    def __init__(self, index: SiteIndex, sources: SourceSet, builds: Builds | None = None):
+    def __init__(self, index: Store, sources: SourceSet, builds: Builds | None = None):
         self.index = index
         self.sources = sources
         self.builds = builds or Builds()
@@ -156,11 +162,13 @@ class SiteSearch:
                 names = ", ".join(s.source.name for s in building if s not in waiting)
                 parts.append(f"building: finding the pages of {names}, results may be incomplete")
         parts += [p for p in (s.problem() for s in states) if p]
+        notes = [n for n in (s.discovery_note() for s in states) if n]
         if parts:
-            return "; ".join(parts)
+            return "; ".join(parts + notes)
         pages = sum(s.pages for s in states)
         if not pages:
-            return (
+            empty = (
                 "the index is empty (run `docslice index --source …`, or start the server without --no-index)"
             )
-        return f"index: {pages:,} pages"
+            return "; ".join([empty, *notes])
+        return "; ".join([f"index: {pages:,} pages", *notes])

@@ -1,8 +1,7 @@
-"""The index file on disk: damage checks, moving a damaged file aside, opening with recovery, build locks."""
+"""The index file on disk: damage checks, moving a damaged file aside, opening with recovery."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass
@@ -83,45 +82,3 @@ def open_index(path: Path, fresh_seconds: float = 7 * 86400) -> Opened:
     except (IndexUnavailable, IndexVersionError) as exc:
         return Opened(None, f"{damaged}; {aside}, but no new index can be made: {exc}", True)
     return Opened(index, f"{damaged}; {aside}, and a new one is built", True)
-
-
-def build_lock(index: SiteIndex, root: str) -> BuildLock:
-    """The lock one build of `root` holds, so concurrent runs take turns instead of crawling together."""
-    digest = hashlib.sha1(root.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return BuildLock(index.path.with_name(f"{index.path.name}.build-{digest}.lock"))
-
-
-class BuildLock:
-    """An advisory file lock (flock) held for one build; the kernel drops it if the process dies."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._fd: int | None = None
-
-    def try_acquire(self) -> bool:
-        try:
-            import fcntl
-        except ImportError:  # no flock (Windows): builds only coordinate through SQLite's own locking
-            return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return False
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._fd = fd
-        return True
-
-    def holder(self) -> str:
-        """The pid written by the process holding the lock ("" if unknown)."""
-        try:
-            return self.path.read_text().strip()
-        except OSError:
-            return ""
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the descriptor releases the flock
-            self._fd = None

@@ -1,0 +1,240 @@
+"""One build of one source: discovery, the page queue, and what happens to each page (fetched
+conditionally, digested in a worker process, stored on the store's thread)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import TypeVar
+
+from docs_mcp.crawl.digest import digest
+from docs_mcp.crawl.discover import discover
+from docs_mcp.errors import DocsMCPError, FetchError, IndexDamaged, IndexUnavailable, PageNotFound, RetryLater
+from docs_mcp.fetch.discovery import Robots, in_scope, local_pages
+from docs_mcp.fetch.fetching import Fetcher, RawPage
+from docs_mcp.fetch.sources import Location, Source, SourceSet
+from docs_mcp.model.progress import BUILD_META, Progress, failure
+from docs_mcp.search.semantic import active_model, encode_sections
+from docs_mcp.settings import MAX_RETRY_AFTER, SEMANTIC_FILL_BATCH, Settings
+from docs_mcp.store.interface import PageState, Scope, Store
+
+ProgressFn = Callable[[Progress], None]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BuildRun:
+    """What the builds of one indexer run share: configuration, fetcher, store, and where work runs."""
+
+    sources: SourceSet
+    settings: Settings
+    fetcher: Fetcher
+    index: Store
+    refresh: bool
+    on_progress: ProgressFn | None
+    #: The parsing processes (None: parse in this process, on the store's thread).
+    executor: Executor | None
+    #: The one thread that calls the store: writes wait for each other there, not in a shared pool.
+    store: Executor
+
+
+class Build:
+    """One build of one source: discovery, the page queue, and what happens to each page."""
+
+    def __init__(self, run: BuildRun, source: Source, prog: Progress):
+        self.shared = run
+        self.index = run.index
+        self.sources = run.sources
+        self.settings = run.settings
+        self.source = source
+        self.prog = prog
+        self.refresh = run.refresh
+        self.on_progress = run.on_progress
+        self.executor = run.executor
+        self.store = run.store
+        self.scope = Scope.of([source])
+        self.known: dict[str, PageState] = {}
+        self.robots: Robots | None = None
+        self.crawl = False
+        self.seen: set[str] = set()
+        self.resolved: dict[str, str | None] = {}
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.stopped = False
+
+    async def _in_store(self, fn: Callable[..., T], *args: object) -> T:
+        """Run an index call on the store's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.store, fn, *args)
+
+    async def run(self) -> Progress:
+        prog = self.prog
+        self.known = {p.key: p for p in await self._in_store(self.index.pages, self.scope)}
+        if self.source.is_local:
+            prog.method = "folder"
+            seeds = local_pages(self.source, self.settings.crawl_limit)
+        else:
+            found = await discover(
+                self.shared.fetcher, self.sources, self.source, self.settings.max_body_bytes
+            )
+            self.robots, seeds, prog.method = found.robots, found.keys, found.method
+            prog.discovery = found.problems
+            self.crawl = prog.method == "crawl"
+        self.enqueue(seeds)
+        tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
+        try:
+            await self.queue.join()
+            await self._fill_vectors()
+        finally:
+            for t in tasks:
+                t.cancel()
+            prog.finished = time.monotonic()
+            await self._in_store(self._conclude)
+            if self.on_progress:
+                self.on_progress(prog)
+        return prog
+
+    async def _fill_vectors(self) -> None:
+        """Section vectors for pages indexed before the `semantic` extra was installed, computed in the
+        workers like a page's rows; nothing to do (one query) once every listed page has them."""
+        model = active_model()
+        if model is None or self.stopped:
+            return
+        loop, after = asyncio.get_running_loop(), 0
+        try:
+            while pages := await self._in_store(
+                self.index.without_vectors, model, self.scope, SEMANTIC_FILL_BATCH, after
+            ):
+                # In-process (one worker) they run on the store's thread: never in the pool searches use.
+                run_on = self.executor or self.store
+                blobs = await asyncio.gather(
+                    *(loop.run_in_executor(run_on, encode_sections, rows, model) for _, rows in pages)
+                )
+                rows = [(pid, blob) for (pid, _), blob in zip(pages, blobs, strict=True)]
+                await self._in_store(self.index.put_vectors, model, rows)
+                after = pages[-1][0]
+        except IndexUnavailable as exc:
+            self.prog.errors.append(f"section vectors (the semantic extra) not stored: {exc}")
+
+    def _conclude(self) -> None:
+        """Count what the source has now, name why it has nothing, and store the outcome for every process."""
+        prog = self.prog
+        try:
+            prog.pages = self.index.page_count(self.scope)
+            if not prog.pages and not prog.cause:
+                if prog.unwritten:
+                    prog.cause = f"{prog.unwritten:,} pages could not be stored in the index"
+                elif prog.robots_skipped:
+                    prog.cause = f"robots.txt disallows its pages ({prog.robots_skipped:,} skipped)"
+                elif prog.not_found:
+                    prog.cause = f"its {len(prog.not_found):,} listed pages are not found on the site (404)"
+                elif not prog.failed:
+                    prog.cause = "no page found under the root"
+            self.index.set_meta(BUILD_META + self.source.root, prog.outcome().to_json())
+        except IndexUnavailable as exc:
+            prog.errors.append(f"the outcome of this build could not be stored: {exc}")
+
+    # --- the queue -----------------------------------------------------------------------------------
+    def enqueue(self, keys: list[str]) -> None:
+        for key in keys:
+            if key not in self.seen and len(self.seen) < self.settings.crawl_limit:
+                self.seen.add(key)
+                self.queue.put_nowait(key)
+        self.prog.discovered = len(self.seen)
+
+    def follow(self, urls: list[str]) -> None:
+        if self.crawl:
+            self.enqueue([k for k in map(self._in_scope, urls) if k])
+
+    def _in_scope(self, url: str) -> str | None:
+        """in_scope, once per distinct link: navigation repeats the same ~200 links on every page, and
+        resolving them all again cost 11 s of the event loop's time on a 527-page crawl."""
+        url = url.partition("#")[0]  # in_scope drops the fragment too: `page.html#a` and `#b` are one page
+        if url not in self.resolved:
+            self.resolved[url] = in_scope(self.sources, self.source, url)
+        return self.resolved[url]
+
+    async def worker(self) -> None:
+        prog = self.prog
+        while True:
+            key = await self.queue.get()
+            try:
+                await self.page(key)
+            except IndexUnavailable as exc:
+                prog.unwritten += 1
+                prog.errors.append(f"{key}: not stored: {exc}")
+                # A damaged file fails every later write too: the rest of the queue is not fetched for nothing.
+                self.stopped = self.stopped or isinstance(exc, IndexDamaged)
+            except DocsMCPError as exc:
+                prog.note_error(f"{key}: {exc}", *failure(exc))
+            except Exception as exc:  # one bad page must not stop the build; say what happened
+                prog.note_error(f"{key}: unexpected {exc.__class__.__name__}: {exc}")
+            finally:
+                prog.done += 1
+                if self.on_progress:
+                    self.on_progress(prog)
+                self.queue.task_done()
+
+    # --- one page --------------------------------------------------------------------------------------
+    async def page(self, key: str) -> None:
+        prog, index = self.prog, self.index
+        if self.stopped:
+            return
+        if self.robots is not None and not self.robots.allows(key):
+            prog.robots_skipped += 1
+            return
+        loc = Location(self.source, key)
+        uid = loc.uid
+        state = self.known.get(uid)
+        age = time.time() - state.fetched_at if state else None
+        if state and not self.refresh and age is not None and age < self.settings.index_ttl_days * 86400:
+            prog.fresh += 1
+            self.follow(await self._in_store(index.links, uid))
+            return
+        try:
+            raw = await self._fetch(loc, state.etag if state else "", state.last_modified if state else "")
+        except PageNotFound as exc:
+            if state:  # it was indexed and is gone now (404/410): it leaves the index
+                await self._in_store(index.remove, uid)
+                prog.removed += 1
+            elif key == self.source.root:
+                prog.note_error(f"broken link: {exc}", "404 at the root", str(exc))
+            else:  # a link on the site to a page it does not have: the site's broken link, not our failure
+                prog.not_found.append(key)
+            return
+        if raw is None:
+            return
+        final = in_scope(self.sources, self.source, raw.location.key) if raw.location.key != key else key
+        if final and final != key:  # redirected within the source: indexed once, at its final address
+            if state:
+                await self._in_store(index.remove, uid)
+            prog.redirected += 1
+            self.enqueue([final])  # fetched again there unless already queued (the crawl limit still holds)
+            return
+        if raw.not_modified:
+            prog.not_modified += 1
+            await self._in_store(index.touch, uid)
+            self.follow(await self._in_store(index.links, uid))
+            return
+        url = self.sources.display_url(loc)
+        loop = asyncio.get_running_loop()
+        prepared, links, _ = await loop.run_in_executor(self.executor, digest, raw, url, uid)
+        await self._in_store(index.write, prepared)
+        prog.fetched += 1
+        self.follow(links)
+
+    async def _fetch(self, loc: Location, etag: str, last_modified: str) -> RawPage | None:
+        """Fetch with backoff on 429/503; None (and an error noted) when it fails; PageNotFound propagates."""
+        for attempt in range(4):
+            try:
+                return await self.shared.fetcher.fetch(loc, etag, last_modified)
+            except RetryLater as exc:
+                await asyncio.sleep(min(exc.retry_after or 2.0**attempt, MAX_RETRY_AFTER))
+            except PageNotFound:
+                raise
+            except FetchError as exc:
+                self.prog.note_error(str(exc), *failure(exc))
+                return None
+        self.prog.note_error(f"{loc.key}: still rate-limited after retries", "rate-limited (429/503)")
+        return None

@@ -1,0 +1,87 @@
+"""How the store's full-text matches become one score per page: selective terms, page evidence, title and
+defined-name bonuses, release notes demoted. Pure functions over plain data."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docs_mcp.settings import (
+    COMMON_TERM_SHARE,
+    MAX_POSTINGS,
+    MIN_QUERY_TERMS,
+    NAME_MATCH_BONUS,
+    PAGE_EVIDENCE_SECTIONS,
+    PAGE_SHARE,
+    RELEASE_NOTES_FACTOR,
+    TITLE_MATCH_BONUS,
+)
+from docs_mcp.themes import RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE
+
+
+def selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
+    """Drop terms most sections contain (keeping the MIN_QUERY_TERMS rarest at least)."""
+    if len(terms) <= MIN_QUERY_TERMS:
+        return terms
+    common = COMMON_TERM_SHARE * total
+    kept, postings = [], 0
+    # Rarest first; unknown terms match nothing.
+    for t in sorted((t for t in terms if t in df), key=df.__getitem__):
+        n = df[t]
+        if len(kept) >= MIN_QUERY_TERMS and (n > common or postings + n > MAX_POSTINGS):
+            break
+        kept.append(t)
+        postings += n
+    return kept or terms
+
+
+def page_evidence(
+    page_bm25: dict[int, float], by_page: dict[int, list[tuple[int, float]]]
+) -> dict[int, float]:
+    """A page's own score: its page-level BM25 plus its PAGE_EVIDENCE_SECTIONS best sections, each normalized.
+
+    FTS5's BM25 gives a term in more than half the documents no weight at all. On a site of 80 pages
+    "version" and "url" are such terms, so the page about URL versioning scored 0 at page level; its
+    sections, among 1,300, still show the match. `by_page` lists each page's sections best first.
+    """
+    sections = {pid: sum(score for _, score in v[:PAGE_EVIDENCE_SECTIONS]) for pid, v in by_page.items()}
+    top_page = max(page_bm25.values(), default=0.0) or 1.0
+    top_sections = max(sections.values(), default=0.0) or 1.0
+    return {
+        pid: page_bm25.get(pid, 0.0) / top_page + sections.get(pid, 0.0) / top_sections
+        for pid in page_bm25.keys() | sections.keys()
+    }
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the store found for a query: candidate pages, each one's best section (id, BM25), page evidence,
+    section defining a queried name, and title (tokens, owner + content hash)."""
+
+    candidates: set[int]
+    best_section: dict[int, tuple[int, float]]
+    page_score: dict[int, float]
+    defines: dict[int, int]
+    titles: dict[int, tuple[str, frozenset[str], str]]
+
+
+def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence) -> dict[int, float]:
+    """Each candidate's score: its best section and its page evidence (each normalized to the best), a bonus
+    for query terms in its title (by their IDF) and for defining a queried name; release notes demoted."""
+    top_sec = max((s for _, s in found.best_section.values()), default=0.0) or 1.0
+    top_page = max(found.page_score.values(), default=0.0) or 1.0
+    idf_sum = sum(idf.values()) or 1.0
+    demote = not re.search(RELEASE_NOTES_QUERY, query)
+    combined = {}
+    for pid in found.candidates:
+        section_score = found.best_section.get(pid, (0, 0.0))[1]
+        page_score = found.page_score.get(pid, 0.0)
+        score = (1 - PAGE_SHARE) * section_score / top_sec + PAGE_SHARE * page_score / top_page
+        title, title_tokens, _ = found.titles.get(pid, ("", frozenset(), ""))
+        score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
+        if pid in found.defines:
+            score += NAME_MATCH_BONUS
+        if demote and re.search(RELEASE_NOTES_TITLE, title):
+            score *= RELEASE_NOTES_FACTOR
+        combined[pid] = score
+    return combined

@@ -1,0 +1,159 @@
+"""The store's contract: what search, crawl and the tools read and write, whatever engine holds the index.
+
+`SiteIndex` (SQLite, one file per cache folder) implements it; another engine implements the same two
+protocols. Reads return plain data: tuples of ids, keys, texts and scores, never a cursor or a row object.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from docs_mcp.fetch.sources import Source
+    from docs_mcp.model.document import Document
+    from docs_mcp.store.pagerows import PreparedPage
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What a refresh needs to know about an indexed page."""
+
+    key: str
+    fetched_at: float
+    etag: str
+    last_modified: str
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The pages a server may show: those whose key lies under one of its sources' roots."""
+
+    prefixes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, sources: Iterable[Source]) -> Scope:
+        return cls(tuple(key_prefix(s) for s in sources))
+
+
+def key_prefix(source: Source) -> str:
+    """What the key of every page of a source starts with: its root URL, or its folder and a separator."""
+    return source.root if not source.is_local else source.root.rstrip(os.sep) + os.sep
+
+
+class PageRow(NamedTuple):
+    """A page as ranking and hits need it."""
+
+    id: int
+    key: str
+    title: str
+    fetched_at: float
+    #: The content hash ("" when unknown): one page served at two addresses has one hash.
+    hash: str
+
+
+class SectionRow(NamedTuple):
+    """A section as a hit shows it."""
+
+    id: int
+    page_id: int
+    anchor: str
+    title: str
+    #: Its headings above it, " > " between them.
+    path: str
+    text: str
+
+
+class Reads(Protocol):
+    """Reads of one consistent snapshot of the index (`Store.reading()`).
+
+    Page ids are never reused (a rewritten page gets a new id), so callers may memoize per id.
+    """
+
+    # --- pages and builds ---
+    def meta(self, key: str) -> str | None: ...
+    def page_count(self, scope: Scope | None = None) -> int: ...
+    def section_count(self) -> int: ...
+    def newest(self, scope: Scope) -> float: ...
+    def pages(self, scope: Scope) -> list[PageState]: ...
+    def links(self, key: str) -> list[str]: ...
+    def load_document(self, key: str) -> Document | None: ...
+    def headings(self, key: str) -> list[tuple[int, str, str]]: ...
+    def without_vectors(
+        self, model: str, scope: Scope, limit: int, after: int = 0
+    ) -> list[tuple[int, list[tuple[str, str, str]]]]: ...
+
+    # --- ranking: a full-text match scores BM25 over the title, path (headings), body and names columns,
+    # weighted by settings.SECTION_WEIGHTS (PAGE_WEIGHTS for pages); higher is better, best first ---
+    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Listed sections holding each term (terms in none left out), and the number of listed sections."""
+        ...
+
+    def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:
+        """(page id, section id, score) of the best sections of the scope holding any of the terms."""
+        ...
+
+    def page_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, float]]:
+        """(page id, score) of the best pages of the scope holding any of the terms."""
+        ...
+
+    def name_matches(self, phrases: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, str]]:
+        """(page id, section id, names) of sections whose names column holds a phrase (tokens, space-separated)."""
+        ...
+
+    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
+        """The page's best section holding any of the terms."""
+        ...
+
+    def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]: ...
+    def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]: ...
+    def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
+        """(page id, text, the page's number of sections) of each section."""
+        ...
+
+    def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
+        """The `semantic` extra's stored section vectors (float16, concatenated) of these pages, where stored."""
+        ...
+
+
+class BuildLock(Protocol):
+    """Held by one build of one root at a time, across processes; dropped if its process dies."""
+
+    def try_acquire(self) -> bool: ...
+    def holder(self) -> str: ...
+    def release(self) -> None: ...
+
+
+class Store(Protocol):
+    """The index as search, crawl and the tools use it: snapshots to read, one transaction per write."""
+
+    #: Where the index lives, for messages (a file path; a database address without its password).
+    location: str
+
+    def reading(self) -> AbstractContextManager[Reads]: ...
+
+    # --- reads outside a `reading()` block, each in a snapshot of its own (inside one: that block's) ---
+    def meta(self, key: str) -> str | None: ...
+    def page_count(self, scope: Scope | None = None) -> int: ...
+    def section_count(self) -> int: ...
+    def newest(self, scope: Scope) -> float: ...
+    def pages(self, scope: Scope) -> list[PageState]: ...
+    def links(self, key: str) -> list[str]: ...
+    def load_document(self, key: str) -> Document | None: ...
+    def headings(self, key: str) -> list[tuple[int, str, str]]: ...
+    def without_vectors(
+        self, model: str, scope: Scope, limit: int, after: int = 0
+    ) -> list[tuple[int, list[tuple[str, str, str]]]]: ...
+
+    # --- writes, each one transaction ---
+    def write(self, page: PreparedPage) -> None: ...
+    def remove(self, key: str) -> None: ...
+    def touch(self, key: str, fetched_at: float | None = None) -> None: ...
+    def set_meta(self, key: str, value: str) -> None: ...
+    def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int: ...
+
+    def build_lock(self, root: str) -> BuildLock: ...
+    def close(self) -> None: ...

@@ -1,0 +1,219 @@
+"""Every read of the SQLite index, on one connection inside one read transaction (a consistent snapshot)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+
+from docs_mcp.convert.render import render_section
+from docs_mcp.model.document import Document
+from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
+from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
+from docs_mcp.store.pagerows import TOTAL
+
+#: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
+_TOP = "\U0010ffff"
+_SECTION_BM25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
+_PAGE_BM25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
+#: Scopes memoized as whole-index or not, at most (per index; emptied past this).
+_WHOLE_MEMO_SIZE = 64
+
+
+def scope_sql(scope: Scope, column: str = "p.key") -> tuple[str, list[str]]:
+    """A WHERE condition on `column` and its parameters (key ranges, so the key index serves it)."""
+    if not scope.prefixes:
+        return "0", []
+    parts, args = [], []
+    for prefix in scope.prefixes:
+        parts.append(f"({column} >= ? AND {column} < ?)")
+        args += [prefix, prefix + _TOP]
+    return "(" + " OR ".join(parts) + ")", args
+
+
+def match_expression(terms: Sequence[str]) -> str:
+    """FTS5 query: any of the terms, or phrases of space-separated tokens (BM25 weighs rare ones up)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def _marks(items: Sequence[object]) -> str:
+    return ",".join("?" * len(items))
+
+
+class SQLiteReads:
+    """The `Reads` of the store on one snapshot; made by `SiteIndex.reading()`."""
+
+    def __init__(self, db: sqlite3.Connection, fresh_seconds: float, whole_memo: dict):
+        self.db = db
+        self.fresh_seconds = fresh_seconds
+        #: (connection, data_version, scope) → whether the scope holds every page of the index.
+        self._whole_memo = whole_memo
+
+    # --- pages and builds ------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def page_count(self, scope: Scope | None = None) -> int:
+        """Pages in the index, or in a scope (`Scope.of([source])`: one source's pages)."""
+        where, args = scope_sql(scope, "key") if scope is not None else ("1", [])
+        return self.db.execute(f"SELECT count(*) FROM pages WHERE {where}", args).fetchone()[0]
+
+    def section_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM sections").fetchone()[0]
+
+    def newest(self, scope: Scope) -> float:
+        """When the most recently fetched (or revalidated) page of a scope was; 0 for none."""
+        where, args = scope_sql(scope, "key")
+        return self.db.execute(f"SELECT max(fetched_at) FROM pages WHERE {where}", args).fetchone()[0] or 0.0
+
+    def pages(self, scope: Scope) -> list[PageState]:
+        where, args = scope_sql(scope, "key")
+        rows = self.db.execute(f"SELECT key, fetched_at, etag, last_modified FROM pages WHERE {where}", args)
+        return [PageState(k, f, e or "", m or "") for k, f, e, m in rows.fetchall()]
+
+    def links(self, key: str) -> list[str]:
+        """Links seen on a page when it was last fetched (a 304 does not resend them)."""
+        row = self.db.execute(
+            "SELECT d.links FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+        ).fetchone()
+        return row[0].split("\n") if row and row[0] else []
+
+    def load_document(self, key: str) -> Document | None:
+        """The stored converted page, while fresh (no refetch after a restart)."""
+        row = self.db.execute(
+            "SELECT d.doc, p.fetched_at FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+        ).fetchone()
+        if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
+            return None
+        return Document.from_blob(row[0], render_section)
+
+    def headings(self, key: str) -> list[tuple[int, str, str]]:
+        """(level, anchor, title) of a page's headings, in page order."""
+        rows = self.db.execute(
+            "SELECT s.level, s.anchor, s.title FROM sections s JOIN pages p ON p.id=s.page_id "
+            "WHERE p.key=? AND s.level>0 ORDER BY s.ord",
+            (key,),
+        ).fetchall()
+        return [(lv, a, t) for lv, a, t in rows]
+
+    def without_vectors(
+        self, model: str, scope: Scope, limit: int, after: int = 0
+    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
+        """Listed pages of a scope with no vectors of `model` (indexed before the extra was installed), by id
+        from `after` on, each with its sections' (title, path, text) in order."""
+        where, args = scope_sql(scope)
+        ids = self.db.execute(
+            f"SELECT p.id FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=? "
+            f"WHERE p.listed=1 AND v.id IS NULL AND p.id>? AND {where} ORDER BY p.id LIMIT ?",
+            (model, after, *args, limit),
+        ).fetchall()
+        sql = "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord"
+        return [(pid, self.db.execute(sql, (pid,)).fetchall()) for (pid,) in ids]
+
+    # --- ranking -----------------------------------------------------------------------------------
+    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Listed sections holding each term (terms in none are left out), and the number of listed sections."""
+        sql = f"SELECT term, df FROM vocab WHERE term IN ({_marks([TOTAL, *terms])})"
+        rows = dict(self.db.execute(sql, [TOTAL, *terms]).fetchall())
+        total = rows.pop(TOTAL, 0) or 1
+        return {t: n for t, n in rows.items() if n > 0}, total
+
+    def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:
+        """(page id, section id, BM25) of the best sections of the scope holding any of the terms, best first."""
+        expr = match_expression(terms)
+        if not self._whole_index(scope):
+            where, args = scope_sql(scope)
+            return self.db.execute(
+                f"SELECT s.page_id, s.id, {_SECTION_BM25} AS score FROM sections_fts f "
+                f"JOIN sections s ON s.id=f.rowid JOIN pages p ON p.id=s.page_id "
+                f"WHERE sections_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
+                (expr, *args, limit),
+            ).fetchall()
+        # Rank inside FTS alone, then look up only the rows kept: joining every match costs more.
+        top = self.db.execute(
+            f"SELECT rowid, {_SECTION_BM25} AS score FROM sections_fts WHERE sections_fts MATCH ? "
+            "ORDER BY score DESC LIMIT ?",
+            (expr, limit),
+        ).fetchall()
+        sql = f"SELECT id, page_id FROM sections WHERE id IN ({_marks(top)})"
+        owner = dict(self.db.execute(sql, [r for r, _ in top]))
+        return [(owner[r], r, score) for r, score in top if r in owner]
+
+    def page_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, float]]:
+        """(page id, BM25) of the best pages of the scope holding any of the terms, best first."""
+        expr = match_expression(terms)
+        if self._whole_index(scope):  # a page's FTS rowid is its id: no join needed
+            sql = f"SELECT rowid, {_PAGE_BM25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
+            return self.db.execute(sql, (expr, limit)).fetchall()
+        where, args = scope_sql(scope)
+        return self.db.execute(
+            f"SELECT p.id, {_PAGE_BM25} AS score FROM pages_fts f JOIN pages p ON p.id=f.rowid "
+            f"WHERE pages_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
+            (expr, *args, limit),
+        ).fetchall()
+
+    def name_matches(self, phrases: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, str]]:
+        """(page id, section id, defined names) of the sections of the scope whose names hold one of the phrases
+        (space-separated tokens), best first."""
+        where, args = scope_sql(scope)
+        return self.db.execute(
+            "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
+            f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?",
+            (f"names : ({match_expression(phrases)})", *args, limit),
+        ).fetchall()
+
+    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
+        """A page's best section for the terms (for a page found by page-level BM25 only)."""
+        lo, hi = self.db.execute(
+            "SELECT min(id), max(id) FROM sections WHERE page_id=?", (page_id,)
+        ).fetchone()
+        if lo is None:
+            return None
+        # A page's sections are written together, so their ids are one range: FTS5 seeks to it instead of
+        # ranking every match in the index (37 → 1.2 ms at 50,000 sections). No join: with one, SQLite
+        # applies the range after the full-text scan.
+        row = self.db.execute(
+            "SELECT rowid FROM sections_fts WHERE sections_fts MATCH ? AND rowid BETWEEN ? AND ? "
+            "ORDER BY rank LIMIT 1",
+            (match_expression(terms), lo, hi),
+        ).fetchone()
+        return row[0] if row else None
+
+    def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
+        ids = list(page_ids)
+        sql = f"SELECT id, key, title, fetched_at, hash FROM pages WHERE id IN ({_marks(ids)})"
+        return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self.db.execute(sql, ids)]
+
+    def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
+        ids = list(section_ids)
+        sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({_marks(ids)})"
+        return [SectionRow(*row) for row in self.db.execute(sql, ids)]
+
+    def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
+        """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
+        ids = list(section_ids)
+        return self.db.execute(
+            f"SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
+            f"FROM sections s WHERE s.id IN ({_marks(ids)})",
+            ids,
+        ).fetchall()
+
+    def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
+        """Stored section vectors of `model` for these pages (those that have some)."""
+        sql = f"SELECT id, vecs FROM page_vectors WHERE model=? AND id IN ({_marks(page_ids)})"
+        return self.db.execute(sql, (model, *page_ids)).fetchall()
+
+    def _whole_index(self, scope: Scope) -> bool:
+        """Whether every page of the index is in scope (one server per cache dir, the usual case): then
+        ranking needs no join to the pages table. Counted once per snapshot that changed."""
+        version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        key = (id(self.db), version, scope)
+        whole = self._whole_memo.get(key)
+        if whole is None:
+            inside = self.page_count(scope)
+            whole = inside == self.db.execute("SELECT count(*) FROM pages").fetchone()[0]
+            if len(self._whole_memo) > _WHOLE_MEMO_SIZE:
+                self._whole_memo.clear()
+            self._whole_memo[key] = whole
+        return whole

@@ -1,0 +1,61 @@
+"""The SQLite index's tables, and what happens to a file written by another version."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from docs_mcp.errors import IndexVersionError
+from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
+
+#: Bumped whenever stored rows or the conversion behind stored pages change. 4: Django/Node.js/MkDocs-Bootstrap
+#: containers, rustdoc sections and noise, plain signatures, a redirected address indexed at its final
+#: address. 5: stored pages keep their units (anchors, definition entries, defined names, code size) and
+#: code notes; sections are split from text without code. 6: pages keyed by address alone (the source is
+#: whichever configured root holds it, named at read time); page ids never reused; a `vocab` table of
+#: document frequencies kept up to date by every write; a page's stored document, links and terms in
+#: `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`, `genindex`,
+#: `search.html`, …) unlisted. 7: `page_vectors`, a listed page's section vectors (the `semantic` extra).
+SCHEMA_VERSION = 7
+TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS pages(
+    id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+    fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links TEXT, terms BLOB, doc BLOB);
+CREATE TABLE IF NOT EXISTS sections(
+    id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
+    level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
+    names TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(title, path, body, names, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(title, headings, body, names, tokenize='unicode61');
+CREATE TABLE IF NOT EXISTS page_vectors(id INTEGER PRIMARY KEY, model TEXT NOT NULL, vecs BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vocab(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
+INSERT OR IGNORE INTO vocab VALUES ('', 0);
+INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, SECTION_WEIGHTS))})');
+INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, PAGE_WEIGHTS))})');
+"""
+
+
+def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:
+    """Inside the caller's write transaction: create the tables, or drop an older version's and create them
+    again (a stale cache, rebuilt by this run); a newer version's index is refused."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.OperationalError:  # a new file: no tables yet
+        row = ("new",)
+    stored = row[0] if row else "0"
+    if stored.isdigit() and int(stored) > SCHEMA_VERSION:
+        raise IndexVersionError(
+            f"the index {path} was written by a newer docslice (index schema {stored}, this version "
+            f"reads {SCHEMA_VERSION}): upgrade docslice, or give this one its own --cache-dir"
+        )
+    if stored != "new" and stored != str(SCHEMA_VERSION):
+        for table in TABLES:
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in SCHEMA.split(";\n"):  # executescript would commit the transaction
+        if statement.strip():
+            db.execute(statement)

@@ -1,0 +1,92 @@
+"""Every write of the SQLite index, each run inside the caller's write transaction (`SiteIndex.write_transaction`)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from docs_mcp.store.pagerows import PreparedPage, term_counts
+
+
+def insert_page(db: sqlite3.Connection, page: PreparedPage) -> None:
+    """Insert or replace a prepared page with its sections, full-text rows, vocabulary counts and vectors."""
+    delete_page(db, page.key)
+    page_id = db.execute(
+        "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
+        page.row,
+    ).lastrowid
+    db.execute(
+        "INSERT INTO page_data(id, links, terms, doc) VALUES (?,?,?,?)",
+        (page_id, page.links, page.terms, page.doc),
+    )
+    if page.listed:
+        db.execute(
+            "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
+            (page_id, *page.page_fts),
+        )
+    for k, row in enumerate(page.sections):
+        section_id = db.execute(
+            "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) VALUES (?,?,?,?,?,?,?,?)",
+            (page_id, *row),
+        ).lastrowid
+        if page.listed:
+            db.execute(
+                "INSERT INTO sections_fts(rowid, title, path, body, names) VALUES (?,?,?,?,?)",
+                (section_id, *page.section_fts[k]),
+            )
+    count_terms(db, page.terms, +1)
+    if page.vectors:
+        db.execute(
+            "INSERT INTO page_vectors(id, model, vecs) VALUES (?,?,?)",
+            (page_id, page.vector_model, page.vectors),
+        )
+
+
+def count_terms(db: sqlite3.Connection, terms: bytes | None, sign: int) -> None:
+    """Add (or take back) a page's terms to the document frequencies: no reload of the vocabulary."""
+    counts = term_counts(terms)
+    if not counts:
+        return
+    db.executemany(
+        "INSERT INTO vocab(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+        [(t, sign * n) for t, n in counts.items()],
+    )
+
+
+def delete_page(db: sqlite3.Connection, key: str) -> None:
+    """A page and everything stored with it; its terms taken back from the vocabulary."""
+    row = db.execute(
+        "SELECT p.id, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+    ).fetchone()
+    if not row:
+        return
+    page_id, terms = row
+    db.execute(
+        "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)", (page_id,)
+    )
+    db.execute("DELETE FROM sections WHERE page_id=?", (page_id,))
+    db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
+    db.execute("DELETE FROM pages WHERE id=?", (page_id,))
+    db.execute("DELETE FROM page_data WHERE id=?", (page_id,))
+    db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
+    count_terms(db, terms, -1)
+
+
+def touch_page(db: sqlite3.Connection, key: str, when: float) -> None:
+    """A 304: the stored copy is fresh again."""
+    db.execute("UPDATE pages SET fetched_at=? WHERE key=?", (when, key))
+
+
+def put_meta(db: sqlite3.Connection, key: str, value: str) -> None:
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value))
+
+
+def put_vectors(db: sqlite3.Connection, model: str, rows: list[tuple[int, bytes]]) -> int:
+    """Store pages' section vectors computed after the fact; a page removed or rewritten meanwhile (a new
+    page gets a new id) is skipped. Returns how many were stored."""
+    before = db.total_changes
+    db.executemany(
+        "INSERT OR REPLACE INTO page_vectors(id, model, vecs) SELECT ?, ?, ? "
+        "WHERE EXISTS (SELECT 1 FROM pages WHERE id=? AND listed=1)",
+        [(pid, model, vecs, pid) for pid, vecs in rows if vecs],
+    )
+    return db.total_changes - before

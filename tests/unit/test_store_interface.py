@@ -1,0 +1,53 @@
+"""The store's boundary: all SQL lives in store/, and the SQLite store implements the whole interface the
+upper layers use (so another engine can be written against the same protocols)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+from docs_mcp.store.index import SiteIndex
+from docs_mcp.store.interface import Reads, Store
+from docs_mcp.store.reads import SQLiteReads
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "docs_mcp"
+
+
+def _members(protocol: type) -> list[str]:
+    return sorted(n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_"))
+
+
+def test_no_module_outside_the_store_imports_sqlite_or_runs_sql():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.parent.name == "store":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(a.name == "sqlite3" for a in node.names):
+                offenders.append(f"{path.name}: import sqlite3")
+            elif isinstance(node, ast.ImportFrom) and node.module == "sqlite3":
+                offenders.append(f"{path.name}: from sqlite3")
+            elif isinstance(node, ast.Attribute) and node.attr in ("execute", "executemany", "executescript"):
+                offenders.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    assert offenders == []
+
+
+def test_the_sqlite_store_has_every_read_and_write_of_the_interface_with_its_signature():
+    for protocol, implementation in ((Store, SiteIndex), (Reads, SQLiteReads)):
+        assert _members(protocol), protocol
+        for name in _members(protocol):
+            wanted = inspect.signature(getattr(protocol, name))
+            got = inspect.signature(getattr(implementation, name))
+            assert list(got.parameters) == list(wanted.parameters), (implementation.__name__, name)
+
+
+def test_the_sqlite_store_names_where_it_lives(tmp_path):
+    index = SiteIndex(tmp_path / "index.sqlite")
+    try:
+        assert index.location == str(tmp_path / "index.sqlite")
+        with index.reading() as reads, index.reading() as inner:
+            assert inner is reads  # a nested block reads the outer block's snapshot
+            assert reads.page_count() == 0
+    finally:
+        index.close()
