@@ -180,13 +180,27 @@ class Lines:
             return "".join(self.lines)
 
 
+def sigint_as_from_a_terminal() -> None:
+    """In the child, before exec: SIGINT at its default, as a shell starts a foreground command. A test run
+    in the background (`pytest &`, a CI runner that ignores SIGINT) has it ignored, and a child inherits an
+    ignored signal: the build would then run to its end whatever Ctrl-C the test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def started_indexing(tmp_path: Path, pages: int = 1000) -> tuple[subprocess.Popen, set[int], Lines]:
     """`docs-mcp index --workers 2` mid-build, with its helper processes and its stderr. It is caught once its
     first progress line is out (a page is indexed: the workers run and Ctrl-C is handled), and the folder is
     large enough (seconds of work) that the build cannot end before a signal sent then arrives."""
     docs = many_pages(tmp_path / "docs", pages)
     proc = docs_mcp(
-        "index", "--source", str(docs), "--workers", "2", cache=tmp_path / "cache", start_new_session=True
+        "index",
+        "--source",
+        str(docs),
+        "--workers",
+        "2",
+        cache=tmp_path / "cache",
+        start_new_session=True,
+        preexec_fn=sigint_as_from_a_terminal,
     )
     err = Lines(proc.stderr)
     assert err.wait_for(f"/{pages:,} pages (folder)", 60), "no progress line within 60 s: " + err.text(1)
