@@ -19,6 +19,7 @@ from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.settings import Settings
 from docs_mcp.tools.docs import DocsTools
 
+HOSTILE = Path(__file__).resolve().parent / "hostile"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SITE = FIXTURES / "site"
 SIZES: dict[tuple[str, str], int] = {}  # (tool, fixture) -> chars; printed at the end of the run
@@ -146,6 +147,13 @@ async def call(server, name: str, **args):
 
     async with Client(server, mode="legacy") as client:
         return await client.call_tool(name, args)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/hostile/ is `hostile`: one rule here, not a marker per file to forget."""
+    for item in items:
+        if item.path.is_relative_to(HOSTILE):
+            item.add_marker(pytest.mark.hostile)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 import tracemalloc
+from collections.abc import Callable
 
 import pytest
 from conftest import SITE, LocalSite
@@ -15,6 +16,14 @@ from .conftest import DEADLINE, hostile_tools, outside_root
 from .origin import heavy_page, static
 
 pytestmark = pytest.mark.anyio
+
+
+async def until(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    """Wait until `condition` holds (checked every 10 ms), failing after `seconds`: an event, not a guess."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds:g} s: {what}"
+        await asyncio.sleep(0.01)
 
 
 async def read(tools, url: str) -> str:
@@ -129,8 +138,13 @@ async def test_one_slow_origin_does_not_starve_another_source(origin):
     slow = [
         asyncio.create_task(tools.get_doc_toc(origin.url + f"docs/trickle.html?n={i}")) for i in range(32)
     ]
+    held = tools.settings.concurrency  # the slow origin's share of the pool
     try:
-        await asyncio.sleep(0.5)  # the 32 trickling requests hold their connections
+        await until(
+            lambda: origin.requests.count("/docs/trickle.html") >= held,
+            5,
+            f"{held} trickling requests hold their connections",
+        )
         out = await tools.get_doc_toc(healthy.url + "seed.html")
         assert out.startswith("# Tidal datums")
     finally:
@@ -158,7 +172,11 @@ async def test_slow_parses_do_not_starve_a_cached_call(origin):
             done.append(f"cached-{i}")
 
         slow = [asyncio.create_task(heavy(i)) for i in range(8)]
-        await asyncio.sleep(0.3)  # the heavy pages are fetched and being parsed
+        await until(
+            lambda: all(f"/docs/heavy-{i}.html" in origin.requests for i in range(8)),
+            10,
+            "the heavy pages are fetched (and so being parsed)",
+        )
         await asyncio.gather(*(cached(i) for i in range(5)))
         await asyncio.gather(*slow)
         # The cached calls never waited for a parse: they all finished before the first heavy page did.

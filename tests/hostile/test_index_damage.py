@@ -18,6 +18,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 SITE = Path(__file__).resolve().parents[2] / "fixtures" / "site"
+pytestmark = pytest.mark.timeout(240)  # subprocesses waited on for up to 180 s
 QUERY = "harmonic constituents fitted by least squares"
 
 

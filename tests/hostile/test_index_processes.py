@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from docs_mcp.cli.arguments import parser
 
 SITE = Path(__file__).resolve().parents[2] / "fixtures" / "site"
 PAGES = 120
+pytestmark = pytest.mark.timeout(300)  # eight concurrent builds are waited on for up to 240 s
 
 
 def many_pages(root: Path, count: int = PAGES) -> Path:
@@ -146,21 +148,65 @@ def alive(pids: set[int]) -> set[int]:
     return out
 
 
-def started_indexing(tmp_path: Path, pages: int = 400) -> tuple[subprocess.Popen, set[int]]:
-    """`docs-mcp index --workers 2` on a folder large enough to be mid-build, with its helper processes."""
+class Lines:
+    """A child's stream read line by line on a thread of its own, so a test waits for a line, not a guess."""
+
+    def __init__(self, stream) -> None:
+        self.lines: list[str] = []
+        self.closed = False
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.reader.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            with self.changed:
+                self.lines.append(line)
+                self.changed.notify_all()
+        with self.changed:
+            self.closed = True
+            self.changed.notify_all()
+
+    def wait_for(self, text: str, seconds: float) -> bool:
+        """True once a line holding `text` was read; False when the stream ends or `seconds` pass first."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.closed or any(text in x for x in self.lines), seconds)
+            return any(text in x for x in self.lines)
+
+    def text(self, seconds: float = 30) -> str:
+        """Everything read, once the stream has ended (or `seconds` have passed)."""
+        self.reader.join(seconds)
+        with self.changed:
+            return "".join(self.lines)
+
+
+def sigint_as_from_a_terminal() -> None:
+    """In the child, before exec: SIGINT at its default, as a shell starts a foreground command. A test run
+    in the background (`pytest &`, a CI runner that ignores SIGINT) has it ignored, and a child inherits an
+    ignored signal: the build would then run to its end whatever Ctrl-C the test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def started_indexing(tmp_path: Path, pages: int = 1000) -> tuple[subprocess.Popen, set[int], Lines]:
+    """`docs-mcp index --workers 2` mid-build, with its helper processes and its stderr. It is caught once its
+    first progress line is out (a page is indexed: the workers run and Ctrl-C is handled), and the folder is
+    large enough (seconds of work) that the build cannot end before a signal sent then arrives."""
     docs = many_pages(tmp_path / "docs", pages)
     proc = docs_mcp(
-        "index", "--source", str(docs), "--workers", "2", cache=tmp_path / "cache", start_new_session=True
+        "index",
+        "--source",
+        str(docs),
+        "--workers",
+        "2",
+        cache=tmp_path / "cache",
+        start_new_session=True,
+        preexec_fn=sigint_as_from_a_terminal,
     )
-    deadline = time.monotonic() + 60
-    helpers: set[int] = set()
-    while time.monotonic() < deadline and proc.poll() is None:
-        helpers = descendants(proc.pid)
-        if len(helpers) >= 3:  # resource tracker, forkserver, at least one worker
-            break
-        time.sleep(0.1)
+    err = Lines(proc.stderr)
+    assert err.wait_for(f"/{pages:,} pages (folder)", 60), "no progress line within 60 s: " + err.text(1)
+    helpers = descendants(proc.pid)
     assert proc.poll() is None and len(helpers) >= 3, "the build ended before it could be interrupted"
-    return proc, helpers
+    return proc, helpers, err
 
 
 def gone_within(pids: set[int], seconds: float) -> set[int]:
@@ -178,7 +224,7 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="ne
 
 @needs_proc
 def test_kill_9_of_index_leaves_no_process_behind(tmp_path):
-    proc, helpers = started_indexing(tmp_path)
+    proc, helpers, _ = started_indexing(tmp_path)
     proc.kill()
     proc.wait(timeout=10)
     assert gone_within(helpers, 15) == set()
@@ -186,11 +232,13 @@ def test_kill_9_of_index_leaves_no_process_behind(tmp_path):
 
 @needs_proc
 def test_ctrl_c_stops_index_cleanly_leaving_no_process(tmp_path):
-    proc, helpers = started_indexing(tmp_path)
+    proc, helpers, err = started_indexing(tmp_path)
     os.killpg(proc.pid, signal.SIGINT)  # a terminal sends it to the whole foreground group
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
-    assert "Traceback" not in err, err[-2000:]
+    code = proc.wait(timeout=60)
+    out, log = proc.stdout.read(), err.text()
+    assert "index: " not in out, "the build finished: the interrupt came too late to test anything"
+    assert code == 130, log[-2000:]
+    assert "Traceback" not in log, log[-2000:]
     assert gone_within(helpers, 15) == set()
 
 

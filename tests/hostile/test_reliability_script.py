@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.timeout(400)  # the script is given 300 s
 def test_the_reliability_script_fuzzes_and_reports_its_counts():
     out = subprocess.run(
         [

@@ -11,6 +11,7 @@ import pytest
 from conftest import SITE
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # each script runs up to 300 s
 
 # Written for this test from the fixture pages; the benchmark sets themselves live in benchmarks/questions/.
 QUESTIONS = {

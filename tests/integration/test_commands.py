@@ -18,6 +18,7 @@ from docs_mcp.cli.main import main
 from docs_mcp.transport.server import build_server
 
 QUERY = "harmonic constituents fitted by least squares"
+pytestmark = pytest.mark.timeout(180)  # subprocesses waited on for up to 120 s
 
 
 def docs_mcp(*args: str, cache) -> subprocess.CompletedProcess:
@@ -36,6 +37,7 @@ def test_index_prints_progress_and_a_summary(tmp_path):
     assert (tmp_path / "index.sqlite").is_file()  # DOCS_MCP_CACHE_DIR is honoured
 
 
+@pytest.mark.slow
 def test_a_dead_source_exits_1_with_its_reason_and_no_progress_bar(tmp_path):
     with socket.socket() as sock:  # a port nothing listens on: connection refused
         sock.bind(("127.0.0.1", 0))
@@ -46,6 +48,7 @@ def test_a_dead_source_exits_1_with_its_reason_and_no_progress_bar(tmp_path):
     assert "[" not in run.stderr and "pages/s" not in run.stderr and "ETA" not in run.stderr
 
 
+@pytest.mark.slow
 def test_search_indexes_first_then_prints_hits(tmp_path):
     run = docs_mcp("search", QUERY, "--source", str(SITE), cache=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -56,6 +59,7 @@ def test_search_indexes_first_then_prints_hits(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_measure_prints_an_aligned_table_with_the_cheapest_path_marked(tmp_path):
     run = docs_mcp("measure", "big-reference.html", "--source", str(SITE), "--query", QUERY, cache=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -79,6 +83,7 @@ def test_measure_prints_an_aligned_table_with_the_cheapest_path_marked(tmp_path)
     assert "% of the page" in cheapest[0]
 
 
+@pytest.mark.slow
 def test_measure_json_reports_what_the_model_sees(tmp_path):
     run = docs_mcp(
         "measure",

@@ -130,6 +130,7 @@ async def test_unlimited_read_of_a_100k_page_is_capped():
     assert "next_start_index=" in out
 
 
+@pytest.mark.slow
 async def test_toc_with_120_plus_headings_is_capped():
     tools = make_tools(str(SITE))
     _, doc = await tools.document("big-reference.html")
@@ -166,6 +167,7 @@ def test_include_headings_on_five_heading_heavy_pages_is_capped(indexed):
 
 
 # --- the invariant: no response exceeds the cap plus metadata, whatever the arguments -------------
+@pytest.mark.slow
 @pytest.mark.parametrize("cap", [1500, 20_000])
 def test_no_response_exceeds_cap_plus_metadata(cap, indexed):
     async def go():

@@ -21,7 +21,8 @@ from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parse
 from docs_mcp.cli.main import main
 
-pytestmark = pytest.mark.anyio
+#: Each test starts a server process or twenty client sessions.
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(180)]
 
 TOKEN = "test-token-0123456789abcdef"
 QUERY = "harmonic constituents fitted by least squares"

@@ -155,6 +155,7 @@ async def test_a_page_served_at_two_addresses_is_one_search_result_even_after_on
 
 
 # --- persistence, refresh, removal -------------------------------------------------------------
+@pytest.mark.slow
 async def test_index_survives_a_restart_without_network(tmp_path):
     site = LocalSite(SITE)
     cache = tmp_path / "c"
@@ -170,6 +171,7 @@ async def test_index_survives_a_restart_without_network(tmp_path):
     assert "#loading-data" in toc  # read from the stored document, not refetched
 
 
+@pytest.mark.slow
 async def test_refresh_revalidates_with_304_and_drops_removed_pages(site_copy, tmp_path):
     cache = tmp_path / "c"
     app = app_for(cache, site_copy.url)
@@ -194,6 +196,7 @@ async def test_fresh_pages_are_not_refetched(site, tmp_path):
 
 
 # --- search_docs over the index ----------------------------------------------------------------
+@pytest.mark.slow
 async def test_search_reports_a_build_in_progress_with_progress_notifications(site, tmp_path):
     app = app_for(tmp_path / "c", site.url)
     await build(app, sources=None)
@@ -247,6 +250,7 @@ async def test_query_matching_nothing_says_so(site, tmp_path):
     assert "no match. index: " in out
 
 
+@pytest.mark.slow
 async def test_rate_limited_page_is_retried_after_429(site_copy, tmp_path):
     u = site_copy.url
     (site_copy.directory / "sitemap.xml").write_text(

@@ -23,7 +23,7 @@ from docs_mcp.cli.report import verdict
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.model.progress import Progress
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # subprocesses waited on for up to 120 s
 
 
 def index_cli(source: str, cache: Path) -> subprocess.CompletedProcess:
@@ -67,6 +67,7 @@ def test_index_of_a_root_that_is_404_exits_1_naming_the_cause(site, tmp_path):
     assert "no page indexed" in run.stderr and "404 at the root" in run.stderr
 
 
+@pytest.mark.slow
 def test_index_of_a_site_whose_robots_txt_disallows_everything_exits_1(site_copy, tmp_path):
     (site_copy.directory / "robots.txt").write_text("User-agent: *\nDisallow: /\n")
     run = index_cli(site_copy.url, tmp_path)
@@ -74,6 +75,7 @@ def test_index_of_a_site_whose_robots_txt_disallows_everything_exits_1(site_copy
     assert "robots.txt disallows its pages" in run.stderr
 
 
+@pytest.mark.slow
 def test_index_with_a_broken_link_but_pages_indexed_exits_0(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -166,6 +168,7 @@ async def serve(cache: Path, errlog, *sources: str, wait_for: str, seconds: floa
     return result.content[0].text
 
 
+@pytest.mark.slow
 async def test_serve_logs_each_source_at_start_and_after_its_build(tmp_path):
     with (tmp_path / "stderr.txt").open("w+") as errlog:
         out = await serve(

@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import SITE
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # the script runs up to 300 s
 
 # Written for this test from the fixture pages (fixtures/site/sphinx.html and docbook.html).
 QUESTIONS = {

@@ -18,7 +18,7 @@ from docs_mcp.errors import DocsMCPError
 from docs_mcp.search import ranker, semantic
 from docs_mcp.store.index import Scope
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # a subprocess waited on for up to 120 s
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 LISTED = "SELECT count(*) FROM pages WHERE listed=1"

@@ -8,7 +8,7 @@ import sys
 import pytest
 from conftest import SITE
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # a server process per test
 
 
 async def test_stdio_server_lists_tools_and_answers(tmp_path):

@@ -19,6 +19,8 @@ from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.transport.server import build_server
 
 REPO = FIXTURES.parent
+#: Most tests run the console script in a subprocess (up to 120 s each under load).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 SCRIPT = Path(sys.executable).parent / "docslice"  # the test environment's own console script
 EXAMPLE = REPO / "examples" / "claude-agents" / "docs-researcher.md"
 

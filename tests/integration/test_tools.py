@@ -83,6 +83,7 @@ async def test_code_blocks_only_when_asked(server, site):
 
 
 # --- get_doc_content and pagination ------------------------------------------------------------
+@pytest.mark.slow
 async def test_content_pagination_reproduces_the_page_exactly(site):
     tools = make_tools(site.url)
     server = build_server(tools)
@@ -142,6 +143,7 @@ async def test_search_in_doc_gives_unused_section_slots_to_the_best_section(tmp_
     assert all(f in three for f in facts) and sum(f in one for f in facts) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("max_length", [300, 900, 2500])
 async def test_search_in_doc_content_stays_within_max_length(server, site, max_length):
     pages = {
@@ -234,7 +236,7 @@ async def test_malformed_page_keeps_text_after_stray_body_close(server, site):
         ("missing.html", "HTTP 404"),
         ("_500.html", "HTTP 500"),
         ("_doc.pdf", "not HTML or Markdown"),
-        ("_slow.html", "timed out"),
+        pytest.param("_slow.html", "timed out", marks=pytest.mark.slow),  # waits out a 1 s read timeout
         ("_redirect-out.html", "not allowed"),
     ],
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -16,7 +18,8 @@ from conftest import FIXTURES
 from docs_mcp import __version__
 
 REPO = FIXTURES.parent
-pytestmark = pytest.mark.anyio
+#: Builds the wheel and a venv (in the first test's setup): minutes on a loaded 2-core machine.
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def sh(*args, **kw) -> subprocess.CompletedProcess:
@@ -25,28 +28,42 @@ def sh(*args, **kw) -> subprocess.CompletedProcess:
     return run
 
 
+def installer(python: Path) -> list[str] | None:
+    """The command that installs a wheel into the venv of `python` without an index: this environment's pip
+    (a pip venv); else uv (`uv run` makes a venv without pip); else None, and the fresh venv bootstraps its
+    own pip with ensurepip."""
+    if importlib.util.find_spec("pip") is not None:
+        return [sys.executable, "-m", "pip", "--python", str(python), "install"]
+    uv = os.environ.get("UV") or shutil.which("uv")  # uv names itself in UV for the commands it runs
+    if uv:
+        return [uv, "pip", "install", "--python", str(python)]
+    return None
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     """A fresh venv holding only the wheel; its dependencies are the test environment's (a .pth line),
-    so no index is needed and nothing is downloaded."""
+    so no index is needed and nothing is downloaded. The wheel is built by hatchling's PEP 517 hook, the
+    build backend pyproject.toml names (a test dependency): no pip needed to build."""
     tmp = tmp_path_factory.mktemp("wheel")
-    sh(
+    built = sh(
         sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "-q",
-        "--no-deps",
-        "--no-build-isolation",
-        "-w",
+        "-c",
+        "import sys, hatchling.build as b; print(b.build_wheel(sys.argv[1]))",
         tmp / "dist",
-        REPO,
+        cwd=REPO,
     )
-    [wheel] = (tmp / "dist").glob("docslice-*.whl")
+    wheel = tmp / "dist" / built.stdout.strip().splitlines()[-1]
     env = tmp / "venv"
-    venv.create(env, with_pip=False)
     python = env / "bin" / "python"
-    sh(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel)
+    command = installer(python)
+    if command is None and importlib.util.find_spec("ensurepip") is None:
+        pytest.skip(
+            "no installer for the fresh venv: no pip here, no uv on PATH, and no ensurepip in this Python"
+        )
+    venv.create(env, with_pip=command is None)
+    command = command or [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+    sh(*command, "-q", "--no-deps", "--no-index", wheel)
     # Only after the install: pip must not see (and offer to replace) the test environment's own copy.
     target = Path(
         sh(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import lxml.html
+import pytest
 
 from docs_mcp.convert.anchors import IdRegistry, choose, linked_fragments
 from docs_mcp.convert.definitions import entry_title, find_groups, is_label
@@ -25,6 +26,7 @@ def test_registry_suffixes_a_taken_id_and_never_takes_a_real_one():
     assert reg.claim("intro-2", real=True) == "intro-2"  # the element that owns it keeps it
 
 
+@pytest.mark.slow
 def test_twenty_thousand_headings_sharing_one_id_get_distinct_ids():
     html = "".join(f'<h2 id="x">Heading {n}</h2><p>text {n}</p>' for n in range(20_000))
     ids = [s.id for s in page(html).sections]

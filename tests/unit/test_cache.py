@@ -77,12 +77,13 @@ def test_loader_error_reaches_every_waiter_and_is_not_cached():
 
 
 def test_expired_entry_is_reloaded():
-    cache, load = DocumentCache(10, ttl=0.05), Loader(delay=0)
+    # The TTL is wide enough that a loaded machine cannot expire the entry between the first two gets.
+    cache, load = DocumentCache(10, ttl=0.5), Loader(delay=0)
 
     async def scenario():
         first = await cache.get("k", load)
         again = await cache.get("k", load)
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.6)
         return first, again, await cache.get("k", load)
 
     first, again, later = asyncio.run(scenario())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import lxml.html
+import pytest
 
 from docs_mcp.convert.outline import definitions_line, page_outline
 from docs_mcp.convert.render import render_section
@@ -36,6 +37,7 @@ def test_names_that_the_ids_do_not_say_are_shown_with_their_ids():
     )
 
 
+@pytest.mark.slow
 def test_definitions_fold_into_counts_longest_first_and_the_outline_says_so():
     html = f"<h2 id='big'>Big</h2><dl>{api(2000, 'package.module.Class.')}</dl><h2 id='small'>Small</h2><dl>{api(2)}</dl>"
     out = page_outline(page(html), 20_000)

@@ -1,0 +1,125 @@
+"""The README and docs/ say what the code does: figures, defaults, module paths and CI's commands are read
+from the code and the repository here, so a change that makes a sentence false fails this test."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from docs_mcp import settings
+from docs_mcp.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+DOCS = {p.name: p.read_text(encoding="utf-8") for p in (REPO / "docs").glob("*.md")}
+CI = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+#: Where a path in the docs may start: the repository, the package (how-it-works names modules so), and
+#: benchmarks/ (its docs name its scripts).
+BASES = (REPO, REPO / "src" / "docs_mcp", REPO / "benchmarks")
+#: Backticked names ending in .py that are not files: Sphinx's `dl.py` is a CSS selector (dl class="py").
+NOT_FILES = {"dl.py"}
+
+
+def one_line(text: str) -> str:
+    """Markdown prose with its line breaks (and the indentation of list items) as single spaces."""
+    return re.sub(r"\s*\n\s*", " ", text)
+
+
+def ci_commands() -> list[str]:
+    """The commands .ci/run runs after setting up its venv: the lint and the test command."""
+    lines = [x.strip() for x in CI.splitlines()]
+    return [x for x in lines if x.split(" ", 1)[0] in ("ruff", "pytest")]
+
+
+def test_every_question_set_is_listed_with_its_question_count():
+    listed = {
+        name: int(count)
+        for name, count in re.findall(r"^\s*\| `([\w.-]+\.json)` \|[^|\n]*\| (\d+) \|", README, re.M)
+    }
+    sets = {
+        p.name: len(json.loads(p.read_text(encoding="utf-8"))["questions"])
+        for p in (REPO / "benchmarks" / "questions").glob("*.json")
+    }
+    assert listed == sets
+
+
+def test_the_readme_says_which_commands_ci_runs():
+    prose = one_line(README)
+    [sentence] = [s for s in re.split(r"(?<=\.) ", prose) if s.startswith("CI (`.ci/run`)")]
+    said = [c for c in re.findall(r"`([^`]+)`", sentence) if c not in (".ci/run", ".[test]")]
+    assert said == ci_commands()
+
+
+def test_ci_runs_the_readme_test_command():
+    quick_start = README.split("## Quick start", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    test_command = quick_start.strip().splitlines()[-1]
+    assert test_command in ci_commands()
+
+
+@pytest.mark.parametrize(
+    ("where", "phrase"),
+    [
+        ("README.md", f"capped ({Settings().max_chars:,} characters by default)"),
+        ("README.md", f"a {Settings().deadline:g} s deadline per call"),
+        ("README.md", f"keeps to {Settings().concurrency} requests at a time per host (`--concurrency`)"),
+        ("README.md", f"re-ranks its {settings.SEMANTIC_TOP} best pages"),
+        ("README.md", f"(z-scores, weight {settings.SEMANTIC_WEIGHT:g})"),
+        ("README.md", f"at least {settings.HTTP_TOKEN_MIN_CHARS} characters"),
+        ("README.md", f"at most {settings.SOURCE_NAME_MAX} characters"),
+        ("how-it-works.md", f"(`--deadline`, {Settings().deadline:g} s per call)"),
+        ("how-it-works.md", f"followed by hand ({settings.MAX_REDIRECTS} at most)"),
+        ("how-it-works.md", f"limited to {settings.MAX_BODY_BYTES // 2**20} MB while they stream"),
+        ("how-it-works.md", f"keeps to {Settings().concurrency} requests per host"),
+        (
+            "how-it-works.md",
+            "heading ×{:g}, defined names ×{:g}, heading path ×{:g}, body ×{:g}".format(
+                *(settings.SECTION_WEIGHTS[i] for i in (0, 3, 1, 2))  # columns: title, path, body, names
+            ),
+        ),
+        (
+            "how-it-works.md",
+            f"cut to {settings.MAX_QUERY_CHARS:,} characters and {settings.MAX_QUERY_TERMS} distinct terms",
+        ),
+        ("how-it-works.md", f"each of its {settings.SEMANTIC_TOP} best pages' best-section cosine"),
+        (
+            "how-it-works.md",
+            f"(z-scores, weight {settings.SEMANTIC_WEIGHT:g}, `SEMANTIC_*` in `settings.py`)",
+        ),
+    ],
+)
+def test_a_default_quoted_in_the_docs_is_the_codes(where, phrase):
+    text = README if where == "README.md" else DOCS[where]
+    assert phrase in one_line(text)
+
+
+def test_the_fuzz_figure_in_reliability_md_is_the_suites():
+    fuzz = (REPO / "tests" / "hostile" / "test_fuzz.py").read_text(encoding="utf-8")
+    examples, batch = (int(re.search(rf"^{name} = (\d+)", fuzz, re.M)[1]) for name in ("EXAMPLES", "BATCH"))
+    assert f"({examples * batch:,} calls per CI run" in one_line(DOCS["reliability.md"])
+
+
+def test_every_module_path_in_the_docs_exists():
+    texts = {"README.md": README, **{f"docs/{k}": v for k, v in DOCS.items()}}
+    missing = []
+    for where, text in texts.items():
+        for path in re.findall(r"`([\w./-]+\.py)`", text):
+            if path in NOT_FILES:
+                continue
+            if not any((base / path).is_file() for base in BASES):
+                missing.append(f"{where}: {path}")
+    assert missing == []
+
+
+def test_the_python_index_figures_are_the_site_search_benchmarks():
+    section = DOCS["benchmarks.md"].split("\n## Site search\n", 1)[1].split("\n## ", 1)[0]
+    pages, sections, questions = map(
+        int, re.search(r"^(\d+) pages, (\d+) sections, (\d+) questions", section, re.M).groups()
+    )
+    prose = one_line(README)
+    assert f"(Sphinx, `python3-doc`) | {pages} / {sections:,} |" in prose  # index time and size
+    assert f"full index by link crawl ({pages} pages, {sections:,} sections)" in prose  # performance
+    assert f"the {sections:,} sections of all {pages} pages" in prose  # semantic re-ranking's costs
+    assert f"| `search_docs` p50 / p95 through the MCP client, {questions} questions |" in prose
