@@ -96,13 +96,14 @@ class Indexer:
         if method == "forkserver" and threading.current_thread() is threading.main_thread():
             # Ctrl-C reaches the whole process group, and a worker spends its first second importing
             # before its initializer can ignore SIGINT: killed then, it breaks the pool (a traceback from
-            # the pool's manager thread). A forkserver started while SIGINT is ignored forks every worker
-            # with it ignored; this process's own handler is back right after.
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            # the pool's manager thread). A forkserver started while SIGINT is blocked forks every worker
+            # with it blocked. Blocked, not ignored: a Ctrl-C during the start waits and reaches this
+            # process right after, instead of being lost (the build then ran to its end).
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
                 multiprocessing.forkserver.ensure_running()
             finally:
-                signal.signal(signal.SIGINT, previous)
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context(method),
