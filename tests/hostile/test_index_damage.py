@@ -58,7 +58,7 @@ DAMAGE = [truncated, garbage_header, directory]
 
 def damaged_cache(tmp_path: Path, intact: bytes, damage) -> Path:
     cache = tmp_path / "cache"
-    cache.mkdir()
+    cache.mkdir(mode=0o700)  # as docslice creates it (a shared one would add a warning line)
     damage(cache / "index.sqlite", intact)
     return cache
 

@@ -141,12 +141,17 @@ def gunzip(data: bytes, limit: int) -> bytes:
     return b"".join(out)[:limit]
 
 
+#: Byte-order marks and the codec that reads past them: a BOM outranks any declared charset.
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
 def decode(body: bytes, header_charset: str | None) -> str:
-    """Text of a body: the HTTP charset, else the <meta> one, else UTF-8; undecodable bytes replaced and
-    characters no parser accepts removed. A charset that is no text encoding, or that cannot replace
-    errors (`undefined`, `idna`, `rot13`, `base64`), counts as absent."""
+    """Text of a body: by its byte-order mark, else the HTTP charset, else the <meta> one, else UTF-8;
+    undecodable bytes replaced and characters no parser accepts removed. A charset that is no text
+    encoding, or that cannot replace errors (`undefined`, `idna`, `rot13`, `base64`), counts as absent."""
     text = None
-    for charset in (header_charset, _meta_charset(body), "utf-8"):
+    bom = next((codec for mark, codec in _BOMS if body.startswith(mark)), None)
+    for charset in (bom, header_charset, _meta_charset(body), "utf-8"):
         if not charset:
             continue
         try:

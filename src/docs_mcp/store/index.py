@@ -8,9 +8,11 @@ reads.py and writes.py; this module owns the connections, transactions and the e
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -61,7 +63,7 @@ class SiteIndex:
         self.fresh_seconds = fresh_seconds
         self.busy_ms, self.retries = busy_ms, retries
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)
         except OSError as exc:
             raise IndexUnavailable(
                 f"cannot create the cache dir {path.parent}: {exc.strerror or exc}"
@@ -82,9 +84,11 @@ class SiteIndex:
     # --- connections ------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         try:
+            # Created 0600 before SQLite opens it: its -wal and -shm files then take the same mode.
+            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
             db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
             db.execute(f"PRAGMA busy_timeout={int(self.busy_ms)}")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise IndexUnavailable(f"cannot open the site index {self.path}: {exc}") from None
         return db
 
@@ -244,3 +248,22 @@ class SiteIndex:
     ) -> list[tuple[int, list[tuple[str, str, str]]]]:
         with self.reading() as r:
             return r.without_vectors(model, scope, limit, after)
+
+
+def private_dir(folder: Path) -> None:
+    """Create the cache folder readable by its owner only (indexed docs may be private); warn, once per
+    process, when an existing one is readable by other local users."""
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        return
+    if folder.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO) and str(folder) not in _WARNED:
+        _WARNED.add(str(folder))
+        logging.getLogger("docs_mcp").warning(
+            "the cache folder %s is readable by other local users: `chmod 700 %s` keeps its docs private",
+            folder,
+            folder,
+        )
+
+
+_WARNED: set[str] = set()
