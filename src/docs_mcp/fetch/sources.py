@@ -9,7 +9,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.errors import DocsMCPError, InvalidArgument, URLNotAllowed, echo
 from docs_mcp.fetch.names import default_name, explicit_name, folder_name
-from docs_mcp.fetch.urls import HttpURL, UnsafeURL, parse_http
+from docs_mcp.fetch.urls import HttpURL, UnsafeURL, decode_name, encode_name, parse_http
 from docs_mcp.settings import LOCAL_SUFFIXES, MAX_URL_CHARS
 
 
@@ -33,7 +33,7 @@ class Location:
     @property
     def uid(self) -> str:
         """Unique across sources (the index's key): the URL, or the absolute path of a local file."""
-        return str(self.path) if self.source.is_local else self.key
+        return encode_name(str(self.path)) if self.source.is_local else self.key
 
     @property
     def path(self) -> Path:
@@ -160,7 +160,7 @@ class SourceSet:
                 return named
             raise self._refuse(url, f"scheme {echo(scheme, 40)}")
         if scheme == "file":
-            return self._resolve_local_abs(unquote(urlsplit(url).path), url)
+            return self._resolve_local_abs(decode_name(urlsplit(url).path), url)
         named = self._resolve_named(url)
         if named:
             return named
@@ -221,7 +221,7 @@ class SourceSet:
 
     def _local(self, source: Source, rel: str, original: str) -> Location:
         rel, _, fragment = rel.partition("#")
-        rel = unquote(rel.split("?", 1)[0]).lstrip("/") or "index.html"
+        rel = decode_name(rel.split("?", 1)[0]).lstrip("/") or "index.html"
         root = Path(source.root)
         target = (root / rel).resolve()  # resolves symlinks too, so a link out of the root is caught
         if not target.is_relative_to(root):
@@ -257,8 +257,8 @@ class SourceSet:
             return loc.key
         local = [s for s in self.sources if s.is_local]
         if len(local) == 1 and local[0] is loc.source:
-            return loc.key
-        return f"{loc.source.name}:{loc.key}"
+            return encode_name(loc.key)
+        return f"{loc.source.name}:{encode_name(loc.key)}"
 
 
 def _check_address(url: str) -> None:

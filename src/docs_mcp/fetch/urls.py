@@ -7,10 +7,11 @@ a dot segment are refused rather than decoded, and nothing decoded is ever sent 
 
 from __future__ import annotations
 
+import os
 import re
 import string
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
@@ -141,3 +142,19 @@ def _clean_query(query: str) -> str:
         return quote(query, safe=_QUERY_SAFE)
     except UnicodeEncodeError:
         raise UnsafeURL("an unpaired surrogate, not valid Unicode") from None
+
+
+#: What a local page's name shows percent-encoded: the escape character itself, control and format
+#: characters (a newline in a file name must not write its own line into what the model reads, nor an
+#: escape sequence reach a terminal), and bytes that are not UTF-8 (the OS layer keeps them as surrogates).
+_UNSAFE_NAME = re.compile("[%\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def encode_name(name: str) -> str:
+    """A file name or path as data: unsafe characters percent-encoded (their bytes), the rest as it is."""
+    return _UNSAFE_NAME.sub(lambda m: "".join(f"%{b:02X}" for b in os.fsencode(m.group(0))), name)
+
+
+def decode_name(name: str) -> str:
+    """The file name `encode_name` (or an agent) encoded: escapes back to the OS's bytes, exactly."""
+    return unquote(name, errors="surrogateescape")

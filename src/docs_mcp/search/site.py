@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.sources import Location, Source, SourceSet
+from docs_mcp.fetch.urls import decode_name
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
@@ -87,7 +88,7 @@ class SiteSearch:
         for s in candidates:
             prefix = key_prefix(s)
             if key.startswith(prefix):
-                rel = key if not s.is_local else key[len(prefix) :].replace(os.sep, "/")
+                rel = key if not s.is_local else decode_name(key[len(prefix) :]).replace(os.sep, "/")
                 return Location(s, rel)
         return None
 
