@@ -51,6 +51,10 @@ class IndexUnavailable(DocsMCPError):
     """The site index cannot be used: an unwritable cache dir, a lock never released, a damaged file."""
 
 
+class DiskFull(IndexUnavailable):
+    """The disk under the index is full: writes fail, what was indexed before stays."""
+
+
 class IndexDamaged(IndexUnavailable):
     """The index file is not an intact SQLite index: it can be moved aside and rebuilt (it is a cache)."""
 

@@ -97,7 +97,8 @@ def verdict(p: Progress) -> str:
     if not p.reached:
         return f"{p.source}: unreachable ({why}); the {p.pages:,} pages indexed before are kept"
     if p.unwritten:
-        return f"{p.source}: {p.unwritten:,} pages could not be stored in the index"
+        cause = f": {p.store_error}" if p.store_error else ""
+        return f"{p.source}: {p.unwritten:,} pages could not be stored in the index{cause}"
     return ""
 
 

@@ -12,7 +12,15 @@ from typing import TypeVar
 
 from docs_mcp.crawl.digest import digest
 from docs_mcp.crawl.discover import discover
-from docs_mcp.errors import DocsMCPError, FetchError, IndexDamaged, IndexUnavailable, PageNotFound, RetryLater
+from docs_mcp.errors import (
+    DiskFull,
+    DocsMCPError,
+    FetchError,
+    IndexDamaged,
+    IndexUnavailable,
+    PageNotFound,
+    RetryLater,
+)
 from docs_mcp.fetch.discovery import Robots, in_scope, local_pages
 from docs_mcp.fetch.fetching import Fetcher, RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
@@ -163,9 +171,11 @@ class Build:
                 await self.page(key)
             except IndexUnavailable as exc:
                 prog.unwritten += 1
+                prog.store_error = prog.store_error or str(exc)
                 prog.errors.append(f"{key}: not stored: {exc}")
-                # A damaged file fails every later write too: the rest of the queue is not fetched for nothing.
-                self.stopped = self.stopped or isinstance(exc, IndexDamaged)
+                # A damaged file or a full disk fails every later write too: the rest of the queue is not
+                # fetched for nothing.
+                self.stopped = self.stopped or isinstance(exc, IndexDamaged | DiskFull)
             except DocsMCPError as exc:
                 prog.note_error(f"{key}: {exc}", *failure(exc))
             except Exception as exc:  # one bad page must not stop the build; say what happened

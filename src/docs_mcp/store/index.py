@@ -11,16 +11,17 @@ from __future__ import annotations
 import logging
 import os
 import random
+import shutil
 import sqlite3
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
-from docs_mcp.errors import IndexDamaged, IndexUnavailable
+from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import writes
 from docs_mcp.store.interface import BuildLock, PageState, Scope, key_prefix
@@ -36,8 +37,9 @@ __all__ = ["PageState", "Scope", "SiteIndex", "key_prefix"]
 
 T = TypeVar("T")
 
-#: SQLite's result codes for a damaged file.
+#: SQLite's result codes for a damaged file, and for a full disk.
 _CORRUPT, _NOTADB = 11, 26
+_FULL = 13
 
 
 def _busy(exc: sqlite3.Error) -> bool:
@@ -98,6 +100,8 @@ class SiteIndex:
         code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
         if code in (_CORRUPT, _NOTADB) or "malformed" in str(exc) or "not a database" in str(exc):
             raise IndexDamaged(f"the site index {self.path} is damaged: {exc}") from None
+        if code == _FULL or "disk is full" in str(exc):
+            raise DiskFull(disk_full(self.path)) from None
         if isinstance(exc, sqlite3.OperationalError):
             writable = os.access(self.path.parent, os.W_OK)
             hint = "" if writable else f" (the cache dir {self.path.parent} is not writable)"
@@ -177,7 +181,9 @@ class SiteIndex:
             yield self.db
             self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            # SQLite may have rolled back already (disk full, I/O error): the cause is what to report.
+            with suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
             raise
 
     def write_transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -248,6 +254,15 @@ class SiteIndex:
     ) -> list[tuple[int, list[tuple[str, str, str]]]]:
         with self.reading() as r:
             return r.without_vectors(model, scope, limit, after)
+
+
+def disk_full(path: Path) -> str:
+    """What to tell the user when the disk under the index fills up (nothing indexed before is lost)."""
+    try:
+        free = f"{shutil.disk_usage(path.parent).free / 1e6:,.0f} MB free"
+    except OSError:
+        free = "free space unknown"
+    return f"the disk holding {path.parent} is full ({free}): the index keeps the pages indexed before"
 
 
 def private_dir(folder: Path) -> None:

@@ -33,6 +33,9 @@ def damage(path: Path) -> str | None:
     pages = int.from_bytes(head[28:32], "big")
     # The header's page count is valid when its change counter matches (always, since SQLite 3.7).
     if head[24:28] == head[92:96] and size < pages * page_size:
+        wal = path.with_name(path.name + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            return None  # a checkpoint cut short (a full disk): the WAL beside it still holds the pages
         return f"it is truncated ({size:,} of {pages * page_size:,} bytes)"
     return None
 
