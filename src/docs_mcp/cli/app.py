@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -73,6 +74,23 @@ class App:
         self.tools = DocsTools(self.sources, self.settings, self.fetcher, self.search, store=self.search)
         if self.index is None:
             self.tools.search_note = f"site search is off: {self.index_notice}"
+        else:
+            self.index.on_heal = self._after_heal
+        #: The serving loop (set when the server starts): a rebuild after damage is started on it.
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._rebuild: asyncio.Future | None = None
+
+    def _after_heal(self, notice: str) -> None:
+        """A damaged index was replaced while serving: rebuild it in the background (from any thread)."""
+        if self.loop is not None and self.settings.auto_index:
+            self.loop.call_soon_threadsafe(self._start_rebuild)
+
+    def _start_rebuild(self) -> None:
+        if self._rebuild is not None and not self._rebuild.done():
+            return
+        self.builds.announce([s.root for s in self.sources.sources])
+        self._rebuild = asyncio.ensure_future(self.indexer.run(background=True))
+        self._rebuild.add_done_callback(lambda _: self.builds.settle())
 
     @cached_property
     def indexer(self) -> Indexer:

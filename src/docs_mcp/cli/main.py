@@ -77,6 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
 async def _background(app: App) -> None:
     """Say what each source has, warm the index, then build empty sources and refresh stale pages while the
     server answers. (Runs as the server starts: over HTTP, after the address is announced.)"""
+    app.loop = asyncio.get_running_loop()  # a rebuild after damage while serving starts here
     if app.search is None:
         return
     for state in app.search.states(newest=True):

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from docs_mcp.errors import DocsMCPError
+from docs_mcp.errors import DocsMCPError, IndexUnavailable
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.fetch.urls import decode_name
 from docs_mcp.model.document import Document
@@ -106,11 +106,17 @@ class SiteSearch:
             loc = self.sources.resolve(url)
         except DocsMCPError:
             return []
-        return self.index.headings(loc.uid)
+        try:
+            return self.index.headings(loc.uid)
+        except IndexUnavailable:  # damaged (now being rebuilt) or unusable: the outline is only a bonus
+            return []
 
     def load_document(self, key: str) -> Document | None:
         """A stored page, with the URL and source name of today's configuration (a source may be renamed)."""
-        doc = self.index.load_document(key)
+        try:
+            doc = self.index.load_document(key)
+        except IndexUnavailable:  # damaged (now being rebuilt) or unusable: the page comes from its source
+            return None
         loc = self.locate(key) if doc is not None else None
         if doc is None or loc is None:
             return doc

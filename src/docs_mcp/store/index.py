@@ -11,9 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import random
-import shutil
 import sqlite3
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import writes
+from docs_mcp.store.files import disk_full, move_aside, private_dir
 from docs_mcp.store.interface import BuildLock, PageState, Scope, key_prefix
 from docs_mcp.store.locks import build_lock
 from docs_mcp.store.reads import SQLiteReads
@@ -37,8 +36,11 @@ __all__ = ["PageState", "Scope", "SiteIndex", "key_prefix"]
 
 T = TypeVar("T")
 
+#: Calls failing on one damaged file within this many seconds are one damage: the file is moved aside once.
+HEAL_DEDUP_SECONDS = 2.0
+
 #: SQLite's result codes for a damaged file, and for a full disk.
-_CORRUPT, _NOTADB = 11, 26
+_CORRUPT, _NOTADB, _IOERR = 11, 26, 10
 _FULL = 13
 
 
@@ -76,12 +78,19 @@ class SiteIndex:
         self._readers_lock = threading.Lock()
         #: Shared by every snapshot: which scopes cover the whole index (see SQLiteReads._whole_index).
         self._whole_memo: dict[tuple[int, int, Scope], bool] = {}
+        #: Told (with a one-line notice) when a file found damaged while in use was replaced by a new one.
+        self.on_heal: Callable[[str], None] | None = None
+        self._opened = False
+        self._heal_lock = threading.Lock()
+        self._healed_at = -1e9
+        self._heal_notice = ""
         self.db = self._connect()  # the writer's connection (readers get their own, per thread)
         try:
             self._retry(self._init_schema)
         except BaseException:
             self.db.close()
             raise
+        self._opened = True
 
     # --- connections ------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -98,8 +107,10 @@ class SiteIndex:
         """Raise what a failed SQLite call means here: a damaged file, an index that cannot be used
         (unwritable, locked for too long), or a bug, raised as it is."""
         code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
-        if code in (_CORRUPT, _NOTADB) or "malformed" in str(exc) or "not a database" in str(exc):
-            raise IndexDamaged(f"the site index {self.path} is damaged: {exc}") from None
+        if code in (_CORRUPT, _NOTADB, _IOERR) or "malformed" in str(exc) or "not a database" in str(exc):
+            if not self._opened:  # found while opening: open_index moves it aside and says so
+                raise IndexDamaged(f"the site index {self.path} is damaged: {exc}") from None
+            raise IndexDamaged(self._heal(str(exc))) from None
         if code == _FULL or "disk is full" in str(exc):
             raise DiskFull(disk_full(self.path)) from None
         if isinstance(exc, sqlite3.OperationalError):
@@ -166,6 +177,30 @@ class SiteIndex:
             for db in self._readers:
                 db.close()
             self._readers.clear()
+
+    def _heal(self, why: str) -> str:
+        """A file found damaged while in use: move it aside and start a new one in its place, once per
+        damage, so every session's next call (and the rebuild `on_heal` starts) uses the new file."""
+        with self._heal_lock:
+            if time.monotonic() - self._healed_at < HEAL_DEDUP_SECONDS:
+                return self._heal_notice  # the same damage, seen by another call at the same moment
+            self.close()
+            self._local = threading.local()  # every thread opens a new read connection
+            self._whole_memo.clear()
+            try:
+                aside = f"moved aside to {move_aside(self.path).name}"
+            except FileNotFoundError:
+                aside = "moved aside by another process"
+            except OSError as exc:
+                aside = f"it cannot be moved aside ({exc.strerror or exc})"
+            self.db = self._connect()
+            self._init_schema()
+            self._healed_at = time.monotonic()
+            self._heal_notice = f"the site index {self.path} was damaged while in use ({why}): {aside}, and a new one is built"
+            logging.getLogger("docs_mcp").warning("%s", self._heal_notice)
+        if self.on_heal is not None:
+            self.on_heal(self._heal_notice)
+        return self._heal_notice
 
     def build_lock(self, root: str) -> BuildLock:
         """The lock one build of `root` holds, so concurrent runs take turns instead of crawling together."""
@@ -254,31 +289,3 @@ class SiteIndex:
     ) -> list[tuple[int, list[tuple[str, str, str]]]]:
         with self.reading() as r:
             return r.without_vectors(model, scope, limit, after)
-
-
-def disk_full(path: Path) -> str:
-    """What to tell the user when the disk under the index fills up (nothing indexed before is lost)."""
-    try:
-        free = f"{shutil.disk_usage(path.parent).free / 1e6:,.0f} MB free"
-    except OSError:
-        free = "free space unknown"
-    return f"the disk holding {path.parent} is full ({free}): the index keeps the pages indexed before"
-
-
-def private_dir(folder: Path) -> None:
-    """Create the cache folder readable by its owner only (indexed docs may be private); warn, once per
-    process, when an existing one is readable by other local users."""
-    if not folder.is_dir():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        folder.mkdir(mode=0o700, exist_ok=True)
-        return
-    if folder.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO) and str(folder) not in _WARNED:
-        _WARNED.add(str(folder))
-        logging.getLogger("docs_mcp").warning(
-            "the cache folder %s is readable by other local users: `chmod 700 %s` keeps its docs private",
-            folder,
-            folder,
-        )
-
-
-_WARNED: set[str] = set()

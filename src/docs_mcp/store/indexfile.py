@@ -2,54 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from docs_mcp.errors import IndexDamaged, IndexUnavailable, IndexVersionError
+from docs_mcp.store.files import damage, move_aside
 from docs_mcp.store.index import SiteIndex
-
-_MAGIC = b"SQLite format 3\x00"
-
-
-def damage(path: Path) -> str | None:
-    """Why the file at `path` cannot be an intact index (its type, header and size), else None. O(1)."""
-    if not path.exists():
-        return None
-    if path.is_dir():
-        return "a directory is in its place"
-    if not path.is_file():
-        return "it is not a regular file"
-    size = path.stat().st_size
-    if size == 0:
-        return None  # created, never written: SQLite starts it
-    with path.open("rb") as f:
-        head = f.read(100)
-    if len(head) < 100 or not head.startswith(_MAGIC):
-        return "it is not an SQLite database (bad header)"
-    page_size = int.from_bytes(head[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(head[28:32], "big")
-    # The header's page count is valid when its change counter matches (always, since SQLite 3.7).
-    if head[24:28] == head[92:96] and size < pages * page_size:
-        wal = path.with_name(path.name + "-wal")
-        if wal.is_file() and wal.stat().st_size > 0:
-            return None  # a checkpoint cut short (a full disk): the WAL beside it still holds the pages
-        return f"it is truncated ({size:,} of {pages * page_size:,} bytes)"
-    return None
-
-
-def move_aside(path: Path) -> Path:
-    """Rename a damaged index (and its WAL files) out of the way; returns the new name of the main file."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.damaged-{stamp}-{os.getpid()}")
-    for suffix in ("-wal", "-shm"):
-        extra = path.with_name(path.name + suffix)
-        if extra.exists():
-            extra.replace(aside.with_name(aside.name + suffix))
-    path.replace(aside)
-    return aside
 
 
 @dataclass(frozen=True)
