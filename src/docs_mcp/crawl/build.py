@@ -21,7 +21,7 @@ from docs_mcp.errors import (
     PageNotFound,
     RetryLater,
 )
-from docs_mcp.fetch.discovery import Robots, in_scope, local_pages
+from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, script_links
 from docs_mcp.fetch.fetching import Fetcher, RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Progress, failure
@@ -31,6 +31,12 @@ from docs_mcp.store.interface import PageState, Scope, Store
 
 ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
+
+#: Scripts read per build for the pages they name, and how much of each: a menu or a tree index is small.
+MAX_SCRIPTS = 64
+MAX_SCRIPT_BYTES = 2 * 1024 * 1024
+#: Queue entries for a script to read (not a page key: no page key starts with a NUL).
+_SCRIPT = "\0script:"
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,7 @@ class Build:
         self.known: dict[str, PageState] = {}
         self.robots: Robots | None = None
         self.crawl = False
+        self.scripts: set[str] = set()
         self.seen: set[str] = set()
         self.resolved: dict[str, str | None] = {}
         self.queue: asyncio.Queue[str] = asyncio.Queue()
@@ -152,8 +159,22 @@ class Build:
         self.prog.discovered = len(self.seen)
 
     def follow(self, urls: list[str]) -> None:
-        if self.crawl:
-            self.enqueue([k for k in map(self._in_scope, urls) if k])
+        if not self.crawl:
+            return
+        self.enqueue([k for k in map(self._in_scope, urls) if k and not is_script(k)])
+        for url in urls:  # scripts are read once each, for the pages they name, up to a few per build
+            if is_script(url) and url not in self.scripts and len(self.scripts) < MAX_SCRIPTS:
+                self.scripts.add(url)
+                self.queue.put_nowait(_SCRIPT + url)
+
+    async def _script(self, url: str) -> None:
+        """Follow the pages a same-origin script names (a failure only loses those links)."""
+        try:
+            body = await self.shared.fetcher.fetch_file(url, self.source, MAX_SCRIPT_BYTES)
+        except DocsMCPError:
+            return
+        if body:
+            self.follow(script_links(body.decode("utf-8", "replace"), url))
 
     def _in_scope(self, url: str) -> str | None:
         """in_scope, once per distinct link: navigation repeats the same ~200 links on every page, and
@@ -191,6 +212,8 @@ class Build:
         prog, index = self.prog, self.index
         if self.stopped:
             return
+        if key.startswith(_SCRIPT):
+            return await self._script(key[len(_SCRIPT) :])
         if self.robots is not None and not self.robots.allows(key):
             prog.robots_skipped += 1
             return

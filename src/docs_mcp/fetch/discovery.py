@@ -59,6 +59,8 @@ SKIP_EXTENSIONS = frozenset(
         ".tex",
     ]
 )
+#: A quoted page address in a script: `"d6/dcd/md__readme.html#anchor"`, `'files.html'`.
+_SCRIPT_PAGE = re.compile(r"""["']([^"'\s<>()]{1,300}?\.html?)(?:#[^"'\s]*)?["']""")
 _LLMS_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 
 
@@ -84,7 +86,19 @@ def page_links(root: etree._Element, base: str) -> list[str]:
         href = href.strip()
         if href and not href.startswith(("#", "mailto:", "javascript:", "tel:")):
             out.append(urljoin(base, href))
+    # The site's own scripts: some generators (Doxygen's tree view and menus) name their pages only there.
+    out += [urljoin(base, src.strip()) for src in root.xpath("//script/@src") if is_script(src.strip())]
     return out
+
+
+def is_script(url: str) -> bool:
+    """A JavaScript file named as a link (read for the pages it names, never indexed)."""
+    return urlsplit(url).path.endswith(".js")
+
+
+def script_links(text: str, base: str) -> list[str]:
+    """The pages a script names as quoted relative or absolute `….html` strings (menus, tree views)."""
+    return [urljoin(base, m.group(1)) for m in _SCRIPT_PAGE.finditer(text)]
 
 
 def in_scope(sources: SourceSet, source: Source, url: str) -> str | None:
