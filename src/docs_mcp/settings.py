@@ -110,7 +110,7 @@ CACHE_SIZE = 50
 CACHE_TTL = 300.0
 
 # --- Index ------------------------------------------------------------------------------------
-CRAWL_PAGE_LIMIT = 5_000
+CRAWL_PAGE_LIMIT = 100_000
 CRAWL_CONCURRENCY = 8
 INDEX_TTL_DAYS = 7.0
 MAX_RETRY_AFTER = 30.0

@@ -6,7 +6,7 @@ import sys
 import time
 
 from docs_mcp.cli.app import App, say
-from docs_mcp.model.progress import Progress
+from docs_mcp.model.progress import Progress, cut_note
 from docs_mcp.search.site import SourceStatus
 
 
@@ -73,6 +73,8 @@ def summary(p: Progress) -> str:
     text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s — " + ", ".join(parts)
     if p.not_found:
         text += f"\n  links not found on the site: {len(p.not_found):,} (list: {_first(p.not_found, p.root)})"
+    if p.left_out:
+        text += f"\n  ! {cut_note(p.left_out, p.limit)}"
     if p.discovery and p.reached:
         text += f"\n  ! could not read {', '.join(p.discovery)}; pages found via {p.method}"
     for err in p.errors[:5]:
@@ -133,6 +135,8 @@ def start_line(state: SourceStatus, auto_index: bool) -> str:
         head += f"; last build: {state.last.failed:,} failed ({state.last.error})"
     if not problem and state.last is not None and state.last.discovery:
         head += f"; last build could not read {state.last.discovery}"
+    if state.last is not None and state.last.left_out:
+        head += f"; last build: {state.last.cut_note()}"
     if auto_index:
         return (
             head + "; refreshing in the background" if state.pages else head + "; building in the background"

@@ -26,7 +26,7 @@ from docs_mcp.fetch.fetching import Fetcher, RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Progress, failure
 from docs_mcp.search.semantic import active_model, encode_sections
-from docs_mcp.settings import MAX_RETRY_AFTER, SEMANTIC_FILL_BATCH, Settings
+from docs_mcp.settings import CRAWL_PAGE_LIMIT, MAX_RETRY_AFTER, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
 
 ProgressFn = Callable[[Progress], None]
@@ -74,6 +74,7 @@ class Build:
         self.robots: Robots | None = None
         self.crawl = False
         self.scripts: set[str] = set()
+        self.over: set[str] = set()
         self.seen: set[str] = set()
         self.resolved: dict[str, str | None] = {}
         self.queue: asyncio.Queue[str] = asyncio.Queue()
@@ -88,7 +89,9 @@ class Build:
         self.known = {p.key: p for p in await self._in_store(self.index.pages, self.scope)}
         if self.source.is_local:
             prog.method = "folder"
-            seeds = local_pages(self.source, self.settings.crawl_limit)
+            seeds = local_pages(
+                self.source, max(self.settings.crawl_limit, CRAWL_PAGE_LIMIT)
+            )  # the rest counted
         else:
             found = await discover(
                 self.shared.fetcher, self.sources, self.source, self.settings.max_body_bytes
@@ -153,10 +156,15 @@ class Build:
     # --- the queue -----------------------------------------------------------------------------------
     def enqueue(self, keys: list[str]) -> None:
         for key in keys:
-            if key not in self.seen and len(self.seen) < self.settings.crawl_limit:
+            if key in self.seen:
+                continue
+            if len(self.seen) < self.settings.crawl_limit:
                 self.seen.add(key)
                 self.queue.put_nowait(key)
+            else:  # found but over the limit: counted, so the summary can say what the limit left out
+                self.over.add(key)
         self.prog.discovered = len(self.seen)
+        self.prog.left_out, self.prog.limit = len(self.over), self.settings.crawl_limit
 
     def follow(self, urls: list[str]) -> None:
         if not self.crawl:

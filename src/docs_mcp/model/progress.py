@@ -32,6 +32,13 @@ class Outcome:
     not_found: int = 0
     #: Discovery files that could not be read, and why ("/docs/sitemap.xml (HTTP 503)"), ", " between them.
     discovery: str = ""
+    #: Pages found but left out because the crawl limit was reached, and that limit.
+    left_out: int = 0
+    limit: int = 0
+
+    def cut_note(self) -> str:
+        """'27,114 discovered pages not indexed: the crawl limit is 5,000 (--crawl-limit 32,114 …)', or ""."""
+        return cut_note(self.left_out, self.limit)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -84,6 +91,9 @@ class Progress:
     #: Discovery files (robots.txt, sitemaps, llms.txt) that could not be read, as opposed to absent
     #: (a 4xx): "/robots.txt (connection refused)", "/docs/sitemap.xml (HTTP 503)".
     discovery: list[str] = field(default_factory=list)
+    #: Distinct pages found after the crawl limit was reached (not fetched), and that limit.
+    left_out: int = 0
+    limit: int = 0
 
     @property
     def elapsed(self) -> float:
@@ -123,7 +133,19 @@ class Progress:
             self.detail,
             len(self.not_found),
             discovery,
+            self.left_out,
+            self.limit,
         )
+
+
+def cut_note(left_out: int, limit: int) -> str:
+    """What a crawl cut by its limit left out, and the exact option that includes it."""
+    if not left_out:
+        return ""
+    return (
+        f"{left_out:,} discovered pages not indexed: the crawl limit is {limit:,} "
+        f"(--crawl-limit {limit + left_out} to include them)"
+    )
 
 
 def _short(text: str) -> str:

@@ -62,10 +62,14 @@ class SourceStatus:
         return f"source {self.source.name} unreachable: {why} at {_clock(self.last.at)}; {kept}"
 
     def discovery_note(self) -> str:
-        """'the last build of X could not read /docs/sitemap.xml (HTTP 503)': why it may have found few pages."""
-        if self.building or self.last is None or not self.last.discovery:
+        """Why the last build may have found few pages: discovery files it could not read ('the last build of
+        X could not read /docs/sitemap.xml (HTTP 503)'), pages its crawl limit left out."""
+        if self.building or self.last is None:
             return ""
-        return f"the last build of {self.source.name} could not read {self.last.discovery}"
+        head = f"the last build of {self.source.name}"
+        read = f"{head} could not read {self.last.discovery}" if self.last.discovery else ""
+        cut = self.last.cut_note()
+        return "; ".join([read, cut]) if read and cut else read or (f"{head}: {cut}" if cut else "")
 
 
 class SiteSearch:
