@@ -11,6 +11,7 @@ from lxml import etree
 
 from docs_mcp.errors import NotDocumentation
 from docs_mcp.settings import MAX_DEPTH, MAX_TITLE_CHARS
+from docs_mcp.text.tidy import clip, normalize_space
 from docs_mcp.themes import (
     ADMONITION_SELECTORS,
     ADMONITION_TITLE_CLASS_PREFIXES,
@@ -237,7 +238,7 @@ def page_title(root: lxml.html.HtmlElement) -> str:
     if h1_text and (not title or title.startswith(h1_text)):
         title = h1_text
     title = title or h1_text or "(untitled)"
-    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    return clip(title, MAX_TITLE_CHARS)
 
 
 def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
@@ -485,14 +486,6 @@ def element_text(el: etree._Element, lines: bool = False, skip_code: bool = Fals
             if node is not el and node.tail:
                 parts.append(node.tail)
     return "".join(parts)
-
-
-_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\ufeff]")
-_WS = re.compile(r"\s+")
-
-
-def normalize_space(text: str) -> str:
-    return _WS.sub(" ", _ZERO_WIDTH.sub("", text)).strip()
 
 
 def clean_heading(text: str) -> str:

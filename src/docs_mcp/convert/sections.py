@@ -25,6 +25,7 @@ from docs_mcp.convert.definitions import Group, defined_name, entry_title, find_
 from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading, element_text, normalize_space, simplify
 from docs_mcp.model.document import Entry, Section
 from docs_mcp.settings import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS
+from docs_mcp.text.tidy import clip
 from docs_mcp.themes import PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
 
 __all__ = ["slugify", "split_html", "split_markdown"]
@@ -66,10 +67,6 @@ def _wraps_only_its_heading(el: etree._Element) -> bool:
                 return False
         node = node.getparent()
     return h is not None
-
-
-def _clip(title: str) -> str:
-    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
 
 
 @dataclass
@@ -136,7 +133,7 @@ class _Walker:
         sid, anchors = self.page.headings[h]
         self.current = _Open(
             sid,
-            _clip(clean_heading(h.text_content())),
+            clip(clean_heading(h.text_content()), MAX_TITLE_CHARS),
             level,
             parent.id if parent else None,
             anchors=list(anchors),

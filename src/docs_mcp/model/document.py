@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from docs_mcp.errors import InvalidArgument, SectionNotFound
 from docs_mcp.settings import UNKNOWN_ID_LIST_CAP
+from docs_mcp.text.tidy import clip, fold_space
 
 SEPARATOR = "\n\n"
-_WS = re.compile(r"\s+")
 #: Characters of ids listed when a section id is unknown (a page of 20,000 headings must not flood the error).
 _UNKNOWN_LIST_CHARS = 1_500
 
@@ -240,7 +239,7 @@ class Document:
         ref = exact.get(wanted) or folded.get(wanted.casefold())
         if ref is not None:
             return ref
-        norm = _WS.sub(" ", wanted).strip().casefold()
+        norm = fold_space(wanted).casefold()
         bare = norm.removesuffix("()")
         matches = [
             Ref(i)
@@ -273,8 +272,7 @@ class Document:
             shown.append(i)
             size += len(i) + 2
         more = f" … and {len(ids) - len(shown)} more (get_doc_toc lists all)" if len(ids) > len(shown) else ""
-        clipped = wanted if len(wanted) <= 100 else wanted[:99] + "…"
-        return f"no section {clipped!r} in {self.url}. Available ids: {', '.join(shown)}{more}"
+        return f"no section {clip(wanted, 100)!r} in {self.url}. Available ids: {', '.join(shown)}{more}"
 
     # --- units ----------------------------------------------------------------------------------
     def units(self) -> list[Ref]:

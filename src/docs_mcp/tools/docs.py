@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from datetime import UTC, datetime
 from typing import Protocol
 
 from docs_mcp import settings as C
@@ -16,6 +15,8 @@ from docs_mcp.fetch.sources import Location, SourceSet
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.text.budget import clamp_length, clamp_range, open_fence, paginate, truncate
+from docs_mcp.text.dates import utc_minute
+from docs_mcp.text.tidy import clip
 from docs_mcp.tools.cache import DocumentCache
 from docs_mcp.tools.cpu import CPUPool
 
@@ -41,14 +42,6 @@ class DocumentStore(Protocol):
 #: A code block left out of the markdown (see markdown.code_note), and what the header says about it.
 CODE_NOTE = re.compile(r"^[ \t>]*\[code: [^\]\n]*\d+ lines?\]$", re.M)
 CODE_OMITTED = "code omitted: include_code_blocks=true shows it"
-
-
-def _clip(text: str, size: int = 100) -> str:
-    return text if len(text) <= size else text[: size - 1] + "…"
-
-
-def _fmt_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
 
 
 class DocsTools:
@@ -138,7 +131,7 @@ class DocsTools:
             try:
                 ref = doc.find(loc.fragment)
             except DocsMCPError:
-                notes.append(f"no unit #{_clip(loc.fragment)} on this page: reading from the top")
+                notes.append(f"no unit #{clip(loc.fragment, 100)} on this page: reading from the top")
             else:
                 start_index = doc.unit_offset(ref, include_code_blocks)
                 notes.append(
@@ -286,7 +279,7 @@ class DocsTools:
             src = f" · source {h.source}" if multi else ""
             anchor = f"#{h.section_id}" if h.section_id else ""
             blocks.append(
-                f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
+                f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {utc_minute(h.fetched_at)}\n"
                 f"   {h.snippet}"
             )
         head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"
