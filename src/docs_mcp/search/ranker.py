@@ -5,7 +5,6 @@ Reads one snapshot of the index (`SiteIndex.reading`), limited to a scope (the c
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 import threading
@@ -36,6 +35,7 @@ from docs_mcp.settings import (
 from docs_mcp.store.index import Scope, SiteIndex
 from docs_mcp.store.vectorrows import stored_vectors
 from docs_mcp.text.terms import bounded_query, names_match, query_names, query_terms, tokenize
+from docs_mcp.text.terms import idf as term_idf
 from docs_mcp.themes import RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
@@ -151,7 +151,7 @@ class SiteRanker:
         top_page = max(page_score.values(), default=0.0) or 1.0
         candidates = set(best_section) | set(page_score) | set(defines)
         titles = self._titles(db, candidates, scope)
-        idf = {t: math.log(1 + total / (1 + df.get(t, 0))) for t in terms}
+        idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
         idf_sum = sum(idf.values()) or 1.0
         demote = not re.search(RELEASE_NOTES_QUERY, query)
         combined = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from functools import lru_cache
@@ -157,3 +158,11 @@ def names_match(defined: str, wanted: str) -> bool:
 def index_text(text: str) -> str:
     """Text as the FTS index stores it: the same tokens as `tokenize`, space separated."""
     return " ".join(tokenize(text))
+
+
+def idf(total: int, containing: int) -> float:
+    """Lucene's BM25 IDF of a term found in `containing` of `total` texts: log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    Never negative, unlike Okapi's: a term in most texts still counts a little.
+    """
+    return math.log(1 + (total - containing + 0.5) / (containing + 0.5))
