@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -28,12 +27,9 @@ from docs_mcp.settings import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS
 from docs_mcp.text.tidy import clip
 from docs_mcp.themes import PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
 
-__all__ = ["slugify", "split_html", "split_markdown"]
+__all__ = ["slugify", "split_html"]
 
 _HEADING_SET = frozenset(HEADING_TAGS)
-_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_MD_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
-_MD_ID = re.compile(r"\s*\{#([A-Za-z0-9_:.-]+)\}\s*$")
 
 
 def _first_heading(el: etree._Element) -> etree._Element | None:
@@ -319,52 +315,3 @@ def _code_words(el: etree._Element) -> int:
 def _own_text(el: etree._Element) -> str:
     """Text of an element without its tail, code left out of the default markdown left out (it is not shown)."""
     return element_text(el, skip_code=True)
-
-
-def split_markdown(text: str) -> tuple[str, list[Section]]:
-    """Sections of a Markdown page by ATX headings outside code fences; returns (title, sections)."""
-    registry = IdRegistry()
-    sections: list[tuple[str, str, int, list[str]]] = [("", "", 0, [])]
-    fence = ""
-    for line in text.splitlines():
-        m = _MD_FENCE.match(line)
-        if m:
-            marker = m.group(1)
-            if not fence:
-                fence = marker
-            elif (
-                marker[0] == fence[0]
-                and len(marker) >= len(fence)
-                and not line.strip()[len(marker) :].strip()
-            ):
-                fence = ""
-        h = None if fence or m else _MD_HEADING.match(line)
-        if h:
-            title = h.group(2)
-            explicit = _MD_ID.search(title)
-            if explicit:
-                title = title[: explicit.start()]
-            title = clean_heading(title)
-            sid = registry.claim(explicit.group(1) if explicit else slugify(title))
-            sections.append((sid, title, len(h.group(1)), []))
-        else:
-            sections[-1][3].append(line)
-    out: list[Section] = []
-    stack: list[Section] = []
-    for sid, title, level, lines in sections:
-        body = "\n".join(lines).strip("\n")
-        if level == 0:
-            if body.strip():
-                out.append(
-                    Section(registry.claim("top"), "", 0, None, body_md=body, text=normalize_space(body))
-                )
-            continue
-        while stack and stack[-1].level >= level:
-            stack.pop()
-        sec = Section(
-            sid, title, level, stack[-1].id if stack else None, body_md=body, text=normalize_space(body)
-        )
-        out.append(sec)
-        stack.append(sec)
-    first = next((s.title for s in out if s.level == 1), "") or next((s.title for s in out if s.level), "")
-    return first, out
