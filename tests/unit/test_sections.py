@@ -12,7 +12,7 @@ from conftest import SITE, make_tools
 from docs_mcp.convert.mdsource import split_markdown
 from docs_mcp.convert.parsing import find_main, parse_html, strip_noise
 from docs_mcp.convert.sections import slugify, split_html
-from docs_mcp.model.document import Section
+from docs_mcp.model.section import Section
 
 
 @functools.cache

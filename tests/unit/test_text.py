@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from docs_mcp.text.cjk import CJK_CHAR, cjk_bigrams
@@ -43,3 +45,14 @@ def test_utc_times_are_written_in_utc_with_a_word_for_never():
     assert utc_minute(0) == "unknown"
     assert utc_minute(0, "never") == "never"
     assert utc_clock(1739196180) == "14:03 UTC"
+
+
+def test_the_cjk_ranges_and_the_fence_pattern_are_spelled_once_in_the_package():
+    package = Path(__file__).resolve().parents[2] / "src" / "docs_mcp"
+    spelled = {"\\u3040": [], "`{3,}": []}
+    for path in package.rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for needle, found in spelled.items():
+            if needle in source or needle.encode().decode("unicode_escape") in source:
+                found.append(path.relative_to(package).as_posix())
+    assert spelled == {"\\u3040": ["text/cjk.py"], "`{3,}": ["text/fences.py"]}

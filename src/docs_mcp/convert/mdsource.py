@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from docs_mcp.convert.anchors import IdRegistry, slugify
 from docs_mcp.convert.cleanup import clean_markdown, code_note
 from docs_mcp.convert.parsing import clean_heading
-from docs_mcp.model.document import Section
+from docs_mcp.model.section import Section
 from docs_mcp.text.tidy import normalize_space
 from docs_mcp.themes import PLAIN_TEXT_LANGUAGES
 

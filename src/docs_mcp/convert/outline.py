@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from docs_mcp.model.document import Document, Section
+from docs_mcp.model.document import Document
+from docs_mcp.model.section import Section
 from docs_mcp.settings import TOC_DEFINITIONS_CHARS, TOC_ENTRY_NAME_CHARS
 from docs_mcp.text.budget import truncate
 from docs_mcp.text.tidy import clip

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from docs_mcp.convert.cleanup import heading_line
 from docs_mcp.convert.mdsource import markdown_without_code
-from docs_mcp.model.document import SEPARATOR, Section
+from docs_mcp.model.document import SEPARATOR
+from docs_mcp.model.section import Section
 
 
 def render_section(sec: Section, include_code: bool) -> tuple[str, list[tuple[int, int] | None]]:

@@ -15,7 +15,7 @@ from docs_mcp.convert.definitions import defined_name, is_label, mark
 from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading
 from docs_mcp.convert.simplify import simplify
 from docs_mcp.convert.survey import Page, own_text, survey
-from docs_mcp.model.document import Entry, Section
+from docs_mcp.model.section import Entry, Section
 from docs_mcp.settings import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS
 from docs_mcp.text.tidy import clip, normalize_space
 from docs_mcp.themes import PLAIN_TEXT_TAG
