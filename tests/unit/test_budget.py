@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import re
 
 import pytest
 from conftest import SITE, make_tools
 
 from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
-from docs_mcp.text.budget import boundary_cut, clamp_length, finish_sentence, open_fence, paginate, truncate
+from docs_mcp.text.budget import boundary_cut, clamp_length, finish_sentence, paginate, truncate
+from docs_mcp.text.fences import open_fence, open_fence_line
 
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.suffix in (".html", ".md"))
 BIG = {"big-reference.html"}  # seconds per variant: the quick run leaves it out
-FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
 @functools.cache
@@ -112,6 +111,27 @@ def test_cut_inside_a_block_larger_than_the_limit_keeps_the_fence_it_opened():
     assert open_fence(window) == "```"  # unavoidable: the caller is told which fence to close
 
 
+def test_a_backtick_line_inside_a_tilde_fence_does_not_close_it():
+    text = "Write a fence:\n\n~~~markdown\n```python\nx = 1\n"
+    assert open_fence(text) == "~~~"
+    assert open_fence(text + "```\n") == "~~~"
+    assert open_fence(text + "```\n~~~\n") is None
+
+
+def test_a_fence_closes_only_on_a_bare_line_at_least_as_long():
+    assert open_fence("````\n```\n") == "````"
+    assert open_fence("```\n```python\n") == "```"  # an info string makes it an opening, not a close
+    assert open_fence("```\nx\n`````\n") is None
+    assert open_fence("```a``` is inline code\n") is None
+
+
+def test_cut_moves_before_a_tilde_fence_holding_a_backtick_fence():
+    text = "p" * 700 + "\n\n~~~markdown\n```python\n" + "code line\n" * 60 + "```\n~~~\n\nafter\n"
+    window = cut(text)
+    assert window == "p" * 700 + "\n\n"
+    assert open_fence(window) is None
+
+
 # --- finish_sentence ---------------------------------------------------------------------------
 def finished(text: str, cut_after: str, reach: int = 100) -> str:
     """The text up to where finish_sentence moves a cut made just after `cut_after`."""
@@ -179,10 +199,10 @@ def test_following_next_start_reproduces_every_page_exactly(name, include_code):
             window = paginate(text, start, limit)
             assert window.start == start and window.total == len(text)
             assert 0 < len(window.content) <= limit, (limit, start)
-            inside = len(FENCE.findall(text, 0, start)) % 2 == 1
-            fences = list(FENCE.finditer(window.content))
+            inside = open_fence(text, start) is not None
+            left_open = open_fence_line(window.content)
             # A window leaves a fence open only when one code block alone outsizes it.
-            assert inside or len(fences) % 2 == 0 or fences[-1].start() == 0, (limit, start)
+            assert inside or left_open is None or left_open.start() == 0, (limit, start)
             pieces.append(window.content)
             start = window.next_start
         assert "".join(pieces) == text, limit

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
+from docs_mcp.convert.cleanup import clean_markdown, heading_line
 from docs_mcp.convert.definitions import CLOSE, END, START
-from docs_mcp.convert.markdown import (
-    clean_markdown,
-    convert,
-    extract_markers,
-    heading_line,
-    html_to_markdown,
-    markdown_without_code,
-)
+from docs_mcp.convert.markdown import convert, extract_markers, html_to_markdown
+from docs_mcp.convert.mdsource import markdown_without_code
 
 
 def md(html: str) -> str:
@@ -120,6 +115,24 @@ def test_markdown_without_code_leaves_a_note_for_each_fenced_block():
         markdown_without_code(text)
         == "Intro\n\n[code: python, 1 line]\n\nUse `inline` here.\n\n[code: 1 line]\n\nend"
     )
+
+
+def test_markdown_without_code_leaves_a_note_for_indented_code():
+    text = "Run:\n\n    ls -l\n    cd /tmp\n\nthen read the output."
+    assert markdown_without_code(text) == "Run:\n\n[code: 2 lines]\n\nthen read the output."
+
+
+def test_markdown_without_code_keeps_a_note_in_the_list_item_or_quote_it_was_in():
+    text = "- Install:\n\n  ```sh\n  pip install tidepool\n  ```\n- Import it.\n\n> ```py\n> import tidepool\n> ```"
+    assert (
+        markdown_without_code(text)
+        == "- Install:\n\n  [code: sh, 1 line]\n- Import it.\n\n> [code: py, 1 line]"
+    )
+
+
+def test_markdown_without_code_a_backtick_line_does_not_close_a_tilde_fence():
+    text = "Write:\n\n~~~markdown\n```python\nx = 1\n```\n~~~\n\nend"
+    assert markdown_without_code(text) == "Write:\n\n[code: markdown, 3 lines]\n\nend"
 
 
 def test_heading_line():

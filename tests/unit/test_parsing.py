@@ -6,17 +6,10 @@ import lxml.html
 import pytest
 from conftest import SITE
 
-from docs_mcp.convert.parsing import (
-    SelectorSet,
-    code_language,
-    find_main,
-    normalize_space,
-    page_title,
-    parse_html,
-    simplify,
-    strip_noise,
-)
+from docs_mcp.convert.parsing import find_main, normalize_space, page_title, parse_html, strip_noise
 from docs_mcp.convert.pipeline import build_document
+from docs_mcp.convert.selectors import SelectorSet
+from docs_mcp.convert.simplify import code_language, simplify
 from docs_mcp.errors import NotDocumentation
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.sources import Location, Source

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import math
 
 import lxml.html
 from conftest import SITE, make_tools
@@ -12,7 +13,8 @@ from conftest import SITE, make_tools
 from docs_mcp.convert.render import render_section
 from docs_mcp.convert.sections import split_html
 from docs_mcp.model.document import Document, Section
-from docs_mcp.search.ranking import PageIndex, ScoredSection, page_index, passages, select_sections
+from docs_mcp.search.passages import passages
+from docs_mcp.search.ranking import BM25, PageIndex, ScoredSection, page_index, select_sections
 from docs_mcp.settings import SECONDARY_SCORE_RATIO
 
 
@@ -129,6 +131,22 @@ def test_a_heading_without_text_of_its_own_is_not_ranked():
         ("connect", "Connect", 3, "timeouts", "The connect timeout applies to opening a socket."),
     )
     assert ids(d, PageIndex(d).rank("timeout settings")) == ["connect"]
+
+
+# --- BM25 -----------------------------------------------------------------------------------------
+def test_bm25_scores_follow_okapi_with_lucene_idf():
+    bm25 = BM25([["tide", "gauge", "tide"], ["gauge"], ["wave", "height", "gauge", "sensor"]])
+    idf = math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))
+    average = 8 / 3
+    expected = idf * (2 * 2.5 / (2 + 1.5 * (1 - 0.75 + 0.75 * 3 / average)))
+    assert bm25.scores(["tide"]) == [expected, 0.0, 0.0]
+    assert bm25.scores(["tide", "nowhere"]) == [expected, 0.0, 0.0]
+
+
+def test_bm25_a_term_in_every_section_still_counts_a_little():
+    bm25 = BM25([["gauge", "tide"], ["gauge"]])
+    assert 0 < bm25.idf["gauge"] < bm25.idf["tide"]
+    assert all(s > 0 for s in bm25.scores(["gauge"]))
 
 
 # --- passages ------------------------------------------------------------------------------------

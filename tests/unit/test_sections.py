@@ -9,9 +9,10 @@ import lxml.html
 import pytest
 from conftest import SITE, make_tools
 
+from docs_mcp.convert.mdsource import split_markdown
 from docs_mcp.convert.parsing import find_main, parse_html, strip_noise
-from docs_mcp.convert.sections import slugify, split_html, split_markdown
-from docs_mcp.model.document import Section
+from docs_mcp.convert.sections import slugify, split_html
+from docs_mcp.model.section import Section
 
 
 @functools.cache
@@ -369,6 +370,42 @@ def test_split_markdown_fixture():
 def test_split_markdown_longer_fence_is_not_closed_by_a_shorter_one():
     text = "# Writing docs\n\n````markdown\n```python\n# not a heading\n```\n````\n\n## Real\n"
     assert [s.title for s in split_markdown(text)[1]] == ["Writing docs", "Real"]
+
+
+def test_split_markdown_setext_headings_open_sections():
+    text = "Tide tables\n===========\n\nIntro.\n\nReading a table\n---------------\n\nRows are days.\n"
+    title, secs = split_markdown(text)
+    assert title == "Tide tables"
+    assert [(s.id, s.title, s.level, s.parent, s.body_md) for s in secs] == [
+        ("tide-tables", "Tide tables", 1, None, "Intro."),
+        ("reading-a-table", "Reading a table", 2, "tide-tables", "Rows are days."),
+    ]
+
+
+def test_split_markdown_a_fence_holding_heading_lines_and_a_shorter_fence_is_one_body():
+    fenced = "~~~~markdown\n# Not a heading\nNor this\n========\n```\n~~~~"
+    secs = split_markdown(f"# Guide\n\n{fenced}\n\n## Real\ntext\n")[1]
+    assert [s.title for s in secs] == ["Guide", "Real"]
+    assert secs[0].body_md == fenced
+
+
+def test_split_markdown_indented_code_is_not_a_heading():
+    text = "# Shell\n\n    # a comment in a shell session\n    ls -l\n\ndone\n"
+    (only,) = split_markdown(text)[1]
+    assert only.body_md == "    # a comment in a shell session\n    ls -l\n\ndone"
+
+
+def test_split_markdown_front_matter_stays_text_before_the_first_heading():
+    text = "---\ntitle: Tide tables\nlayout: page\n---\n\n# Tide tables\n\nIntro.\n"
+    title, secs = split_markdown(text)
+    assert title == "Tide tables"
+    assert [(s.title, s.level) for s in secs] == [("", 0), ("Tide tables", 1)]
+    assert secs[0].body_md == "---\ntitle: Tide tables\nlayout: page\n---"
+
+
+def test_split_markdown_heading_lines_keep_their_numbers_with_windows_line_ends():
+    secs = split_markdown("# One\r\n\r\nfirst\r\n\r\nTwo\r\n---\r\nsecond\r\n")[1]
+    assert [(s.title, s.body_md) for s in secs] == [("One", "first"), ("Two", "second")]
 
 
 def test_a_page_over_its_split_budget_is_one_section_that_says_so():

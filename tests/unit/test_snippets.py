@@ -72,3 +72,12 @@ def test_snippet_is_centred_on_a_japanese_term_inside_a_run():
     filler = "Tidepool は潮汐と海洋の観測データを扱うための Python ライブラリです。" * 8
     text = filler + "このライブラリでは潮位データを読み込むには load 関数を使います。" + filler
     assert "潮位データを読み込む" in snippet(text, "潮位データ")
+
+
+def test_snippet_is_centred_on_a_half_width_katakana_term_inside_a_run():
+    # Half-width katakana (ｶﾀｶﾅ, U+FF66-FF9F) is CJK like the rest: its bigrams match inside a run.
+    filler = "Tidepool は潮汐と海洋の観測データを扱うための Python ライブラリです。" * 8
+    text = filler + "このライブラリのﾃﾞｰﾀﾍﾞｰｽ設定は load 関数で読み込みます。" + filler
+    out = snippet(text, "ﾃﾞｰﾀﾍﾞｰｽ")
+    assert "ﾃﾞｰﾀﾍﾞｰｽ設定" in out
+    assert out.startswith("…")

@@ -47,7 +47,13 @@ SHARED = (
         float,
         forward=True,
     ),
-    Option("--crawl-limit", C.CRAWL_PAGE_LIMIT, "pages per source at most: a ceiling for runaway sites (a cut crawl says what it left out)", int, forward=True),
+    Option(
+        "--crawl-limit",
+        C.CRAWL_PAGE_LIMIT,
+        "pages per source at most: a ceiling for runaway sites (a cut crawl says what it left out)",
+        int,
+        forward=True,
+    ),
     Option(
         "--concurrency", C.CRAWL_CONCURRENCY, "requests at a time per host while indexing", int, forward=True
     ),

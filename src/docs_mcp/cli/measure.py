@@ -8,6 +8,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from docs_mcp.text.tidy import clip
 from docs_mcp.text.tokens import CALIBRATION_ERROR, estimate_tokens
 
 _NEXT = re.compile(r"next_start_index=(\d+)")
@@ -153,7 +154,7 @@ def render(report: dict[str, Any]) -> str:
     head = f"{'tool':<{width_tool}}  {'arguments':<{width_args}}  {'chars':>8}  {'~tokens':>8}  {'calls':>5}  note"
     lines += [head, "-" * len(head)]
     for r in rows:
-        args = r["arguments"] if len(r["arguments"]) <= width_args else r["arguments"][: width_args - 1] + "…"
+        args = clip(r["arguments"], width_args)
         lines.append(
             f"{r['tool']:<{width_tool}}  {args:<{width_args}}  {r['chars']:>8,}  {r['tokens']:>8,}  "
             f"{r['calls']:>5}  {r['note']}"

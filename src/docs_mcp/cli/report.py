@@ -8,6 +8,7 @@ import time
 from docs_mcp.cli.app import App, say
 from docs_mcp.model.progress import Progress, cut_note
 from docs_mcp.search.site import SourceStatus
+from docs_mcp.text.dates import utc_minute
 
 
 class ProgressBar:
@@ -125,7 +126,7 @@ def start_line(state: SourceStatus, auto_index: bool) -> str:
     src = state.source
     head = f"{src.name} ({src.root}): "
     if state.pages:
-        head += f"{state.pages:,} pages indexed, newest fetched {_day(state.newest)}"
+        head += f"{state.pages:,} pages indexed, newest fetched {utc_minute(state.newest, 'never')}"
     else:
         head += "no page indexed yet"
     problem = state.problem()
@@ -142,10 +143,6 @@ def start_line(state: SourceStatus, auto_index: bool) -> str:
             head + "; refreshing in the background" if state.pages else head + "; building in the background"
         )
     return head + ("" if state.pages else "; --no-index: run `docslice index` to build it")
-
-
-def _day(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else "never"
 
 
 async def index_if_empty(app: App) -> None:

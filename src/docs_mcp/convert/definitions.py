@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from docs_mcp.settings import DEFINED_TERM_MAX_CHARS, MAX_TITLE_CHARS
+from docs_mcp.text.tidy import clip, fold_space
 from docs_mcp.themes import DEFINITION_LIST_SKIP_CLASSES, SIGNATURE_PREFIXES
 
 #: Marker characters (Unicode private use): start, end, close. `\ue000 7 \ue002` opens entry 7.
 START, END, CLOSE = "\ue000", "\ue001", "\ue002"
 #: Where a signature's name ends: its parameters, subscript, type annotation or value.
 _NAME_END = re.compile(r"[(\[]|:\s|\s=")
-_WS = re.compile(r"\s+")
 #: A call signature: a name directly followed by its parameters.
 _CALL = re.compile(r"\w\(")
 
@@ -53,7 +53,7 @@ def defined_name(term: str) -> str:
     while len(words) > 1 and words[0] in SIGNATURE_PREFIXES:
         words = words[1:]
     # "exception pkg.Error" -> "pkg.Error"; "abstract base class" stays a glossary term.
-    return words[0] if len(words) == 1 else " ".join(term.split())
+    return words[0] if len(words) == 1 else fold_space(term)
 
 
 def entry_title(term: str) -> str:
@@ -62,12 +62,12 @@ def entry_title(term: str) -> str:
     `shared_buffers (integer)` and `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY` say more whole than as
     the last word before a parenthesis.
     """
-    term = _WS.sub(" ", term).strip()
+    term = fold_space(term)
     cut = _NAME_END.search(term)
     words = [w for w in (term[: cut.start()] if cut else term).split() if w not in SIGNATURE_PREFIXES]
     named = _CALL.search(term) or len(words) == 1
     title = (defined_name(term) if named else "") or term
-    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    return clip(title, MAX_TITLE_CHARS)
 
 
 def _items(dl: etree._Element) -> list[etree._Element]:

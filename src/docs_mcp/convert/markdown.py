@@ -8,13 +8,11 @@ import lxml.html
 from bs4 import BeautifulSoup, Tag
 from markdownify import ATX, MarkdownConverter
 
+from docs_mcp.convert.cleanup import BLANK_RUNS, clean_markdown, code_note
 from docs_mcp.convert.definitions import CLOSE, END, START
 from docs_mcp.convert.parsing import element_text
 from docs_mcp.settings import MAX_CONVERT_CHARS
-from docs_mcp.themes import PLAIN_TEXT_LANGUAGES, PLAIN_TEXT_TAG
-
-_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
-_MD_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)\n.*?^[ \t]*\1[ \t]*$\n?", re.S | re.M)
+from docs_mcp.themes import PLAIN_TEXT_TAG
 
 
 class _FastTag(Tag):
@@ -65,11 +63,6 @@ class CodeFreeConverter(DocsConverter):
             return super().convert_pre(el, text, parent_tags)
         lines = el.get_text().strip("\n").count("\n") + 1
         return f"\n\n{code_note(lang, lines)}\n\n" if el.get_text().strip() else ""
-
-
-def code_note(lang: str, lines: int) -> str:
-    """The line left where a code block was omitted: the model knows something is there, and how big."""
-    return f"[code: {lang + ', ' if lang else ''}{lines} line{'s' if lines != 1 else ''}]"
 
 
 _converters = {True: DocsConverter(), False: CodeFreeConverter()}
@@ -155,11 +148,11 @@ def _collapse_blank_runs(text: str):
     lead = len(text) - len(text.lstrip("\n"))
     if lead:
         cuts.append((0, lead))
-    for m in _BLANK_RUNS.finditer(text):
+    for m in BLANK_RUNS.finditer(text):
         if m.start() >= lead:
             cuts.append((m.start() + 2, m.end() - m.start() - 2))
     body_end = len(text.rstrip("\n"))
-    clean = _BLANK_RUNS.sub("\n\n", text).strip("\n")
+    clean = BLANK_RUNS.sub("\n\n", text).strip("\n")
 
     def shift(p: int) -> int:
         removed = 0
@@ -170,37 +163,3 @@ def _collapse_blank_runs(text: str):
         return max(0, min(p, body_end) - removed)
 
     return clean, shift
-
-
-def markdown_without_code(text: str) -> str:
-    """Markdown sources: fenced blocks become a one-line note, except those declared as plain text."""
-    return clean_markdown(_MD_FENCED.sub(_code_fence_dropped, text))
-
-
-def _code_fence_dropped(m: re.Match[str]) -> str:
-    info = m.group(2).split(maxsplit=1)
-    lang = info[0].strip("{}.").lower() if info else ""
-    if lang in PLAIN_TEXT_LANGUAGES:
-        return m.group(0)
-    body = m.group(0).split("\n")[1:-1]
-    lines = len([ln for ln in body if not _FENCE_CLOSE.match(ln)]) or 1
-    return f"{code_note(lang, lines)}\n"
-
-
-_PILCROW = re.compile("[¶\uf0c1\u200b\u200c\u200d\ufeff]")
-_COPY_LINE = re.compile(r"^[ \t]*(?:Copy(?: to clipboard| code)?|Copied!?)[ \t]*$", re.M | re.I)
-_TRAILING_WS = re.compile(r"[ \t]+$", re.M)
-_BLANK_RUNS = re.compile(r"\n{3,}")
-
-
-def clean_markdown(text: str) -> str:
-    """Remove pilcrows, 'Copy' residues and trailing blanks; collapse runs of blank lines."""
-    text = _PILCROW.sub("", text)
-    text = _COPY_LINE.sub("", text)
-    text = _TRAILING_WS.sub("", text)
-    text = _BLANK_RUNS.sub("\n\n", text)
-    return text.strip("\n")
-
-
-def heading_line(level: int, title: str) -> str:
-    return f"{'#' * level} {title}" if level > 0 else ""

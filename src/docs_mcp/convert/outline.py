@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from docs_mcp.model.document import Document, Section
+from docs_mcp.model.document import Document
+from docs_mcp.model.section import Section
 from docs_mcp.settings import TOC_DEFINITIONS_CHARS, TOC_ENTRY_NAME_CHARS
 from docs_mcp.text.budget import truncate
+from docs_mcp.text.tidy import clip
 
 Line = tuple[int, str]  # (heading level, text)
 
@@ -18,8 +20,7 @@ def entry_label(name: str, entry_id: str) -> str:
     """`#re.sub` when the id says the name, else `TEMPORARY or TEMP #SQL-CREATETABLE-TEMPORARY`."""
     if entry_id.endswith(name) or name.endswith("…"):
         return f"#{entry_id}"
-    short = name if len(name) <= TOC_ENTRY_NAME_CHARS else name[: TOC_ENTRY_NAME_CHARS - 1] + "…"
-    return f"{short} #{entry_id}"
+    return f"{clip(name, TOC_ENTRY_NAME_CHARS)} #{entry_id}"
 
 
 def definitions_line(section: Section) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 
 from docs_mcp.convert.anchors import linked_fragments
+from docs_mcp.convert.mdsource import split_markdown
 from docs_mcp.convert.parsing import find_main, page_title, parse_html, strip_noise
 from docs_mcp.convert.render import render_section
-from docs_mcp.convert.sections import split_html, split_markdown
+from docs_mcp.convert.sections import split_html
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.model.document import Document
 

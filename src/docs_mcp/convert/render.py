@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from docs_mcp.model.document import SEPARATOR, Section
+from docs_mcp.convert.cleanup import heading_line
+from docs_mcp.convert.mdsource import markdown_without_code
+from docs_mcp.model.document import SEPARATOR
+from docs_mcp.model.section import Section
 
 
 def render_section(sec: Section, include_code: bool) -> tuple[str, list[tuple[int, int] | None]]:
     """A section's own markdown (heading line, then its body) and its entries' spans in it: a Document's renderer."""
-    from docs_mcp.convert.markdown import convert, heading_line, markdown_without_code  # bs4: on first use
+    from docs_mcp.convert.markdown import convert  # bs4: on first use
 
     spans: list[tuple[int, int] | None] = []
     if sec.body_md is not None:

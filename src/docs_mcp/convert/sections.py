@@ -1,9 +1,8 @@
-"""Section stage: split a cleaned content tree (or a Markdown text) into sections by the heading outline."""
+"""Section stage: split a cleaned content tree into sections by the heading outline (Markdown: mdsource.py)."""
 
 from __future__ import annotations
 
 import html
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -11,65 +10,19 @@ from dataclasses import dataclass, field, replace
 import lxml.html
 from lxml import etree
 
-from docs_mcp.convert.anchors import (
-    ANCHOR_TAG,
-    IdRegistry,
-    choose,
-    element_ids,
-    heading_elements,
-    id_elements,
-    place_anchors,
-    slugify,
-)
-from docs_mcp.convert.definitions import Group, defined_name, entry_title, find_groups, is_label, mark
-from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading, element_text, normalize_space, simplify
-from docs_mcp.model.document import Entry, Section
+from docs_mcp.convert.anchors import ANCHOR_TAG, element_ids, slugify
+from docs_mcp.convert.definitions import defined_name, is_label, mark
+from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading
+from docs_mcp.convert.simplify import simplify
+from docs_mcp.convert.survey import Page, own_text, survey
+from docs_mcp.model.section import Entry, Section
 from docs_mcp.settings import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS
-from docs_mcp.themes import PLAIN_TEXT_TAG, SECTION_CONTAINER_CLASSES
+from docs_mcp.text.tidy import clip, normalize_space
+from docs_mcp.themes import PLAIN_TEXT_TAG
 
-__all__ = ["slugify", "split_html", "split_markdown"]
+__all__ = ["slugify", "split_html"]
 
 _HEADING_SET = frozenset(HEADING_TAGS)
-_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_MD_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
-_MD_ID = re.compile(r"\s*\{#([A-Za-z0-9_:.-]+)\}\s*$")
-
-
-def _first_heading(el: etree._Element) -> etree._Element | None:
-    return next(el.iter(*HEADING_TAGS), None)
-
-
-def _is_container(el: etree._Element) -> bool:
-    if el.tag == "section":
-        return True
-    classes = set((el.get("class") or "").split())
-    return bool(classes & SECTION_CONTAINER_CLASSES)
-
-
-def _wraps_only_its_heading(el: etree._Element) -> bool:
-    """rustdoc's `summary > section#method.x > h4`: the last thing in its parent, with nothing after its heading.
-
-    Its description follows outside it, so the wrapper marks a heading, not the extent of a section. An empty
-    section followed by others (Sphinx's "Summary" before "New Features") is still a section of its own.
-    """
-    if any(isinstance(sib.tag, str) for sib in el.itersiblings()) or (el.tail or "").strip():
-        return False
-    h = _first_heading(el)
-    node = h
-    while node is not None and node is not el:
-        if (node.tail or "").strip():
-            return False
-        for sib in node.itersiblings():
-            if isinstance(sib.tag, str) and (
-                any(t.strip() for t in sib.itertext()) or (sib.tail or "").strip()
-            ):
-                return False
-        node = node.getparent()
-    return h is not None
-
-
-def _clip(title: str) -> str:
-    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
 
 
 @dataclass
@@ -90,25 +43,10 @@ class _Open:
     depth: int = 0
 
 
-@dataclass
-class _Page:
-    """What the walker needs to know about a page, found before its tree was simplified."""
-
-    #: Heading element → (unit id, every id that resolves to its section).
-    headings: dict[etree._Element, tuple[str, list[str]]]
-    holders: set[etree._Element]
-    containers: set[etree._Element]
-    #: dt/dd element → its definition group; group → (unit id, ids).
-    groups: dict[etree._Element, Group]
-    group_ids: dict[Group, tuple[str, list[str]]]
-    #: x-anchor element → the ids found in the block after it.
-    markers: dict[etree._Element, list[str]]
-
-
 class _Walker:
     """Walks the tree in document order; a heading opens a section, a section container closes it."""
 
-    def __init__(self, main: etree._Element, page: _Page, deadline: float):
+    def __init__(self, main: etree._Element, page: Page, deadline: float):
         self.main = main
         self.page = page
         self.deadline = deadline
@@ -136,7 +74,7 @@ class _Walker:
         sid, anchors = self.page.headings[h]
         self.current = _Open(
             sid,
-            _clip(clean_heading(h.text_content())),
+            clip(clean_heading(h.text_content()), MAX_TITLE_CHARS),
             level,
             parent.id if parent else None,
             anchors=list(anchors),
@@ -151,7 +89,7 @@ class _Walker:
         groups = self.page.groups
         found = [g for dt in child.iter("dt") if (g := groups.get(dt)) is not None and dt is g.terms[0]]
         # Every term names what the section defines (site search weighs these names like headings).
-        self.current.names.extend(n for g in found for dt in g.terms if (n := defined_name(_own_text(dt))))
+        self.current.names.extend(n for g in found for dt in g.terms if (n := defined_name(own_text(dt))))
         # A term with no description (Django's `.. method::` followed by unindented text) or a label ending
         # in a colon is part of the section, not a unit: its ids name the section.
         for g in [
@@ -160,7 +98,7 @@ class _Walker:
             found.remove(g)
             self.current.anchors.extend(self.page.group_ids[g][1])
         if not found:
-            self.emit(lxml.html.tostring(child, encoding=str, with_tail=False), _own_text(child))
+            self.emit(lxml.html.tostring(child, encoding=str, with_tail=False), own_text(child))
             self.current.code_words += _code_words(child)
             return
         sec = self.current
@@ -168,7 +106,7 @@ class _Walker:
         for g in found:
             sid, anchors = self.page.group_ids[g]
             sec.entries.append(Entry(sid, g.name, index.get(g.parent, -1), tuple(anchors)))
-        text = _own_text(child)
+        text = own_text(child)
         for g in found:
             mark(g, index[g])
         sec.parts.append(lxml.html.tostring(child, encoding=str, with_tail=False))
@@ -203,59 +141,6 @@ class _Walker:
                 self.emit(html.escape(child.tail), child.tail)
 
 
-def _entry_slug(name: str) -> str:
-    """A generated id for a definition without one: its name slugged, `def` when nothing is left (`.`, `^`)."""
-    slug = slugify(name)
-    return slug if slug != "section" and sum(ch.isalnum() for ch in slug) >= 2 else "def"
-
-
-def _survey(main: lxml.html.HtmlElement, linked: Counter[str]) -> tuple[_Page, IdRegistry]:
-    """Headings, their containers, definition groups and every id, read before simplification drops ids."""
-    headings = [h for h in main.iter(*HEADING_TAGS) if clean_heading(h.text_content())]
-    keep = set(headings)
-    # Empty headings carry no outline information; they are dropped with their markup.
-    for h in list(main.iter(*HEADING_TAGS)):
-        if h not in keep and h.getparent() is not None:
-            h.drop_tree()
-    # Elements that hold headings are walked into; the rest are emitted whole as blocks.
-    holders: set[etree._Element] = set()
-    for h in headings:
-        for anc in h.iterancestors():
-            if anc in holders:
-                break
-            holders.add(anc)
-            if anc is main:
-                break
-    containers = {el for el in holders if _is_container(el) and not _wraps_only_its_heading(el)}
-    with_ids = id_elements(main)
-    registry = IdRegistry(i for el in with_ids for i in element_ids(el))
-    claimed: set[etree._Element] = set()
-    heading_ids: dict[etree._Element, tuple[str, list[str]]] = {}
-    for h in headings:
-        elements = [e for e in heading_elements(h, main) if e not in claimed]
-        claimed.update(elements)
-        candidates = list(dict.fromkeys(i for e in elements for i in element_ids(e)))
-        primary = choose(candidates, linked)
-        title = clean_heading(h.text_content())
-        sid = registry.claim(primary, real=True) if primary else registry.claim(slugify(title))
-        heading_ids[h] = (sid, [sid, *(c for c in candidates if c != sid)])
-    in_headings = {dl for h in headings for dl in h.iter("dl")}
-    groups = find_groups(main, in_headings)
-    for g in dict.fromkeys(groups.values()):
-        g.ids = [i for dt in g.terms for i in element_ids(dt)]
-        g.name = entry_title(_own_text(g.terms[0]))
-        claimed.update(g.terms)
-    per_group, markers = place_anchors(main, with_ids, claimed, holders, groups)
-    group_ids: dict[Group, tuple[str, list[str]]] = {}
-    for g in dict.fromkeys(groups.values()):
-        candidates = list(dict.fromkeys([*g.ids, *per_group.get(g, ())]))
-        primary = choose(g.ids, linked) or choose(candidates, linked)
-        sid = registry.claim(primary, real=True) if primary else registry.claim(_entry_slug(g.name))
-        group_ids[g] = (sid, [sid, *(c for c in candidates if c != sid)])
-    page = _Page(heading_ids, holders, containers, groups, group_ids, markers)
-    return page, registry
-
-
 class _OverBudget(Exception):
     """Splitting a page took longer than PAGE_SPLIT_SECONDS."""
 
@@ -270,7 +155,7 @@ def split_html(
     section that says so.
     """
     started = time.monotonic()
-    page, registry = _survey(main, linked or Counter())
+    page, registry = survey(main, linked or Counter())
     root_ids = element_ids(main)
     simplify(main)
     try:
@@ -317,57 +202,3 @@ def _code_words(el: etree._Element) -> int:
     return sum(
         len((pre.text or "").split()) for pre in el.iter("pre") if pre.get("data-lang") != PLAIN_TEXT_TAG
     )
-
-
-def _own_text(el: etree._Element) -> str:
-    """Text of an element without its tail, code left out of the default markdown left out (it is not shown)."""
-    return element_text(el, skip_code=True)
-
-
-def split_markdown(text: str) -> tuple[str, list[Section]]:
-    """Sections of a Markdown page by ATX headings outside code fences; returns (title, sections)."""
-    registry = IdRegistry()
-    sections: list[tuple[str, str, int, list[str]]] = [("", "", 0, [])]
-    fence = ""
-    for line in text.splitlines():
-        m = _MD_FENCE.match(line)
-        if m:
-            marker = m.group(1)
-            if not fence:
-                fence = marker
-            elif (
-                marker[0] == fence[0]
-                and len(marker) >= len(fence)
-                and not line.strip()[len(marker) :].strip()
-            ):
-                fence = ""
-        h = None if fence or m else _MD_HEADING.match(line)
-        if h:
-            title = h.group(2)
-            explicit = _MD_ID.search(title)
-            if explicit:
-                title = title[: explicit.start()]
-            title = clean_heading(title)
-            sid = registry.claim(explicit.group(1) if explicit else slugify(title))
-            sections.append((sid, title, len(h.group(1)), []))
-        else:
-            sections[-1][3].append(line)
-    out: list[Section] = []
-    stack: list[Section] = []
-    for sid, title, level, lines in sections:
-        body = "\n".join(lines).strip("\n")
-        if level == 0:
-            if body.strip():
-                out.append(
-                    Section(registry.claim("top"), "", 0, None, body_md=body, text=normalize_space(body))
-                )
-            continue
-        while stack and stack[-1].level >= level:
-            stack.pop()
-        sec = Section(
-            sid, title, level, stack[-1].id if stack else None, body_md=body, text=normalize_space(body)
-        )
-        out.append(sec)
-        stack.append(sec)
-    first = next((s.title for s in out if s.level == 1), "") or next((s.title for s in out if s.level), "")
-    return first, out

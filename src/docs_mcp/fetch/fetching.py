@@ -30,6 +30,7 @@ from docs_mcp.fetch.local import read_local
 from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.settings import ACCEPT_ENCODING, HTML_TYPES, MARKDOWN_TYPES, MAX_REDIRECTS, USER_AGENT, Settings
+from docs_mcp.text.tidy import clip
 
 __all__ = ["Fetcher", "RawPage", "decode", "kind_for"]
 
@@ -40,7 +41,7 @@ C = TypeVar("C")
 
 def _clip(url: str, limit: int = 300) -> str:
     """A URL for a message: whole when short, else its start (keys can reach 6,144 chars percent-encoded)."""
-    return url if len(url) <= limit else url[:limit] + "…"
+    return clip(url, limit)
 
 
 def kind_for(content_type: str, path: str) -> str | None:

@@ -3,70 +3,17 @@
 from __future__ import annotations
 
 import json
-import re
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from docs_mcp.errors import InvalidArgument, SectionNotFound
+from docs_mcp.model.section import Entry, Ref, Renderer, Section
 from docs_mcp.settings import UNKNOWN_ID_LIST_CAP
+from docs_mcp.text.tidy import clip, fold_space
 
 SEPARATOR = "\n\n"
-_WS = re.compile(r"\s+")
 #: Characters of ids listed when a section id is unknown (a page of 20,000 headings must not flood the error).
 _UNKNOWN_LIST_CHARS = 1_500
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One definition (`re.sub`, `TEMPORARY or TEMP`, `shared_buffers`) inside a section's own content."""
-
-    id: str
-    name: str
-    #: Index (in the section's entries) of the definition this one is nested in, -1 if none.
-    parent: int = -1
-    #: Every id that resolves to this entry, `id` first.
-    anchors: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Section:
-    """One heading and its own content (subsections excluded); level 0 is content before any heading."""
-
-    id: str
-    title: str
-    level: int
-    parent: str | None
-    #: Own body as simplified HTML (HTML pages) ...
-    body_html: str = ""
-    #: ... or as Markdown (Markdown pages).
-    body_md: str | None = None
-    #: Own plain text, for search and snippets (code blocks left out by default are not in it).
-    text: str = ""
-    #: Every id that resolves to this section, `id` first (Django's `select-related` and `s-select-related`).
-    anchors: tuple[str, ...] = ()
-    #: Definition entries in the section's own content, in document order (nested ones after their parent).
-    entries: tuple[Entry, ...] = ()
-    #: Names the section defines: every definition-list term's (API signatures, options, glossary entries),
-    #: entries or not. API references describe each function under a <dt>, not a heading; the index weighs
-    #: these names like headings, so `time.sleep` finds the time module's page.
-    names: tuple[str, ...] = ()
-    #: Words of its code blocks that the default markdown leaves out: matches there do not count, but they
-    #: still make the section long (BM25's length normalization sees the section as it is).
-    code_words: int = 0
-
-
-#: A section's own markdown (heading line, SEPARATOR, body) and where each of its entries lies in it.
-Renderer = Callable[[Section, bool], tuple[str, list[tuple[int, int] | None]]]
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A unit of a page: section `section`, or definition `entry` inside it; `note` says how a name matched."""
-
-    section: int
-    entry: int = -1
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -240,7 +187,7 @@ class Document:
         ref = exact.get(wanted) or folded.get(wanted.casefold())
         if ref is not None:
             return ref
-        norm = _WS.sub(" ", wanted).strip().casefold()
+        norm = fold_space(wanted).casefold()
         bare = norm.removesuffix("()")
         matches = [
             Ref(i)
@@ -273,8 +220,7 @@ class Document:
             shown.append(i)
             size += len(i) + 2
         more = f" … and {len(ids) - len(shown)} more (get_doc_toc lists all)" if len(ids) > len(shown) else ""
-        clipped = wanted if len(wanted) <= 100 else wanted[:99] + "…"
-        return f"no section {clipped!r} in {self.url}. Available ids: {', '.join(shown)}{more}"
+        return f"no section {clip(wanted, 100)!r} in {self.url}. Available ids: {', '.join(shown)}{more}"
 
     # --- units ----------------------------------------------------------------------------------
     def units(self) -> list[Ref]:

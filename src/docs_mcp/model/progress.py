@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 
 import httpx
 
+from docs_mcp.text.tidy import clip
+
 #: Longest error text kept in an outcome (it reaches status lines and tool responses).
 ERROR_CHARS = 200
 #: Meta key (plus the source's root) of the last build's outcome: roots are a source's identity, not names.
@@ -149,7 +151,7 @@ def cut_note(left_out: int, limit: int) -> str:
 
 
 def _short(text: str) -> str:
-    return text[:ERROR_CHARS] + ("…" if len(text) > ERROR_CHARS else "")
+    return clip(text, ERROR_CHARS)
 
 
 class Builds:

@@ -11,7 +11,8 @@ from docs_mcp import settings as C
 from docs_mcp.convert.outline import fit_outline, outline_line
 from docs_mcp.errors import echo
 from docs_mcp.model.document import Document
-from docs_mcp.search.ranking import PageIndex, Passage, page_index, passages, select_sections
+from docs_mcp.search.passages import Passage, passages
+from docs_mcp.search.ranking import PageIndex, page_index, select_sections
 from docs_mcp.text.budget import truncate
 
 

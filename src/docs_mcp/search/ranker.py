@@ -6,7 +6,6 @@ finds and scores the full-text matches, this module weighs them into one ranking
 
 from __future__ import annotations
 
-import math
 import threading
 
 from docs_mcp.model.hits import SearchHit
@@ -25,6 +24,7 @@ from docs_mcp.settings import (
 )
 from docs_mcp.store.interface import Reads, Scope, Store
 from docs_mcp.text.terms import bounded_query, names_match, query_names, query_terms, tokenize
+from docs_mcp.text.terms import idf as term_idf
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
 TITLE_MEMO_SIZE = 50_000
@@ -112,7 +112,7 @@ class SiteRanker:
         if not selected:
             return []
         found = self._evidence(reads, query, selected, scope)
-        idf = {t: math.log(1 + total / (1 + df.get(t, 0))) for t in terms}
+        idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
         combined = combine(query, terms, idf, found)
         if SEMANTIC_WEIGHT > 0 and (model := active_model()) is not None:
             combined = self._semantic(reads, model, query, combined)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 
 from docs_mcp.errors import DocsMCPError, IndexUnavailable
 from docs_mcp.fetch.sources import Location, Source, SourceSet
@@ -20,14 +19,7 @@ from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
 from docs_mcp.search.ranker import SiteRanker
 from docs_mcp.search.semantic import active_model, embedder
 from docs_mcp.store.interface import Scope, Store, key_prefix
-
-
-def _day(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "an unknown date"
-
-
-def _clock(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%H:%M UTC")
+from docs_mcp.text.dates import utc_clock, utc_minute
 
 
 @dataclass(frozen=True)
@@ -55,11 +47,11 @@ class SourceStatus:
             return ""
         why = self.last.error or self.last.cause or "no page could be fetched"
         kept = (
-            f"serving the {self.pages:,} pages indexed on {_day(self.newest)}"
+            f"serving the {self.pages:,} pages indexed on {utc_minute(self.newest, 'an unknown date')}"
             if self.pages
             else "nothing from it is indexed"
         )
-        return f"source {self.source.name} unreachable: {why} at {_clock(self.last.at)}; {kept}"
+        return f"source {self.source.name} unreachable: {why} at {utc_clock(self.last.at)}; {kept}"
 
     def discovery_note(self) -> str:
         """Why the last build may have found few pages: discovery files it could not read ('the last build of

@@ -6,9 +6,10 @@ import re
 from functools import lru_cache
 
 from docs_mcp.settings import SNIPPET_CHARS
+from docs_mcp.text.cjk import CJK_CHAR
 from docs_mcp.text.terms import query_terms
+from docs_mcp.text.tidy import fold_space
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 #: Context kept before the first matched term of the window.
 LEAD_CHARS = 30
 
@@ -19,7 +20,7 @@ def _term_pattern(terms: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[str, .
     term of each group, so a match names its term through `lastindex` without re-reading the word."""
     words, cjk = [], []
     for t in sorted(terms, key=len, reverse=True):
-        if _CJK.match(t):  # bigrams sit inside runs of CJK text: no word boundary to anchor on
+        if CJK_CHAR.match(t):  # bigrams sit inside runs of CJK text: no word boundary to anchor on
             cjk.append(t)
         else:
             words.append(t)
@@ -47,7 +48,7 @@ def _span(hits: list[tuple[int, str]], i: int, j: int, distinct: int) -> int:
 def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
     """The window of `text` holding the most distinct query terms, trimmed to whole words, with ellipses."""
     if "\n" in text or "\t" in text or "  " in text:  # index text is normalized already: skip the copy
-        text = " ".join(text.split())
+        text = fold_space(text)
     if len(text) <= size:
         return text
     terms = tuple(sorted(set(query_terms(query)), key=len, reverse=True))

@@ -1,1 +1,1 @@
-"""Text: words and CJK bigrams, token estimates, budgets (cutting at natural boundaries, pagination)."""
+"""Text: words and CJK bigrams, stopwords, token estimates, fences, tidying and clipping, UTC times, budgets."""

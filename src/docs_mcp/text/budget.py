@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
+from docs_mcp.text.fences import open_fence, open_fence_line
 
 #: Sentence-ending punctuation; the CJK ones end a sentence even with no space after them.
 _STOPS, _CJK_STOPS = ".!?。！？", "。！？"
@@ -19,7 +20,6 @@ _CLAUSE_END = re.compile(
     r"|\n[ \t]*(?:\n|[-*+>|#]|\d+[.)]\s|```|~~~)"
 )
 _COMPLETE = re.compile(rf"[{_STOPS}:][{_CLOSERS}]*$")
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
 def clamp_length(value: int, hard_cap: int, default: int = DEFAULT_MAX_LENGTH) -> int:
@@ -83,17 +83,8 @@ def finish_sentence(text: str, end: int, reach: int) -> int:
 
 def _avoid_open_fence(text: str, start: int, cut: int) -> int:
     """Move a cut back to before an unclosed fence's opening line, if that leaves something to return."""
-    fences = list(_FENCE_LINE.finditer(text, start, cut))
-    if len(fences) % 2 == 0:
-        return cut
-    opening = fences[-1].start()
-    return opening if opening > start else cut
-
-
-def open_fence(text: str, end: int | None = None) -> str | None:
-    """The fence marker left open at `end` (default: the end of `text`), if any; no copy of the prefix is made."""
-    fences = _FENCE_LINE.findall(text, 0, len(text) if end is None else end)
-    return fences[-1] if len(fences) % 2 else None
+    opening = open_fence_line(text, start, cut)
+    return opening.start() if opening and opening.start() > start else cut
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from functools import lru_cache
@@ -10,168 +11,12 @@ import snowballstemmer
 from snowballstemmer.basestemmer import BaseStemmer
 
 from docs_mcp.settings import MAX_QUERY_CHARS, MAX_QUERY_TERMS
+from docs_mcp.text.cjk import CJK_RANGES, CJK_RUN, cjk_bigrams
+from docs_mcp.text.stopwords import STOPWORDS
 
-# CJK ideographs, kana and hangul: written without spaces, so runs are indexed as overlapping bigrams.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
 #: A one-letter command-line flag ("-O", "-m") is a real search term, unlike other single letters.
 _FLAG = re.compile(r"(?:^|\s)-([A-Za-z])\b")
-_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+(?:['’][^\\W_]+)?", re.UNICODE)
-
-#: Function words that carry no topic; dropped from queries (documents keep them for BM25 lengths).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "use",
-        "used",
-        "using",
-        "get",
-        "gets",
-        "way",
-        "ways",
-        "want",
-        "need",
-        "happen",
-        "happens",
-        # Quantifiers and contractions of question phrasing ("how many", "why don't").
-        "many",
-        "much",
-        "don't",
-        "doesn't",
-        "didn't",
-        "can't",
-        "cannot",
-        "isn't",
-        "aren't",
-        "won't",
-        "shouldn't",
-    ]
-)
+_TOKEN = re.compile(f"[{CJK_RANGES}]+|[^\\W_]+(?:['’][^\\W_]+)?", re.UNICODE)
 
 #: One Snowball stemmer per thread: a stemmer keeps the word it works on in its own fields, so one shared by
 #: threads returns another thread's stems ("files" → "container") and raises on the way.
@@ -195,18 +40,12 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
-def cjk_bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
 def tokenize(text: str) -> list[str]:
     """Lowercased, stemmed words; CJK runs as bigrams. Used for documents and queries alike."""
     out: list[str] = []
     for m in _TOKEN.finditer(text.lower()):
         tok = m.group(0)
-        if _CJK_RUN.fullmatch(tok):
+        if CJK_RUN.fullmatch(tok):
             out.extend(cjk_bigrams(tok))
         else:
             out.append(stem(tok.replace("’", "'")))
@@ -222,7 +61,7 @@ def tokenize_spans(text: str) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for m in _TOKEN.finditer(text.lower()):
         tok = m.group(0)
-        if _CJK_RUN.fullmatch(tok):
+        if CJK_RUN.fullmatch(tok):
             out.extend((bigram, m.start() + k) for k, bigram in enumerate(cjk_bigrams(tok)))
         else:
             out.append((stem(tok.replace("’", "'")), m.start()))
@@ -246,7 +85,7 @@ def query_terms(query: str) -> list[str]:
     words = [m.group(0) for m in _TOKEN.finditer(query.lower().replace("’", "'"))]
     flags = {m.group(1).lower() for m in _FLAG.finditer(query)}
     kept = [
-        w for w in words if w not in STOPWORDS and (len(w) > 1 or w in flags or _CJK_RUN.fullmatch(w))
+        w for w in words if w not in STOPWORDS and (len(w) > 1 or w in flags or CJK_RUN.fullmatch(w))
     ] or words
     terms: dict[str, None] = {}  # ordered set: `t not in list` was quadratic in the number of terms
     for w in kept:
@@ -319,3 +158,11 @@ def names_match(defined: str, wanted: str) -> bool:
 def index_text(text: str) -> str:
     """Text as the FTS index stores it: the same tokens as `tokenize`, space separated."""
     return " ".join(tokenize(text))
+
+
+def idf(total: int, containing: int) -> float:
+    """Lucene's BM25 IDF of a term found in `containing` of `total` texts: log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    Never negative, unlike Okapi's: a term in most texts still counts a little.
+    """
+    return math.log(1 + (total - containing + 0.5) / (containing + 0.5))

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]")
+from docs_mcp.text.cjk import CJK_CHAR, CJK_RANGES
+
 _WORD = re.compile(r"[A-Za-z]+")
 _DIGITS = re.compile(r"[0-9]+")
-_PUNCT = re.compile(
-    r"[^\sA-Za-z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]"
-)
+_PUNCT = re.compile(rf"[^\sA-Za-z0-9{CJK_RANGES}]")
 
 #: Weights for (words, extra pieces of words longer than 6 letters, digit groups of 3, CJK characters,
 #: punctuation characters, line breaks), fitted by benchmarks/token_calibration.py.
@@ -32,7 +31,7 @@ def features(text: str) -> tuple[float, ...]:
         len(words),
         long_pieces,
         digit_groups,
-        len(_CJK.findall(text)),
+        len(CJK_CHAR.findall(text)),
         len(_PUNCT.findall(text)),
         text.count("\n"),
     )

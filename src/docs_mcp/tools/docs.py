@@ -14,6 +14,7 @@ from docs_mcp.fetch.sources import Location, SourceSet
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.text.budget import clamp_length, open_fence, paginate
+from docs_mcp.text.tidy import clip
 from docs_mcp.tools import specs
 from docs_mcp.tools.cache import DocumentCache
 from docs_mcp.tools.cpu import CPUPool
@@ -41,10 +42,6 @@ class DocumentStore(Protocol):
 #: A code block left out of the markdown (see markdown.code_note), and what the header says about it.
 CODE_NOTE = re.compile(r"^[ \t>]*\[code: [^\]\n]*\d+ lines?\]$", re.M)
 CODE_OMITTED = "code omitted: include_code_blocks=true shows it"
-
-
-def _clip(text: str, size: int = 100) -> str:
-    return text if len(text) <= size else text[: size - 1] + "…"
 
 
 class DocsTools:
@@ -134,7 +131,7 @@ class DocsTools:
             try:
                 ref = doc.find(loc.fragment)
             except DocsMCPError:
-                notes.append(f"no unit #{_clip(loc.fragment)} on this page: reading from the top")
+                notes.append(f"no unit #{clip(loc.fragment, 100)} on this page: reading from the top")
             else:
                 start_index = doc.unit_offset(ref, include_code_blocks)
                 notes.append(

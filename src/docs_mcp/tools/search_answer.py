@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
 
 from docs_mcp import settings as C
 from docs_mcp.convert.outline import outline_line
@@ -11,13 +10,10 @@ from docs_mcp.errors import echo
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.text.budget import truncate
+from docs_mcp.text.dates import utc_minute
 
 #: A page's headings: (level, id, title), in page order.
 Headings = list[tuple[int, str, str]]
-
-
-def _fmt_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else "unknown"
 
 
 def answer(
@@ -39,7 +35,7 @@ def answer(
         src = f" · source {h.source}" if multi else ""
         anchor = f"#{h.section_id}" if h.section_id else ""
         blocks.append(
-            f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {_fmt_time(h.fetched_at)}\n"
+            f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {utc_minute(h.fetched_at)}\n"
             f"   {h.snippet}"
         )
     head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"

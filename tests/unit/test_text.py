@@ -1,0 +1,58 @@
+"""text: the one owner of CJK ranges, whitespace folding, clipping and UTC times."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.text.cjk import CJK_CHAR, cjk_bigrams
+from docs_mcp.text.dates import utc_clock, utc_minute
+from docs_mcp.text.terms import query_terms, tokenize
+from docs_mcp.text.tidy import clip, fold_space, normalize_space
+from docs_mcp.text.tokens import features
+
+
+@pytest.mark.parametrize("char", ["あ", "カ", "ｶ", "ﾞ", "漢", "한", "丽"])
+def test_every_cjk_script_is_one_range_for_tokens_estimates_and_snippets(char):
+    assert CJK_CHAR.match(char)
+    assert tokenize(char + char) == [char + char]
+    assert features(char)[3] == 1  # counted as a CJK character, not punctuation
+
+
+def test_half_width_katakana_queries_are_bigrams_like_full_width_ones():
+    assert query_terms("ﾃﾞｰﾀ") == cjk_bigrams("ﾃﾞｰﾀ") == ["ﾃﾞ", "ﾞｰ", "ｰﾀ"]
+
+
+def test_fold_space_folds_every_unicode_space_and_trims():
+    assert fold_space("  a\t\nb\u00a0\u2003c  ") == "a b c"
+
+
+def test_normalize_space_also_drops_zero_width_characters():
+    assert normalize_space("\ufeffzero\u200bwidth  join") == "zerowidth join"
+    assert fold_space("zero\u200bwidth") == "zero\u200bwidth"
+
+
+def test_clip_keeps_a_short_text_and_cuts_a_long_one_to_the_limit_with_an_ellipsis():
+    assert clip("short", 5) == "short"
+    assert clip("abcdefgh", 5) == "abcd…"
+    assert clip("abc   defgh", 5) == "abc…"  # no space left before the ellipsis
+    assert len(clip("x" * 500, 200)) == 200
+
+
+def test_utc_times_are_written_in_utc_with_a_word_for_never():
+    assert utc_minute(1739196180) == "2025-02-10 14:03 UTC"
+    assert utc_minute(0) == "unknown"
+    assert utc_minute(0, "never") == "never"
+    assert utc_clock(1739196180) == "14:03 UTC"
+
+
+def test_the_cjk_ranges_and_the_fence_pattern_are_spelled_once_in_the_package():
+    package = Path(__file__).resolve().parents[2] / "src" / "docs_mcp"
+    spelled = {"\\u3040": [], "`{3,}": []}
+    for path in package.rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for needle, found in spelled.items():
+            if needle in source or needle.encode().decode("unicode_escape") in source:
+                found.append(path.relative_to(package).as_posix())
+    assert spelled == {"\\u3040": ["text/cjk.py"], "`{3,}": ["text/fences.py"]}
