@@ -1,13 +1,17 @@
-"""The package's shape: packages by layer, each importing only those below it, and no circles."""
+"""The package's shape: packages by layer, each importing only those below it, no circles, short units."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "docs_mcp"
 #: Lowest first: a module may import its own package and those before it, never one after it. The root
 #: modules (errors, settings, themes) sit below everything.
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 50
 LAYERS = ("", "text", "model", "fetch", "convert", "store", "search", "crawl", "tools", "transport", "cli")
 
 
@@ -86,6 +90,19 @@ def test_the_import_graph_has_no_circle():
         if start not in state:
             visit(start, [start])
     assert cycles == []
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_and_functions_stay_short(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{path.name}: {lines} lines"
+    long = [
+        f"{n.name}: {n.end_lineno - n.lineno + 1} lines"
+        for n in ast.walk(ast.parse(path.read_text()))
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        and n.end_lineno - n.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
 
 
 def test_domain_code_never_imports_mcp():
