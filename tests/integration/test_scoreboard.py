@@ -8,36 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SITE
+from test_benchmarks import QUESTIONS  # the two fixture questions the benchmark scripts run on
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # the script runs up to 300 s
-
-# Written for this test from the fixture pages (fixtures/site/sphinx.html and docbook.html).
-QUESTIONS = {
-    "about": "Two questions over fixtures/site, to run the scoreboard in CI.",
-    "docs": str(SITE),
-    "questions": [
-        {
-            "id": "fx-001",
-            "query": "which time zone applies to naive timestamps when loading a series",
-            "page": "sphinx.html",
-            "section": "Loading data",
-            "needles": ["naive timestamps are interpreted as UTC"],
-            "code": False,
-            "kind": "sentence",
-        },
-        {
-            "id": "fx-002",
-            "query": "environment variable naming the configuration file",
-            "page": "docbook.html",
-            "section": "1.2.1. The Configuration File",
-            "needles": ["from the file named by the environment variable TIDEPOOL_CONFIG"],
-            "code": False,
-            "kind": "sentence",
-        },
-    ],
-}
 
 
 def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_search_figures(tmp_path):

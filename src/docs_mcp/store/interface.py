@@ -67,13 +67,9 @@ class SectionRow(NamedTuple):
     text: str
 
 
-class Reads(Protocol):
-    """Reads of one consistent snapshot of the index (`Store.reading()`).
+class PageReads(Protocol):
+    """Pages and builds: what both a snapshot (`Reads`) and the store itself (`Store`) answer."""
 
-    Page ids are never reused (a rewritten page gets a new id), so callers may memoize per id.
-    """
-
-    # --- pages and builds ---
     def meta(self, key: str) -> str | None: ...
     def page_count(self, scope: Scope | None = None) -> int: ...
     def section_count(self) -> int: ...
@@ -85,6 +81,13 @@ class Reads(Protocol):
     def without_vectors(
         self, model: str, scope: Scope, limit: int, after: int = 0
     ) -> list[tuple[int, list[tuple[str, str, str]]]]: ...
+
+
+class Reads(PageReads, Protocol):
+    """Reads of one consistent snapshot of the index (`Store.reading()`).
+
+    Page ids are never reused (a rewritten page gets a new id), so callers may memoize per id.
+    """
 
     # --- ranking: a full-text match scores BM25 over the title, path (headings), body and names columns,
     # weighted by settings.SECTION_WEIGHTS (PAGE_WEIGHTS for pages); higher is better, best first ---
@@ -127,7 +130,7 @@ class BuildLock(Protocol):
     def release(self) -> None: ...
 
 
-class Store(Protocol):
+class Store(PageReads, Protocol):
     """The index as search, crawl and the tools use it: snapshots to read, one transaction per write."""
 
     #: Where the index lives, for messages (a file path; a database address without its password).
@@ -135,18 +138,7 @@ class Store(Protocol):
 
     def reading(self) -> AbstractContextManager[Reads]: ...
 
-    # --- reads outside a `reading()` block, each in a snapshot of its own (inside one: that block's) ---
-    def meta(self, key: str) -> str | None: ...
-    def page_count(self, scope: Scope | None = None) -> int: ...
-    def section_count(self) -> int: ...
-    def newest(self, scope: Scope) -> float: ...
-    def pages(self, scope: Scope) -> list[PageState]: ...
-    def links(self, key: str) -> list[str]: ...
-    def load_document(self, key: str) -> Document | None: ...
-    def headings(self, key: str) -> list[tuple[int, str, str]]: ...
-    def without_vectors(
-        self, model: str, scope: Scope, limit: int, after: int = 0
-    ) -> list[tuple[int, list[tuple[str, str, str]]]]: ...
+    # The PageReads outside a `reading()` block run each in a snapshot of its own (inside one: that block's).
 
     # --- writes, each one transaction ---
     def write(self, page: PreparedPage) -> None: ...
