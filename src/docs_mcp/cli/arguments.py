@@ -116,7 +116,19 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--token",
         default=None,
-        help="bearer token every HTTP request must carry (default: $DOCS_MCP_TOKEN)",
+        help="bearer token every HTTP request must carry (default: $DOCS_MCP_TOKEN); other local users "
+        "can read it in the process list: prefer --token-file",
+    )
+    serve.add_argument(
+        "--token-file", metavar="PATH", type=Path, default=None, help="read the bearer token from this file"
+    )
+    serve.add_argument(
+        "--allowed-host",
+        metavar="NAME[:PORT]",
+        action="append",
+        default=[],
+        help="a host name HTTP requests may be addressed to besides the address served on (a name behind a "
+        "proxy); repeatable",
     )
     index = _command(sub, "index", "build or refresh the site index, with a progress bar")
     index.add_argument("--refresh", action="store_true", help="revalidate every page, not only stale ones")
