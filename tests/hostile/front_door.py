@@ -60,14 +60,26 @@ class Served:
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()  # a full stderr pipe would block it
         self.before: list[str] = []  # what it said before serving (warnings)
-        self.announcement = self.lines.get(timeout=60)
-        while "serving MCP" not in self.announcement:
-            self.before.append(self.announcement)
-            self.announcement = self.lines.get(timeout=60)
+        self.announcement = self._announcement(time.monotonic() + 60)
         found = re.search(r"http://(\[[^\]]+\]|[^:/]+):(\d+)/mcp", self.announcement)
         assert found, self.announcement
         self.host, self.port = found.group(1).strip("[]"), int(found.group(2))
         self.url = found.group(0)
+
+    def _announcement(self, deadline: float) -> str:
+        """The line saying where it serves; what came before is kept; an exit or a minute's silence raises."""
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                if self.proc.poll() is not None and self.lines.empty():
+                    said = "".join(self.before)[-500:]
+                    raise RuntimeError(f"the server exited ({self.proc.returncode}): {said}") from None
+                continue
+            if "serving MCP" in line:
+                return line
+            self.before.append(line)
+        raise TimeoutError("the server did not say where it serves within a minute")
 
     def _drain(self) -> None:
         for line in self.proc.stderr:

@@ -69,7 +69,7 @@ class SessionCap:
             await self.app(scope, receive, watch)
         finally:
             if known and session in self.in_flight:
-                if status == 404 or (scope.get("method") == "DELETE" and status < 300):
+                if status == 404 or (scope.get("method") == "DELETE" and 200 <= status < 300):
                     del self.in_flight[session]  # ended: its other requests end with it
                 else:
                     self.in_flight[session] -= 1
