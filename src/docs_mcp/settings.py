@@ -198,6 +198,20 @@ HTTP_PATH = "/mcp"
 HTTP_DEFAULT_HOST = "127.0.0.1"
 HTTP_TOKEN_MIN_CHARS = 16
 HTTP_BACKLOG = 128
+#: Seconds a connection may take to send complete request headers (or sit idle between requests) before it
+#: is closed: a client that trickles its headers cannot hold a connection for as long as it likes.
+HTTP_HEADER_TIMEOUT = 5.0
+#: Open files kept out of the connection cap: the index, outgoing fetches (32 at most), parsing workers' pipes.
+HTTP_FILE_RESERVE = 128
+#: Client connections open at once: what the open-file limit leaves after the reserve, within these bounds.
+#: At the cap, the connection that has waited longest for its request is closed to admit a new one.
+HTTP_MIN_CONNECTIONS = 64
+HTTP_MAX_CONNECTIONS = 16_384
+#: Live MCP sessions per token; at the cap the least recently used idle one is ended to admit a new one
+#: (about 50 KB each), and a new one is refused (429) only while every session has a request in flight.
+HTTP_MAX_SESSIONS = 500
+#: Seconds a session may go without a request before it ends (the SDK's default is 30 minutes).
+HTTP_SESSION_IDLE_TIMEOUT = 600.0
 
 
 def default_cache_dir() -> Path:

@@ -43,6 +43,8 @@ class Served:
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()  # a full stderr pipe would block it
         self.announcement = self.lines.get(timeout=60)
+        while "serving MCP" not in self.announcement:  # warnings come first (--token on the command line)
+            self.announcement = self.lines.get(timeout=60)
         found = re.search(r"http://\S+/mcp", self.announcement)
         assert found, self.announcement
         self.url = found.group(0)

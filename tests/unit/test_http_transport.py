@@ -1,4 +1,4 @@
-"""http_transport: where --http may listen, and the bearer check every request passes through."""
+"""transport.http: where --http may listen, the bearer check, the Host/Origin door, the connection cap."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import asyncio
 
 import pytest
 
+from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
+from docs_mcp.transport.connections import limits_for
+from docs_mcp.transport.door import Door, FrontDoor, allowed_names, door_for
 from docs_mcp.transport.http import BearerAuth, check_bind, is_loopback, parse_bind
 
 TOKEN = "a-token-of-twenty-chars"
@@ -96,3 +99,76 @@ def test_bearer_auth_passes_lifespan_events_through():
 
     asyncio.run(BearerAuth(app, TOKEN)({"type": "lifespan"}, None, None))
     assert seen == ["lifespan"]
+
+
+def door(bound: str = "127.0.0.2", port: int = 8000, *names: str) -> Door:
+    return door_for(bound, port, allowed_names(names))
+
+
+@pytest.mark.parametrize(
+    ("host", "origin", "status"),
+    [
+        ("127.0.0.2:8000", None, None),
+        ("localhost:8000", "http://localhost:8000", None),
+        ("LOCALHOST:8000", "http://LocalHost:8000", None),
+        ("127.0.0.2:8000", "http://127.0.0.2:8000", None),
+        (None, None, 421),
+        ("127.0.0.2", None, 421),  # port 80
+        ("127.0.0.1:8000", None, 421),  # another loopback address: not where this server listens
+        ("rebind.example:8000", "http://127.0.0.2:8000", 421),
+        ("127.0.0.2:8000:8000", None, 421),
+        ("127.0.0.2:99999", None, 421),
+        ("127.0.0.2:8000", "http://127.0.0.2:8000.rebind.example", 403),
+        ("127.0.0.2:8000", "http://127.0.0.2:80001", 403),
+        ("127.0.0.2:8000", "https://127.0.0.2:8000", 403),
+        ("127.0.0.2:8000", "http://127.0.0.2", 403),
+        ("127.0.0.2:8000", "http://127.0.0.2:8000/", 403),
+        ("127.0.0.2:8000", "HTTP://127.0.0.2:8000", 403),
+        ("127.0.0.2:8000", "null", 403),
+        ("127.0.0.2:8000", "file://", 403),
+    ],
+)
+def test_the_door_takes_only_the_address_served_on_and_localhost(host, origin, status):
+    refused = door().refusal(host, origin)
+    assert (refused[0] if refused else None) == status
+    if refused:
+        assert "\n" not in refused[1] and "127.0.0.2:8000" in refused[1] and "localhost:8000" in refused[1]
+
+
+def test_any_spelling_of_ipv6_loopback_is_the_same_address():
+    d = door("::1", 9000)
+    for host in ("[::1]:9000", "[0:0:0:0:0:0:0:1]:9000", "[0000::0001]:9000", "localhost:9000"):
+        assert d.refusal(host, f"http://{host}") is None, host
+    for host in ("[::2]:9000", "::1:9000", "[::1]:9001", "[::ffff:127.0.0.1]:9000"):
+        assert d.refusal(host, None)[0] == 421, host
+
+
+def test_a_wildcard_bind_takes_ip_literals_and_allowed_names_but_no_other_name():
+    d = door("0.0.0.0", 8000, "docs.example.com", "proxy.example.com:8443")
+    assert d.refusal("192.0.2.7:8000", "http://192.0.2.7:8000") is None
+    assert d.refusal("docs.example.com", "https://docs.example.com") is None
+    assert d.refusal("docs.example.com:8000", "http://docs.example.com:8000") is None
+    assert d.refusal("proxy.example.com:8443", "https://proxy.example.com:8443") is None
+    assert d.refusal("localhost:8000", None)[0] == 421  # not a loopback bind: localhost is a name like others
+    assert d.refusal("proxy.example.com", None)[0] == 421
+    assert d.refusal("docs.example.com.evil", None)[0] == 421
+    assert d.refusal("docs.example.com", "https://docs.example.com.evil")[0] == 403
+
+
+@pytest.mark.parametrize("text", ["http://docs.example.com", "docs.example.com/mcp", "a b", "", "[nope]:80"])
+def test_an_allowed_host_that_is_not_a_host_is_refused_at_start(text):
+    with pytest.raises(InvalidArgument, match="--allowed-host"):
+        allowed_names([text])
+
+
+def test_two_host_headers_are_refused():
+    got, sent = asgi_call(
+        FrontDoor(_ok, door()), [(b"host", b"127.0.0.2:8000"), (b"host", b"rebind.example:8000")]
+    )
+    assert got == 400 and b"more than one Host" in sent[1]["body"]
+
+
+def test_connections_fit_in_the_open_file_limit_with_room_kept():
+    assert limits_for(1024).max_connections == 1024 - C.HTTP_FILE_RESERVE - 2 * C.HTTP_BACKLOG
+    assert limits_for(100).max_connections == C.HTTP_MIN_CONNECTIONS
+    assert limits_for(10**7).max_connections == C.HTTP_MAX_CONNECTIONS

@@ -85,7 +85,19 @@ SERVE = Command(
             help="allow --http on a non-loopback address (needs a token)",
             action="store_true",
         ),
-        Option("--token", help="bearer token every HTTP request must carry (default: $DOCS_MCP_TOKEN)"),
+        Option(
+            "--token",
+            help="bearer token every HTTP request must carry (default: $DOCS_MCP_TOKEN); other local users "
+            "can read it in the process list: prefer --token-file",
+        ),
+        Option("--token-file", metavar="PATH", type=Path, help="read the bearer token from this file"),
+        Option(
+            "--allowed-host",
+            metavar="NAME[:PORT]",
+            action="append",
+            help="a host name HTTP requests may be addressed to besides the address served on (a name behind "
+            "a proxy); repeatable",
+        ),
     ),
 )
 INDEX = Command(

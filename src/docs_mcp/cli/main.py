@@ -44,14 +44,17 @@ async def _index(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from docs_mcp.transport.server import build_server
 
-    token = args.token or os.environ.get("DOCS_MCP_TOKEN") or None
     bind = None
     if args.http is not None:
         from docs_mcp.transport.http import check_bind
 
-        bind = check_bind(args.http, args.allow_remote, token)  # before any work: refuse early
-    elif args.allow_remote or args.token:
-        raise DocsMCPError("--allow-remote and --token apply to --http only (stdio is local by nature)")
+        # Before any work: refuse early.
+        bind = check_bind(args.http, args.allow_remote, _token(args), tuple(args.allowed_host or ()))
+    elif args.allow_remote or args.token or args.token_file or args.allowed_host:
+        raise DocsMCPError(
+            "--allow-remote, --token, --token-file and --allowed-host apply to --http only "
+            "(stdio is local by nature)"
+        )
     app = App(args)
     if app.index_notice:
         say(app.index_notice + ("" if app.index is not None else "; serving pages without site search"))
@@ -72,6 +75,26 @@ def _serve(args: argparse.Namespace) -> int:
             server, bind, lambda message: print(f"{program()}: {message}", file=sys.stderr, flush=True)
         )
     return 0
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCS_MCP_TOKEN."""
+    if args.token is not None and args.token_file is not None:
+        raise DocsMCPError("give the token once: --token-file or --token, not both")
+    if args.token_file is not None:
+        from docs_mcp.transport.http import read_token
+
+        token, warning = read_token(args.token_file)
+        if warning:
+            say(warning)
+        return token
+    if args.token is not None:
+        say(
+            "warning: --token is visible to every local user (ps, /proc/PID/cmdline); "
+            "use --token-file PATH or DOCS_MCP_TOKEN instead"
+        )
+        return args.token
+    return os.environ.get("DOCS_MCP_TOKEN") or None
 
 
 async def _background(app: App) -> None:

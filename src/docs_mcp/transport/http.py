@@ -1,4 +1,7 @@
-"""`serve --http`: MCP over streamable HTTP at /mcp; loopback by default, a bearer token beyond it."""
+"""`serve --http`: MCP over streamable HTTP at /mcp; loopback by default, a bearer token beyond it.
+
+Outermost first, every request passes: the connection limits (connections.py), the Host/Origin check
+(door.py), the token check, the session cap (sessions.py), then the SDK's app."""
 
 from __future__ import annotations
 
@@ -6,13 +9,17 @@ import hmac
 import ipaddress
 import json
 import socket
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
+from docs_mcp.transport.door import Authority, FrontDoor, allowed_names, door_for
+from docs_mcp.transport.sessions import SessionCap
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -22,11 +29,13 @@ ASGIApp = Callable[..., Any]
 
 @dataclass(frozen=True)
 class Bind:
-    """Where to listen and the token every request must carry (None: none asked, loopback only)."""
+    """Where to listen, the token every request must carry (None: none asked, loopback only), and the host
+    names requests may be addressed to besides the address itself (`--allowed-host`)."""
 
     host: str
     port: int
     token: str | None = None
+    names: tuple[Authority, ...] = ()
 
     def url(self, port: int | None = None) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -63,9 +72,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(text: str, allow_remote: bool, token: str | None) -> Bind:
+def check_bind(text: str, allow_remote: bool, token: str | None, allowed_hosts: tuple[str, ...] = ()) -> Bind:
     """Refuse what would expose the docs beyond this machine unless asked for, and then only with a token."""
     host, port = parse_bind(text)
+    names = allowed_names(allowed_hosts)
     if token is not None and len(token) < C.HTTP_TOKEN_MIN_CHARS:
         raise InvalidArgument(
             f"the token has {len(token)} characters; use at least {C.HTTP_TOKEN_MIN_CHARS}, e.g. "
@@ -75,14 +85,34 @@ def check_bind(text: str, allow_remote: bool, token: str | None) -> Bind:
         if not allow_remote:
             raise InvalidArgument(
                 f"refusing to serve on {host}: only loopback addresses (127.0.0.1, ::1, localhost) are "
-                "served unless you pass --allow-remote, with a bearer token (--token or DOCS_MCP_TOKEN)"
+                "served unless you pass --allow-remote, with a bearer token (--token-file, --token or DOCS_MCP_TOKEN)"
             )
         if not token:
             raise InvalidArgument(
-                f"--allow-remote on {host} needs a bearer token: pass --token or set DOCS_MCP_TOKEN "
+                f"--allow-remote on {host} needs a bearer token: pass --token-file or set DOCS_MCP_TOKEN "
                 "(python3 -c 'import secrets; print(secrets.token_urlsafe(32))' makes one)"
             )
-    return Bind(host, port, token or None)
+    return Bind(host, port, token or None, names)
+
+
+def read_token(path: Path) -> tuple[str, str | None]:
+    """The token in `path` (one line; surrounding blanks dropped), and a warning if others may read the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        mode = path.stat().st_mode
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise InvalidArgument(f"--token-file {str(path)!r}: cannot read it ({reason})") from exc
+    token = text.strip()
+    if not token or "\n" in token or "\r" in token:
+        raise InvalidArgument(f"--token-file {str(path)!r}: write the token alone on the file's first line")
+    warning = None
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        warning = (
+            f"warning: {path} can be read by other users (mode {stat.S_IMODE(mode):o}); "
+            f"`chmod 600 {path}` keeps the token yours"
+        )
+    return token, warning
 
 
 class BearerAuth:
@@ -126,11 +156,28 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def build_app(server: MCPServer, bind: Bind) -> ASGIApp:
+def build_app(
+    server: MCPServer, bind: Bind, sock: socket.socket, max_sessions: int = C.HTTP_MAX_SESSIONS
+) -> ASGIApp:
     """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
-    DocsTools, so one cache and one index), behind the token check when there is a token."""
-    app = server.streamable_http_app(streamable_http_path=C.HTTP_PATH, host=bind.host)
-    return BearerAuth(app, bind.token) if bind.token else app
+    DocsTools, so one cache and one index) behind the session cap, the token check when there is a token,
+    and the Host/Origin check of the address `sock` listens on."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    app = server.streamable_http_app(
+        streamable_http_path=C.HTTP_PATH,
+        session_idle_timeout=C.HTTP_SESSION_IDLE_TIMEOUT,
+        # SessionCap keeps the cap; the SDK's own (503 for every new client) is only a backstop.
+        max_sessions=2 * max_sessions,
+        # FrontDoor checks Host and Origin exactly, on every bind; the SDK's check matches by prefix and
+        # only on three spellings of loopback.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    app = SessionCap(app, max_sessions, C.HTTP_PATH)
+    if bind.token:
+        app = BearerAuth(app, bind.token)
+    address, port = sock.getsockname()[:2]
+    return FrontDoor(app, door_for(address, port, bind.names))
 
 
 def listen(bind: Bind) -> socket.socket:
@@ -151,10 +198,20 @@ def serve_http(server: MCPServer, bind: Bind, announce: Callable[[str], None] | 
     """Serve until SIGINT/SIGTERM (uvicorn shuts down gracefully, then the server's lifespan closes)."""
     import uvicorn
 
+    from docs_mcp.transport.connections import guarded_protocol, limits_for, raise_file_limit
+
+    limits = limits_for(raise_file_limit())
     sock = listen(bind)
     port = sock.getsockname()[1]
     auth = "bearer token required" if bind.token else "no token: loopback only"
     message = f"serving MCP (streamable HTTP) at {bind.url(port)} · {auth}"
     (announce or (lambda m: print(m, file=sys.stderr, flush=True)))(message)
-    config = uvicorn.Config(build_app(server, bind), log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        build_app(server, bind, sock),
+        log_level="warning",
+        lifespan="on",
+        http=guarded_protocol(limits),
+        backlog=C.HTTP_BACKLOG,  # also the most connections the event loop accepts at once
+        timeout_keep_alive=int(limits.header_timeout),
+    )
     uvicorn.Server(config).run(sockets=[sock])
