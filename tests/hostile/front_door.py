@@ -60,7 +60,11 @@ class Served:
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()  # a full stderr pipe would block it
         self.before: list[str] = []  # what it said before serving (warnings)
-        self.announcement = self._announcement(time.monotonic() + 60)
+        try:
+            self.announcement = self._announcement(time.monotonic() + 60)
+        except BaseException:
+            self.stop()  # never leave a server behind a failed start
+            raise
         found = re.search(r"http://(\[[^\]]+\]|[^:/]+):(\d+)/mcp", self.announcement)
         assert found, self.announcement
         self.host, self.port = found.group(1).strip("[]"), int(found.group(2))
