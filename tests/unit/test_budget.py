@@ -6,7 +6,7 @@ import asyncio
 import functools
 
 import pytest
-from conftest import SITE, make_tools
+from conftest import SITE, make_tools, run
 
 from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
 from docs_mcp.text.budget import boundary_cut, clamp_length, finish_sentence, paginate, truncate
@@ -229,3 +229,19 @@ def test_truncate_cuts_at_a_boundary_and_says_so():
     assert was_cut
     assert out == ("First paragraph. " * 30).rstrip()
     assert "Second" not in out
+
+
+def test_a_window_that_splits_a_tilde_fence_closes_and_reopens_it_with_its_own_marker(tmp_path):
+    lines = [f"```not a close {i}" if i % 7 == 0 else f"line {i} of the tilde block" for i in range(300)]
+    (tmp_path / "tilde.md").write_text(
+        "# Tilde\n\nIntro paragraph.\n\n~~~text\n" + "\n".join(lines) + "\n~~~\n\nAfter.\n"
+    )
+    tools = make_tools(str(tmp_path))
+    windows, start = [], 0
+    while start is not None and len(windows) < 20:
+        text = run(tools.get_doc_content("tilde.md", 2000, start, True))
+        windows.append(text.split("\n\n", 1)[1].split("\n\n[cut at")[0])
+        start = int(text.split("next_start_index=", 1)[1].split()[0]) if "next_start_index=" in text else None
+    split = [i for i, w in enumerate(windows) if "~~~text" in w][0]
+    assert windows[split].endswith("\n~~~")  # closed by its own marker, not by ```
+    assert windows[split + 1].startswith("~~~\n")  # and reopened with it

@@ -171,11 +171,12 @@ class DocsTools:
             )
         win = paginate(text, start_index, limit)
         body = win.content
-        if win.start and open_fence(text, win.start):
-            body = "```\n" + body  # reopen a code block that the previous page had to split
+        reopen = open_fence(text, win.start) if win.start else None
+        if reopen:
+            body = f"{reopen}\n" + body  # reopen a code block the previous page split, with its own marker
         fence = open_fence(text, win.start + len(win.content))
         if fence:
-            body += "\n```"
+            body += f"\n{fence}"  # a `~~~` block is closed by `~~~`, not by a backtick fence
         end = win.start + len(win.content)
         nxt = f"next_start_index={win.next_start}" if win.next_start is not None else "end of content"
         head = f"# {doc.title}\n{where} · chars {win.start}-{end} of {total_name}={win.total} · {nxt}"
