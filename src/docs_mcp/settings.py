@@ -201,8 +201,9 @@ HTTP_BACKLOG = 128
 #: Seconds a connection may take to send complete request headers (or sit idle between requests) before it
 #: is closed: a client that trickles its headers cannot hold a connection for as long as it likes.
 HTTP_HEADER_TIMEOUT = 5.0
-#: Open files kept out of the connection cap: the index, outgoing fetches (32 at most), parsing workers' pipes.
-HTTP_FILE_RESERVE = 128
+#: Open files kept out of the connection cap: the index, outgoing fetches (32 at most), parsing workers' pipes,
+#: and sockets evicted but not yet closed by a busy event loop (128 was too few under load: EMFILE on accept).
+HTTP_FILE_RESERVE = 256
 #: Client connections open at once: what the open-file limit leaves after the reserve, within these bounds.
 #: At the cap, the connection that has waited longest for its request is closed to admit a new one.
 HTTP_MIN_CONNECTIONS = 64
