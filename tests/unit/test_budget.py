@@ -242,6 +242,6 @@ def test_a_window_that_splits_a_tilde_fence_closes_and_reopens_it_with_its_own_m
         text = run(tools.get_doc_content("tilde.md", 2000, start, True))
         windows.append(text.split("\n\n", 1)[1].split("\n\n[cut at")[0])
         start = int(text.split("next_start_index=", 1)[1].split()[0]) if "next_start_index=" in text else None
-    split = [i for i, w in enumerate(windows) if "~~~text" in w][0]
+    split = next(i for i, w in enumerate(windows) if "~~~text" in w)
     assert windows[split].endswith("\n~~~")  # closed by its own marker, not by ```
     assert windows[split + 1].startswith("~~~\n")  # and reopened with it
