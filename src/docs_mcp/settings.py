@@ -168,6 +168,18 @@ MAX_POSTINGS = 2_000
 #: A definition term longer than this without a call signature is prose, not a name.
 DEFINED_TERM_MAX_CHARS = 60
 
+# --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
+#: Mechanisms named in $DOCS_MCP_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.
+ABLATED: frozenset[str] = frozenset(
+    name.strip() for name in os.environ.get("DOCS_MCP_ABLATE", "").split(",") if name.strip()
+)
+
+
+def mechanism_on(name: str) -> bool:
+    """False when $DOCS_MCP_ABLATE names this mechanism (an ablation benchmark switched it off)."""
+    return name not in ABLATED
+
+
 # --- Semantic signal (the optional `semantic` extra; issue 11 item 6; owner: sem) --------------
 #: The model: "auto" (wordllama when the extra is installed), "off", or "minilm" (experiments only).
 SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto")
