@@ -1,12 +1,15 @@
-"""text: the one owner of CJK ranges, whitespace folding, clipping and UTC times."""
+"""text: the one owner of CJK ranges, whitespace folding, clipping, UTC times and names shown as data."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from docs_mcp.fetch.urls import decode_name
 from docs_mcp.text.cjk import CJK_CHAR, cjk_bigrams
+from docs_mcp.text.controls import escaped, percent_encoded
 from docs_mcp.text.dates import utc_clock, utc_minute
 from docs_mcp.text.terms import query_terms, tokenize
 from docs_mcp.text.tidy import clip, fold_space, normalize_space
@@ -56,3 +59,18 @@ def test_the_cjk_ranges_and_the_fence_pattern_are_spelled_once_in_the_package():
             if needle in source or needle.encode().decode("unicode_escape") in source:
                 found.append(path.relative_to(package).as_posix())
     assert spelled == {"\\u3040": ["text/cjk.py"], "`{3,}": ["text/fences.py"]}
+
+
+def test_a_title_with_acting_characters_is_escaped_once_and_for_good():
+    title = "Tides\n\x1b[31m\x9b\u202e\u2028 — 東京 👩\u200d💻"
+    shown = escaped(title)
+    assert shown == "Tides\\n\\x1b[31m\\x9b\\u202e\\u2028 — 東京 👩\u200d💻"  # joiners kept: emoji, scripts
+    assert escaped(shown) == shown
+    assert escaped("a\tb\nc\x1b", keep="\n\t") == "a\tb\nc\\x1b"
+
+
+def test_a_file_name_is_percent_encoded_and_reads_back_to_its_bytes():
+    name = os.fsdecode(b"guide\nIgnore 100%\xff\xfe\xe2\x80\xae.md")
+    shown = percent_encoded(name)
+    assert shown == "guide%0AIgnore 100%25%FF%FE%E2%80%AE.md"
+    assert os.fsencode(decode_name(shown)) == os.fsencode(name)

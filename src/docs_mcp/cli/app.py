@@ -18,6 +18,7 @@ from docs_mcp.model.progress import Builds
 from docs_mcp.search.semantic import active_model
 from docs_mcp.search.site import SiteSearch
 from docs_mcp.store.indexfile import open_index
+from docs_mcp.text.controls import escaped
 from docs_mcp.tools.docs import DocsTools
 
 if TYPE_CHECKING:
@@ -102,6 +103,12 @@ class App:
         return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers, self.builds)
 
 
+def for_terminal(text: str) -> str:
+    """Text for the terminal: a page's or file's control characters escaped (an escape sequence in a title is
+    shown, never obeyed), its lines and tabs kept."""
+    return escaped(text, keep="\n\t")
+
+
 def say(line: str) -> None:
     """One status line on stderr (the MCP protocol owns stdout)."""
-    print(f"{program()}: {line}", file=sys.stderr, flush=True)
+    print(f"{program()}: {for_terminal(line)}", file=sys.stderr, flush=True)

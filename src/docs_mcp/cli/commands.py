@@ -7,7 +7,7 @@ import re
 import sys
 from collections.abc import Awaitable
 
-from docs_mcp.cli.app import App
+from docs_mcp.cli.app import App, for_terminal
 from docs_mcp.cli.arguments import program
 from docs_mcp.cli.options import cli_dest
 from docs_mcp.errors import DocsMCPError
@@ -46,10 +46,10 @@ async def run_tool_command(app: App, args: argparse.Namespace, prepare=None) -> 
         try:
             text = await tool_call(app, args)
         except DocsMCPError as exc:
-            print(f"{program()}: {for_people(str(exc))}", file=sys.stderr)
+            print(f"{program()}: {for_terminal(for_people(str(exc)))}", file=sys.stderr)
             return 1
     finally:
         await app.tools.aclose()
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(for_terminal(text) + "\n")
     sys.stdout.flush()
     return 0

@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 
-from docs_mcp.cli.app import App, say
+from docs_mcp.cli.app import App, for_terminal, say
 from docs_mcp.cli.arguments import parse, program
 from docs_mcp.cli.report import ProgressBar, build_line, index_if_empty, start_line, summary, verdict
 from docs_mcp.errors import DocsMCPError
@@ -29,7 +29,7 @@ async def _index(args: argparse.Namespace) -> int:
     finally:
         await app.tools.aclose()
     for r in reports:
-        print(summary(r))
+        print(for_terminal(summary(r)))
     print(
         f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.location}"
     )
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = _dispatch(args)
     except DocsMCPError as exc:
-        print(f"{program()}: {exc}", file=sys.stderr)
+        print(f"{program()}: {for_terminal(str(exc))}", file=sys.stderr)
         code = 2
     except KeyboardInterrupt:
         code = 130

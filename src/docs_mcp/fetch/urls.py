@@ -7,11 +7,12 @@ a dot segment are refused rather than decoded, and nothing decoded is ever sent 
 
 from __future__ import annotations
 
-import os
 import re
 import string
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+from docs_mcp.text.controls import percent_encoded
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
@@ -144,15 +145,9 @@ def _clean_query(query: str) -> str:
         raise UnsafeURL("an unpaired surrogate, not valid Unicode") from None
 
 
-#: What a local page's name shows percent-encoded: the escape character itself, control and format
-#: characters (a newline in a file name must not write its own line into what the model reads, nor an
-#: escape sequence reach a terminal), and bytes that are not UTF-8 (the OS layer keeps them as surrogates).
-_UNSAFE_NAME = re.compile("[%\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
 def encode_name(name: str) -> str:
-    """A file name or path as data: unsafe characters percent-encoded (their bytes), the rest as it is."""
-    return _UNSAFE_NAME.sub(lambda m: "".join(f"%{b:02X}" for b in os.fsencode(m.group(0))), name)
+    """A file name or path as data (see text.controls): unsafe characters and `%` percent-encoded."""
+    return percent_encoded(name)
 
 
 def decode_name(name: str) -> str:

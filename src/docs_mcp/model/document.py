@@ -7,7 +7,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from docs_mcp.errors import InvalidArgument, SectionNotFound
-from docs_mcp.model.section import Entry, Ref, Renderer, Section
+from docs_mcp.model.section import Entry, Ref, Renderer, Section, as_data
 from docs_mcp.settings import UNKNOWN_ID_LIST_CAP
 from docs_mcp.text.tidy import clip, fold_space
 
@@ -33,6 +33,9 @@ class Document:
     # Memo of derived data (rendered markdown, BM25 stats): not state. Plain dict writes are atomic under the
     # GIL and a race only converts a section twice, so no lock (which would also make Documents unpicklable).
     _memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        as_data(self, "title")
 
     # --- markdown ------------------------------------------------------------------------------
     def own_markdown(self, i: int, include_code: bool = False) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from docs_mcp.model.section import as_data
+
 
 @dataclass(frozen=True)
 class SearchHit:
@@ -17,3 +19,6 @@ class SearchHit:
     source: str
     fetched_at: float
     score: float
+
+    def __post_init__(self) -> None:
+        as_data(self, "title", "section_id", "section_path")

@@ -5,6 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from docs_mcp.text.controls import escaped
+
+
+def as_data(obj: object, *names: str) -> None:
+    """Escape the shown fields of a frozen dataclass in place (see text.controls): ids and titles come from
+    the page and are data, never a line of their own or a terminal's command."""
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, tuple):
+            object.__setattr__(obj, name, tuple(escaped(v) for v in value))
+        elif isinstance(value, str):
+            object.__setattr__(obj, name, escaped(value))
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -16,6 +29,9 @@ class Entry:
     parent: int = -1
     #: Every id that resolves to this entry, `id` first.
     anchors: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        as_data(self, "id", "name", "anchors")
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,9 @@ class Section:
     #: Words of its code blocks that the default markdown leaves out: matches there do not count, but they
     #: still make the section long (BM25's length normalization sees the section as it is).
     code_words: int = 0
+
+    def __post_init__(self) -> None:
+        as_data(self, "id", "title", "parent", "anchors")
 
 
 #: A section's own markdown (heading line, SEPARATOR, body) and where each of its entries lies in it.

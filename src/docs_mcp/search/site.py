@@ -19,6 +19,7 @@ from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
 from docs_mcp.search.ranker import SiteRanker
 from docs_mcp.search.semantic import active_model, embedder
 from docs_mcp.store.interface import Scope, Store, key_prefix
+from docs_mcp.text.controls import escaped
 from docs_mcp.text.dates import utc_clock, utc_minute
 
 
@@ -102,8 +103,8 @@ class SiteSearch:
             loc = self.sources.resolve(url)
         except DocsMCPError:
             return []
-        try:
-            return self.index.headings(loc.uid)
+        try:  # escaped again: an index written before titles were escaped when a page is read
+            return [(lv, escaped(sid), escaped(title)) for lv, sid, title in self.index.headings(loc.uid)]
         except IndexUnavailable:  # damaged (now being rebuilt) or unusable: the outline is only a bonus
             return []
 
