@@ -140,6 +140,9 @@ RELEASE_NOTES_FACTOR = 0.7
 TITLE_MATCH_BONUS = 0.5
 #: Added for a page that defines a qualified name the query gives (`time.sleep`): its API reference.
 NAME_MATCH_BONUS = 1.0
+#: Weight of "the page holds the query's terms" (IDF-weighted share of its selective terms, anywhere on the
+#: page): a chapter covering the question beats small pages sharing one rare word with it.
+COVERAGE_BONUS = 0.5
 
 #: Column weights: a term in a section's heading counts most, then the API names it defines
 #: (definition-list terms), its heading path, and its body least.

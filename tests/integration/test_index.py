@@ -364,6 +364,49 @@ async def test_query_naming_an_api_ranks_the_page_that_defines_it(tmp_path):
     assert hit.url.endswith("sphinx.html") and hit.section_id == "loading-data"
 
 
+def fillers(docs: Path, n: int = 60) -> None:
+    """Unrelated pages, so the words of a test are rare in the index as on a real site."""
+    for i in range(n):
+        (docs / f"filler{i}.md").write_text(f"# Filler {i}\n\n## Part {i}\n\nSalt marsh notes, number {i}.\n")
+
+
+async def test_a_question_spelling_out_a_run_together_name_ranks_the_page_named_so(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fillers(docs)
+    (docs / "TideGauge.md").write_text(
+        "# TideGauge\n\n## Overview\n\nOne instance may be shared by several readers.\n"
+    )
+    for name in ("levels", "stations", "sensors", "archive"):  # more of the question's words, apart
+        (docs / f"{name}.md").write_text(
+            f"# {name.title()}\n\n## {name.title()} and tides\n\nEvery tide {name} page: the tide and the "
+            f"gauge, each gauge of each tide station, shared by several {name} readers, one by one.\n"
+        )
+    app = app_for(tmp_path / "c", str(docs))
+    await build(app)
+    [hit, *_] = app.search.search("can several readers share one tide gauge", 3)
+    assert hit.url.endswith("TideGauge.md")
+
+
+async def test_a_chapter_holding_the_questions_words_outranks_small_pages_sharing_one_rare_word(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fillers(docs)
+    pad = "Controllers handle what arrives and pass on the rest to their parents in turn."
+    pairs = ["key and capture", "phase and focused", "widget and shortcut", "whole and window"]
+    (docs / "handling.md").write_text(  # the answer, its words spread over its sections
+        "# Handling input\n\n"
+        + "".join(f"## Part {i}\n\n{pad} The {w} matter here. {pad}\n\n" for i, w in enumerate(pairs))
+    )
+    for i in range(8):  # one small page per member, each titled with one rare word of the question
+        (docs / f"member{i}.md").write_text(f"# Controller.capture_{i}\n\nThe capture of controller {i}.\n")
+    app = app_for(tmp_path / "c", str(docs))
+    await build(app)
+    query = "key capture phase before the focused widget shortcut of the whole window"
+    [hit, *_] = app.search.search(query, 3)
+    assert hit.url.endswith("handling.md")
+
+
 async def test_defining_page_respects_the_source_filter_and_links_to_the_definition(tmp_path):
     app = app_for(tmp_path / "c", f"site={SITE}", f"guide={SITE / 'guide'}")
     await build(app)

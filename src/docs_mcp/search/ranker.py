@@ -15,14 +15,17 @@ from docs_mcp.search.snippets import snippet
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     AGGREGATE_SIZE_RATIO,
+    MAX_QUERY_TERMS,
     NAME_CANDIDATES,
     PAGE_CANDIDATES,
     SECTION_CANDIDATES,
     SEMANTIC_CACHE_BYTES,
     SEMANTIC_TOP,
     SEMANTIC_WEIGHT,
+    mechanism_on,
 )
 from docs_mcp.store.interface import Reads, Scope, Store
+from docs_mcp.text.compounds import compound_terms
 from docs_mcp.text.terms import bounded_query, names_match, query_names, query_terms, tokenize
 from docs_mcp.text.terms import idf as term_idf
 
@@ -86,6 +89,19 @@ def _defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
     return out
 
 
+def _coverage(reads: Reads, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
+    """Per page: the IDF-weighted share of the terms its text holds anywhere (title, headings, body, names)."""
+    total = sum(idf[t] for t in terms) or 1.0
+    ids = sorted(pages)
+    out: dict[int, float] = dict.fromkeys(ids, 0.0)
+    if not ids or not mechanism_on("coverage"):
+        return out
+    for t in terms:
+        for pid in reads.pages_holding(t, ids):
+            out[pid] += idf[t] / total
+    return out
+
+
 class SiteRanker:
     """Ranks a store's pages for a query; each search reads one snapshot on its thread's own connection."""
 
@@ -107,12 +123,15 @@ class SiteRanker:
 
     def _search(self, reads: Reads, query: str, limit: int, scope: Scope) -> list[SearchHit]:
         terms = query_terms(query)
-        df, total = reads.doc_freq(terms)
+        compounds = [t for t in compound_terms(query) if t not in terms] if mechanism_on("compounds") else []
+        df, total = reads.doc_freq(terms + compounds)
+        # A compound counts only where the index has it: `hash map` finds the HashMap page.
+        terms += [t for t in compounds if t in df][: max(0, MAX_QUERY_TERMS - len(terms))]
         selected = selective_terms(terms, df, total)
         if not selected:
             return []
-        found = self._evidence(reads, query, selected, scope)
         idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
+        found = self._evidence(reads, query, selected, scope, idf)
         combined = combine(query, terms, idf, found)
         if SEMANTIC_WEIGHT > 0 and (model := active_model()) is not None:
             combined = self._semantic(reads, model, query, combined)
@@ -125,7 +144,9 @@ class SiteRanker:
         ranked = _without_aggregate_copies(reads, distinct, section_of)[:limit]
         return self._hits(reads, [(pid, section_of[pid], combined[pid]) for pid in ranked], query)
 
-    def _evidence(self, reads: Reads, query: str, terms: list[str], scope: Scope) -> Evidence:
+    def _evidence(
+        self, reads: Reads, query: str, terms: list[str], scope: Scope, idf: dict[str, float]
+    ) -> Evidence:
         """The candidate pages of a query: best sections, page-level matches and pages defining a queried name."""
         sections = reads.section_matches(terms, scope, SECTION_CANDIDATES)
         pages = reads.page_matches(terms, scope, PAGE_CANDIDATES)
@@ -138,7 +159,9 @@ class SiteRanker:
         page_score = page_evidence(dict(pages), by_page)
         candidates = set(best_section) | set(page_score) | set(defines)
         titles = self._titles(reads, candidates, scope)
-        return Evidence(candidates, best_section, page_score, defines, titles)
+        return Evidence(
+            candidates, best_section, page_score, defines, titles, _coverage(reads, terms, idf, candidates)
+        )
 
     def _semantic(self, reads: Reads, name: str, query: str, combined: dict[int, float]) -> dict[int, float]:
         """The `semantic` extra: the best pages re-ranked by their best section's cosine with the query, blended

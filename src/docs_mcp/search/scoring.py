@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from docs_mcp.settings import (
     COMMON_TERM_SHARE,
+    COVERAGE_BONUS,
     MAX_POSTINGS,
     MIN_QUERY_TERMS,
     NAME_MATCH_BONUS,
@@ -63,6 +64,8 @@ class Evidence:
     page_score: dict[int, float]
     defines: dict[int, int]
     titles: dict[int, tuple[str, frozenset[str], str]]
+    #: Per candidate: the IDF-weighted share of the query's selective terms its page holds anywhere.
+    coverage: dict[int, float]
 
 
 def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence) -> dict[int, float]:
@@ -81,6 +84,7 @@ def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence
         score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
         if pid in found.defines:
             score += NAME_MATCH_BONUS
+        score += COVERAGE_BONUS * found.coverage.get(pid, 0.0)
         if demote and re.search(RELEASE_NOTES_TITLE, title):
             score *= RELEASE_NOTES_FACTOR
         combined[pid] = score

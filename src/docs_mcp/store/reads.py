@@ -180,6 +180,16 @@ class SQLiteReads:
         ).fetchone()
         return row[0] if row else None
 
+    def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
+        """Those of these pages whose full text holds the term (a page's FTS rowid is its id)."""
+        # Every page holding the term, filtered here: with `rowid IN (…)` FTS5 reads each listed row
+        # (15-25 ms a term on the Python docs), without it only the term's list of pages (0.1 ms).
+        wanted = set(page_ids)
+        rows = self.db.execute(
+            "SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?", (match_expression([term]),)
+        )
+        return [r for (r,) in rows if r in wanted]
+
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
         ids = list(page_ids)
         sql = f"SELECT id, key, title, fetched_at, hash FROM pages WHERE id IN ({_marks(ids)})"
