@@ -16,6 +16,7 @@ from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.search import ranker, semantic
+from docs_mcp.search.scan import SectionScan
 from docs_mcp.store.index import Scope
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # a subprocess waited on for up to 120 s
@@ -163,6 +164,7 @@ async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks
     await build(app)
     scope = Scope.of(app.sources.sources)
     query = "install the package"  # lexically the DocBook chapter first; in meaning the Quickstart
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"scan"}))  # the scan widens; this is the re-ranking
     monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 0.0)
     lexical = [h.url for h in app.search.ranker.search(query, ranker.SEMANTIC_TOP, scope)]
     assert len(lexical) >= 3
@@ -180,3 +182,36 @@ async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks
         best[url] = float(np.max(vecs @ qvec))
     assert meaning[0] == max(best, key=best.get) != lexical[0]
     assert set(meaning) <= set(lexical)  # re-ordered, never widened
+
+
+async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows_a_removed_page(
+    extra, site_copy: LocalSite, tmp_path
+):
+    import numpy as np
+
+    app = app_for(tmp_path / "c", site_copy.url)
+    await build(app)
+    scope = Scope.of(app.sources.sources)
+    qvec = extra.embed(["install the package"])[0]
+    # Computed here independently: every listed page's best section cosine with the query.
+    best = {}
+    for pid, key in app.index.db.execute("SELECT id, key FROM pages WHERE listed=1").fetchall():
+        rows = app.index.db.execute(
+            "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord", (pid,)
+        ).fetchall()
+        best[key] = float(np.max(extra.embed([semantic.section_text(*r) for r in rows]) @ qvec))
+    expected = sorted(best, key=lambda k: -best[k])[:3]
+    scan = SectionScan(1 << 24)
+    keys = dict(app.index.db.execute("SELECT id, key FROM pages").fetchall())
+    with app.index.reading() as reads:
+        near = scan.nearest(reads, "wordllama", extra.dim, qvec, scope, 3)
+    assert [keys[p] for p in near] == expected
+    assert [round(c, 2) for c in near.values()] == [
+        round(best[k], 2) for k in expected
+    ]  # float16: 2 decimals
+    app.index.remove(expected[0])
+    with app.index.reading() as reads:
+        after = scan.nearest(reads, "wordllama", extra.dim, qvec, scope, 3)
+    assert [keys[p] for p in after][:2] == expected[1:]
+    with app.index.reading() as reads:  # a matrix past its bound is no scan, not an error
+        assert SectionScan(16).nearest(reads, "wordllama", extra.dim, qvec, scope, 3) == {}

@@ -74,6 +74,19 @@ def test_a_page_without_vectors_counts_as_average_and_no_vectors_changes_nothing
     assert rerank_pages(combined, {1: 0.1, 2: 0.9}, weight=0.0, top=3) == combined
 
 
+def test_pages_found_by_their_vectors_alone_join_the_head_at_its_lowest_lexical_score():
+    combined = {1: 5.0, 2: 4.0, 3: 3.0, 4: 2.0, 5: 1.0}
+    cosine = {1: 0.2, 2: 0.1, 5: 0.3, 9: 0.9}
+    out = rerank_pages(combined, cosine, weight=0.9, top=2, extra=[9, 5])
+    ranked = sorted(out, key=lambda p: -out[p])
+    assert ranked[0] == 9  # not among the lexical matches at all, nearest in meaning
+    assert set(ranked[:4]) == {1, 2, 5, 9}  # page 5 pulled up from the tail by its vectors
+    assert ranked[4:] == [3, 4]  # the rest of the tail below, in its order
+    assert rerank_pages(combined, cosine, weight=0.9, top=2) == rerank_pages(
+        combined, cosine, weight=0.9, top=2, extra=()
+    )
+
+
 # --- stored vectors ------------------------------------------------------------------------------
 def test_vector_cache_scores_a_page_by_its_best_section_and_skips_blobs_of_another_size():
     cache = VectorCache(max_bytes=1 << 20)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from docs_mcp.model.hits import SearchHit
+from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, embedder, rerank_pages
 from docs_mcp.search.snippets import snippet
@@ -20,6 +21,8 @@ from docs_mcp.settings import (
     PAGE_CANDIDATES,
     SECTION_CANDIDATES,
     SEMANTIC_CACHE_BYTES,
+    SEMANTIC_SCAN_BYTES,
+    SEMANTIC_SCAN_TOP,
     SEMANTIC_TOP,
     SEMANTIC_WEIGHT,
     mechanism_on,
@@ -113,6 +116,8 @@ class SiteRanker:
         self._memo_lock = threading.Lock()
         #: The `semantic` extra: section vectors of pages ranked so far, read per page on first use.
         self._vectors = VectorCache(SEMANTIC_CACHE_BYTES)
+        #: The same, of every page at once: pages nearest the query that its words did not find.
+        self._scan = SectionScan(SEMANTIC_SCAN_BYTES)
 
     def search(self, query: str, limit: int, scope: Scope) -> list[SearchHit]:
         """Pages of the scope ranked by their best section's BM25 blended with page-level BM25, each pointing at
@@ -134,7 +139,7 @@ class SiteRanker:
         found = self._evidence(reads, query, selected, scope, idf)
         combined = combine(query, terms, idf, found)
         if SEMANTIC_WEIGHT > 0 and (model := active_model()) is not None:
-            combined = self._semantic(reads, model, query, combined)
+            combined = self._semantic(reads, model, query, combined, scope)
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
             pid: found.defines.get(pid) or found.best_section.get(pid, (None, 0.0))[0] for pid in combined
@@ -163,18 +168,25 @@ class SiteRanker:
             candidates, best_section, page_score, defines, titles, _coverage(reads, terms, idf, candidates)
         )
 
-    def _semantic(self, reads: Reads, name: str, query: str, combined: dict[int, float]) -> dict[int, float]:
+    def _semantic(
+        self, reads: Reads, name: str, query: str, combined: dict[int, float], scope: Scope
+    ) -> dict[int, float]:
         """The `semantic` extra: the best pages re-ranked by their best section's cosine with the query, blended
-        in. Only these pages' vectors are read (once each), so a refresh writing pages costs nothing here."""
+        in, with the pages nearest the query among all (`scan`) joining them. Only the best pages' vectors are
+        read per search (once each); the scan's matrix follows the pages that have vectors."""
         model = embedder(name)
         if model is None:
             return combined
+        qvec = model.embed([query])[0]
+        near: dict[int, float] = {}
+        if mechanism_on("scan"):
+            near = self._scan.nearest(reads, name, model.dim, qvec, scope, SEMANTIC_SCAN_TOP)
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
             self._vectors.add(name, model.dim, reads.vectors(name, missing))
-        cosine = self._vectors.cosines(name, model.embed([query])[0], head)
-        return rerank_pages(combined, cosine, SEMANTIC_WEIGHT, SEMANTIC_TOP)
+        cosine = {**near, **self._vectors.cosines(name, qvec, head)}
+        return rerank_pages(combined, cosine, SEMANTIC_WEIGHT, SEMANTIC_TOP, list(near))
 
     def _titles(
         self, reads: Reads, page_ids: set[int], scope: Scope

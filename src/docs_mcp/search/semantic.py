@@ -131,18 +131,30 @@ class VectorCache:
 
 
 def rerank_pages(
-    combined: dict[int, float], cosine: dict[int, float | None], weight: float, top: int
+    combined: dict[int, float],
+    cosine: dict[int, float | None],
+    weight: float,
+    top: int,
+    extra: Sequence[int] = (),
 ) -> dict[int, float]:
     """The `top` best pages by lexical score re-scored by blending in their cosine (z-scores); the rest keep
-    their order below them. A page without a cosine (no stored vectors) counts as average."""
+    their order below them. A page without a cosine (no stored vectors) counts as average. `extra` pages
+    (nearest by their vectors, wherever their words put them) join the head at its lowest lexical score."""
     ordered = sorted(combined, key=lambda p: -combined[p])
-    head, tail = ordered[:top], ordered[top:]
+    head = ordered[:top]
+    lexical_head = len(head)
+    if head:
+        head += [p for p in dict.fromkeys(extra) if p not in head]
+    inside = set(head)
+    tail = [p for p in ordered if p not in inside]
     known = [c for p in head if (c := cosine.get(p)) is not None]
     if len(head) < 2 or weight <= 0 or not known:
         return combined
     neutral = sum(known) / len(known)
     cos = [neutral if cosine.get(p) is None else float(cosine[p]) for p in head]  # type: ignore[arg-type]
-    mixed = blend([combined[p] for p in head], cos, weight)
+    floor_lexical = min(combined[p] for p in head[:lexical_head])
+    lexical = [floor_lexical if i >= lexical_head else combined[p] for i, p in enumerate(head)]
+    mixed = blend(lexical, cos, weight)
     out = dict(zip(head, mixed, strict=True))
     floor = min(mixed) - 1.0  # the tail stays below the re-ranked head, in its own order
     for i, p in enumerate(tail):

@@ -125,6 +125,10 @@ class Reads(PageReads, Protocol):
         """The `semantic` extra's stored section vectors (float16, concatenated) of these pages, where stored."""
         ...
 
+    def vector_pages(self, model: str, scope: Scope) -> list[int]:
+        """Ids of the listed pages of the scope that have stored vectors of `model`, ascending."""
+        ...
+
 
 class BuildLock(Protocol):
     """Held by one build of one root at a time, across processes; dropped if its process dies."""

@@ -214,6 +214,16 @@ class SQLiteReads:
         sql = f"SELECT id, vecs FROM page_vectors WHERE model=? AND id IN ({_marks(page_ids)})"
         return self.db.execute(sql, (model, *page_ids)).fetchall()
 
+    def vector_pages(self, model: str, scope: Scope) -> list[int]:
+        """Ids of the listed pages of the scope with stored vectors of `model`, ascending."""
+        where, args = scope_sql(scope)
+        rows = self.db.execute(
+            f"SELECT v.id FROM page_vectors v JOIN pages p ON p.id=v.id "
+            f"WHERE v.model=? AND p.listed=1 AND {where} ORDER BY v.id",
+            (model, *args),
+        )
+        return [pid for (pid,) in rows]
+
     def _whole_index(self, scope: Scope) -> bool:
         """Whether every page of the index is in scope (one server per cache dir, the usual case): then
         ranking needs no join to the pages table. Counted once per snapshot that changed."""

@@ -1,0 +1,81 @@
+"""Semantic candidates: every listed page's section vectors scanned for the query, not only the pages its words
+found. A question that paraphrases its page ("take the n-th character by position") shares no selective word
+with it; the page whose best section is nearest the question still is, however many small pages share a word.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from docs_mcp.store.interface import Reads, Scope
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Pages whose vectors are read per store read while the scan is filled (bounded statement size).
+READ_BATCH = 500
+
+
+class SectionScan:
+    """All section vectors of a scope in one float32 matrix, kept per (model, scope) and brought up to date
+    with the pages that have vectors: a page indexed or removed since is added or dropped, never re-read.
+
+    Past `max_bytes` (a site of more than ~100,000 sections) there is no scan: `nearest` answers nothing.
+    """
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._key: tuple[str, Scope] | None = None
+        self._pages: dict[int, np.ndarray] = {}
+        self._ids: tuple[int, ...] = ()
+        #: The page ids the store had at the last sync (a page whose blob is unusable is in it, not in _ids).
+        self._seen: tuple[int, ...] = ()
+        self._matrix: np.ndarray | None = None
+        self._starts: np.ndarray | None = None
+
+    def nearest(
+        self, reads: Reads, model: str, dim: int, qvec: np.ndarray, scope: Scope, n: int
+    ) -> dict[int, float]:
+        """The `n` pages of the scope whose best section is nearest the query: page id → that cosine."""
+        import numpy as np
+
+        with self._lock:
+            if not self._sync(reads, model, dim, scope) or self._matrix is None or self._starts is None:
+                return {}
+            # einsum, not `@`: one thread, no BLAS spin-up on a busy machine (see VectorCache.cosines).
+            best = np.maximum.reduceat(np.einsum("ij,j->i", self._matrix, qvec), self._starts)
+            ids = self._ids
+        top = np.argsort(-best)[:n]
+        return {ids[i]: float(best[i]) for i in top}
+
+    def _sync(self, reads: Reads, model: str, dim: int, scope: Scope) -> bool:
+        """Bring the matrix up to the snapshot's pages; False when there are none or they exceed the cap."""
+        import numpy as np
+
+        ids = tuple(reads.vector_pages(model, scope))
+        if (model, scope) != self._key:
+            self._key, self._pages, self._ids, self._seen, self._matrix = (model, scope), {}, (), (), None
+        if ids == self._seen:
+            return self._matrix is not None
+        self._seen = ids
+        if len(ids) * dim * 4 > self.max_bytes:  # at least one section a page: over the cap for sure
+            return False
+        wanted = set(ids)
+        self._pages = {p: m for p, m in self._pages.items() if p in wanted}
+        missing = [p for p in ids if p not in self._pages]
+        for start in range(0, len(missing), READ_BATCH):
+            for pid, blob in reads.vectors(model, missing[start : start + READ_BATCH]):
+                if blob and not len(blob) % (2 * dim):
+                    self._pages[pid] = np.frombuffer(blob, dtype=np.float16).reshape(-1, dim)
+        kept = tuple(p for p in ids if p in self._pages)
+        if sum(self._pages[p].shape[0] for p in kept) * dim * 4 > self.max_bytes or not kept:
+            self._ids, self._matrix = (), None
+            return False
+        blocks: Sequence[np.ndarray] = [self._pages[p] for p in kept]
+        self._matrix = np.concatenate(blocks).astype(np.float32)
+        self._starts = np.cumsum([0] + [b.shape[0] for b in blocks[:-1]])
+        self._ids = kept
+        return True
