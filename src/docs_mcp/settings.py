@@ -141,7 +141,8 @@ TITLE_MATCH_BONUS = 0.5
 #: Added for a page that defines a qualified name the query gives (`time.sleep`): its API reference.
 NAME_MATCH_BONUS = 1.0
 #: Weight of "the page holds the query's terms" (IDF-weighted share of its selective terms, anywhere on the
-#: page): a chapter covering the question beats small pages sharing one rare word with it.
+#: page): a chapter covering the question beats small pages sharing one rare word with it. Only with the
+#: `semantic` extra's cosine blended in (ranker.py says why).
 COVERAGE_BONUS = 0.5
 
 #: Column weights: a term in a section's heading counts most, then the API names it defines

@@ -201,7 +201,7 @@ async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows
         ).fetchall()
         best[key] = float(np.max(extra.embed([semantic.section_text(*r) for r in rows]) @ qvec))
     expected = sorted(best, key=lambda k: -best[k])[:3]
-    scan = SectionScan(1 << 24)
+    scan = SectionScan(1 << 24, recheck_seconds=0.0)
     keys = dict(app.index.db.execute("SELECT id, key FROM pages").fetchall())
     with app.index.reading() as reads:
         near = scan.nearest(reads, "wordllama", extra.dim, qvec, scope, 3)
@@ -214,4 +214,6 @@ async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows
         after = scan.nearest(reads, "wordllama", extra.dim, qvec, scope, 3)
     assert [keys[p] for p in after][:2] == expected[1:]
     with app.index.reading() as reads:  # a matrix past its bound is no scan, not an error
-        assert SectionScan(16).nearest(reads, "wordllama", extra.dim, qvec, scope, 3) == {}
+        assert (
+            SectionScan(16, recheck_seconds=0.0).nearest(reads, "wordllama", extra.dim, qvec, scope, 3) == {}
+        )

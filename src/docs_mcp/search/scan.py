@@ -6,6 +6,7 @@ with it; the page whose best section is nearest the question still is, however m
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,9 @@ if TYPE_CHECKING:
 
 #: Pages whose vectors are read per store read while the scan is filled (bounded statement size).
 READ_BATCH = 500
+#: Seconds between two checks of which pages have vectors: reading 5,000 ids costs more than the scan itself
+#: (30-80 ms on a busy machine), and a page a refresh removed meanwhile is only a candidate the hits skip.
+RECHECK_SECONDS = 10.0
 
 
 class SectionScan:
@@ -25,8 +29,10 @@ class SectionScan:
     Past `max_bytes` (a site of more than ~100,000 sections) there is no scan: `nearest` answers nothing.
     """
 
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int, recheck_seconds: float = RECHECK_SECONDS):
         self.max_bytes = max_bytes
+        self.recheck_seconds = recheck_seconds
+        self._checked = 0.0
         self._lock = threading.Lock()
         self._key: tuple[str, Scope] | None = None
         self._pages: dict[int, np.ndarray] = {}
@@ -55,9 +61,14 @@ class SectionScan:
         """Bring the matrix up to the snapshot's pages; False when there are none or they exceed the cap."""
         import numpy as np
 
-        ids = tuple(reads.vector_pages(model, scope))
         if (model, scope) != self._key:
             self._key, self._pages, self._ids, self._seen, self._matrix = (model, scope), {}, (), (), None
+            self._checked = 0.0
+        now = time.monotonic()
+        if now - self._checked < self.recheck_seconds:
+            return self._matrix is not None
+        self._checked = now
+        ids = tuple(reads.vector_pages(model, scope))
         if ids == self._seen:
             return self._matrix is not None
         self._seen = ids
