@@ -125,3 +125,22 @@ async def test_ablating_the_map_leaves_the_answer_as_it_was(server, monkeypatch)
     without = await text_of(server, "search_in_doc", url="options.html", query=query)
     assert MAP_HEAD in with_map and MAP_HEAD not in without
     assert with_map.startswith(without)
+
+
+async def test_units_of_a_section_shown_whole_are_not_listed(tmp_path):
+    entries = "".join(
+        f'<dt id="opt-{n}"><code>--{n}</code></dt><dd><p>Keeps the tide cache {what}.</p></dd>'
+        for n, what in (("warm", "warm between runs"), ("small", "under ten megabytes"))
+    )
+    (tmp_path / "short.html").write_text(
+        "<html><body><main><h1>Cache</h1>"
+        f'<section id="flags"><h2>Cache flags</h2><p>Flags of the tide cache.</p><dl>{entries}</dl></section>'
+        '<section id="layout"><h2>Layout</h2><p>The tide cache is a folder of one file per station.</p>'
+        "</section></main></body></html>",
+        encoding="utf-8",
+    )
+    server = build_server(make_tools(str(tmp_path)))
+    out = await text_of(server, "search_in_doc", url="short.html", query="tide cache flags", max_sections=1)
+    shown = out.split(MAP_HEAD)[0]
+    assert "## Cache flags #flags" in shown and "Keeps the tide cache warm" in shown  # shown whole
+    assert map_lines(out) == ["- #layout · 62 chars · The tide cache is a folder of one…"]

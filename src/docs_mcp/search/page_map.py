@@ -38,25 +38,36 @@ class _Unit:
     #: An entry's span in its section's own markdown ((0, 0) for a section).
     start: int
     end: int
-    #: What get_doc_section returns for it, in chars (a section: with its subsections).
-    size: int
+
+    def size(self, doc: Document, code: bool) -> int:
+        """What get_doc_section returns for it, in chars (a section: with its subsections)."""
+        if self.ref.entry >= 0:
+            return self.end - self.start
+        return len(doc.section_markdown(self.ref.section, code))  # renders that section alone, not the page
 
 
 #: A unit, its tokens, its name, and whether the answer showed all of it.
 _Found = tuple[_Unit, Counter[str], str, bool]
 
 
-def page_map(doc: Document, idx: PageIndex, query: str, shown: Shown, code: bool, room: int) -> str:
-    """`more on this page` and a line per next best unit not shown, within `room` chars ("" if none fits)."""
+def page_map(
+    doc: Document, idx: PageIndex, ranked: list[int], query: str, shown: Shown, code: bool, room: int
+) -> str:
+    """`more on this page` and a line per next best unit not shown, within `room` chars ("" if none fits).
+
+    `ranked` are the sections holding the query's words (PageIndex.rank): their units are the candidates.
+    Looking in fewer (the 5, 10 or 20 best) made the first call on a 1 MB manual faster but listed no better
+    units on the tuning halves.
+    """
     if not C.mechanism_on("map") or C.MAP_LINES <= 0:
         return ""
     lines: list[str] = []
-    used = len(MAP_HEAD) + 1
+    used = len(MAP_HEAD)  # each line adds itself and a newline
     listed: list[_Unit] = []
-    for unit in _candidates(doc, idx, query_terms(query), shown, code):
+    for unit in _candidates(doc, idx, sorted(ranked), query_terms(query), shown, code):
         if len(lines) >= C.MAP_LINES:
             break
-        if any(_inside(doc, unit, other) for other in listed):
+        if any(_inside(doc, unit, other, code) for other in listed):
             continue  # its text is in a unit listed above: the same call reads it
         line = _line(doc, unit, code)
         if used + len(line) + 1 > room:
@@ -67,18 +78,20 @@ def page_map(doc: Document, idx: PageIndex, query: str, shown: Shown, code: bool
     return f"{MAP_HEAD}\n" + "\n".join(lines) if lines else ""
 
 
-def _candidates(doc: Document, idx: PageIndex, terms: list[str], shown: Shown, code: bool) -> list[_Unit]:
+def _candidates(
+    doc: Document, idx: PageIndex, sections: list[int], terms: list[str], shown: Shown, code: bool
+) -> list[_Unit]:
     """Every unit holding a query term and not shown, best first (a section scored on its text outside its
     entries, each entry on its own text and name; ties in page order)."""
     found: list[_Found] = []
-    for i in sorted({d for t in terms for d, _ in idx.bm25.postings.get(t, ())}):
+    for i in sections:
         found += _section_units(doc, idx, i, shown, code)
     weights = _unit_idf(doc, terms, [counts for _, counts, _, _ in found])
     # The average unit's length, for BM25's length normalization (a section counts its text outside entries).
     average = sum(idx.bm25.lengths) / sum(1 + len(s.entries) for s in doc.sections)
     scored = []
     for unit, counts, name, seen in found:
-        score = 0.0 if seen else _score(weights, counts, tokenize(name), average)
+        score = 0.0 if seen else _score(weights, counts, name, average)
         if score > 0 and _resolves(doc, unit.ref):
             scored.append((score, unit))
     scored.sort(key=lambda x: -x[0])
@@ -99,10 +112,10 @@ def _section_units(doc: Document, idx: PageIndex, i: int, shown: Shown, code: bo
             rest.subtract(toks)
         # Shown: with its whole section (None), or within one passage.
         seen = covered is None or any(s <= span[0] and span[1] <= e for s, e in covered)
-        out.append((_Unit(Ref(i, k), *span, span[1] - span[0]), toks, entry.name, seen))
+        out.append((_Unit(Ref(i, k), *span), toks, entry.name, seen))
     # A section shown in part is not listed either: its footer already says how to read on.
     seen = i in shown or not sec.level
-    out.append((_Unit(Ref(i), 0, 0, doc.section_sizes(code)[i]), +rest, sec.title, seen))
+    out.append((_Unit(Ref(i), 0, 0), +rest, sec.title, seen))
     return out
 
 
@@ -124,7 +137,7 @@ def _entry_tokens(doc: Document, i: int, code: bool) -> list[Counter[str]]:
     return cached
 
 
-def _score(weights: dict[str, float], counts: Counter[str], title: list[str], average: float) -> float:
+def _score(weights: dict[str, float], counts: Counter[str], name: str, average: float) -> float:
     """BM25 of a unit's tokens (IDF: `weights`), plus the heading boost for query terms in its name."""
     norm = 1 - BM25_B + BM25_B * counts.total() / max(average, 1.0)
     k1 = BM25_K1
@@ -133,18 +146,21 @@ def _score(weights: dict[str, float], counts: Counter[str], title: list[str], av
     )
     if base <= 0:
         return 0.0  # a name alone, with no word of the question in its text, is not worth a line
-    return base + C.HEADING_BOOST * sum(w for t, w in weights.items() if t in title)
+    named = set(tokenize(name))
+    return base + C.HEADING_BOOST * sum(w for t, w in weights.items() if t in named)
 
 
 def _resolves(doc: Document, ref: Ref) -> bool:
     """Whether get_doc_section with the unit's id reads this very unit (ids shared by two units do not)."""
+    if not doc.unit_id(ref).strip():
+        return False
     found = doc.find(doc.unit_id(ref))
     return (found.section, found.entry) == (ref.section, ref.entry)
 
 
-def _inside(doc: Document, unit: _Unit, other: _Unit) -> bool:
+def _inside(doc: Document, unit: _Unit, other: _Unit, code: bool) -> bool:
     """Whether one get_doc_section call on `other` (at its default length) reads `unit` too."""
-    if other.size > C.DEFAULT_MAX_LENGTH:
+    if other.size(doc, code) > C.DEFAULT_MAX_LENGTH:
         return False
     if other.ref.entry < 0:
         first, stop = doc.span(other.ref.section)  # a section reads its subsections and its entries
@@ -172,7 +188,7 @@ def _line(doc: Document, unit: _Unit, code: bool) -> str:
         if _slug(uid) == _slug(name) or _slug(uid).endswith(_slug(name))
         else f" {clip(name, C.TOC_ENTRY_NAME_CHARS)}"
     )
-    return f"- #{uid}{named} · {unit.size:,} chars · {first}"
+    return f"- #{uid}{named} · {unit.size(doc, code):,} chars" + (f" · {first}" if first else "")
 
 
 def _slug(text: str) -> str:

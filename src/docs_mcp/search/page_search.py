@@ -44,7 +44,8 @@ def with_table_header(text: str, start: int, passage: str) -> str:
 def search_page(doc: Document, query: str, count: int, limit: int, code: bool, cap: int) -> str:
     """The page's best sections for `query` within `limit` chars (see search_in_doc)."""
     idx = page_index(doc)
-    chosen = [s.index for s in select_sections(doc, idx.rank(query), count)]
+    ranked = idx.rank(query)
+    chosen = [s.index for s in select_sections(doc, ranked, count)]
     if not chosen:
         outline = [(s.level, outline_line(s.level, s.title, s.id)) for s in doc.sections if s.level]
         body, note = fit_outline(outline, min(limit, cap) - 200, cap)
@@ -64,7 +65,7 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
         used += size
         parts.append(f"{section_label(doc, i)}\n{piece}")
     # The map's lines count against max_length like the passages: what the passages left is its room.
-    more = page_map(doc, idx, query, shown, code, limit - used)
+    more = page_map(doc, idx, [s.index for s in ranked], query, shown, code, limit - used)
     # The query is not echoed: the model has it in the call, and every response repeats it otherwise.
     head = f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) · total_content_chars={used}"
     return head + "\n\n" + "\n\n".join([*parts, more] if more else parts)
