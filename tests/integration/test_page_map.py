@@ -118,6 +118,12 @@ async def test_answer_with_its_map_stays_within_max_length(server, monkeypatch, 
     assert len(out) <= max_length + C.METADATA_ALLOWANCE
 
 
+async def test_a_page_that_fits_in_max_length_gets_no_map(server):
+    # The page's 13,000 chars fit in 20,000: one get_doc_content call reads all of it.
+    out = await text_of(server, "search_in_doc", url="options.html", query=QUERY, max_length=0)
+    assert MAP_HEAD not in out
+
+
 async def test_ablating_the_map_leaves_the_answer_as_it_was(server, monkeypatch):
     query = "purge stale tide cache entries"
     with_map = await text_of(server, "search_in_doc", url="options.html", query=query)
@@ -136,7 +142,7 @@ async def test_units_of_a_section_shown_whole_are_not_listed(tmp_path):
         "<html><body><main><h1>Cache</h1>"
         f'<section id="flags"><h2>Cache flags</h2><p>Flags of the tide cache.</p><dl>{entries}</dl></section>'
         '<section id="layout"><h2>Layout</h2><p>The tide cache is a folder of one file per station.</p>'
-        "</section></main></body></html>",
+        f'</section><section id="gauges"><h2>Gauges</h2><p>{FILLER * 20}</p></section></main></body></html>',
         encoding="utf-8",
     )
     server = build_server(make_tools(str(tmp_path)))

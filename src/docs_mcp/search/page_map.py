@@ -51,18 +51,28 @@ _Found = tuple[_Unit, Counter[str], str, bool]
 
 
 def page_map(
-    doc: Document, idx: PageIndex, ranked: list[int], query: str, shown: Shown, code: bool, room: int
+    doc: Document,
+    idx: PageIndex,
+    ranked: list[int],
+    query: str,
+    shown: Shown,
+    code: bool,
+    limit: int,
+    used: int,
 ) -> str:
-    """`more on this page` and a line per next best unit not shown, within `room` chars ("" if none fits).
+    """`more on this page` and a line per next best unit not shown, within what the answer's `used` chars
+    leave of its `limit` ("" if none fits).
 
     `ranked` are the sections holding the query's words (PageIndex.rank): their units are the candidates.
     Looking in fewer (the 5, 10 or 20 best) made the first call on a 1 MB manual faster but listed no better
-    units on the tuning halves.
+    units on the tuning halves; neither did a floor on a unit's score (0.3-0.7 of the best unit's).
     """
     if not C.mechanism_on("map") or C.MAP_LINES <= 0:
         return ""
+    if sum(len(s.text) for s in doc.sections) <= limit:
+        return ""  # the whole page fits in one get_doc_content call of this length: nothing to point into
     lines: list[str] = []
-    used = len(MAP_HEAD)  # each line adds itself and a newline
+    size = len(MAP_HEAD)  # each line adds itself and a newline
     listed: list[_Unit] = []
     for unit in _candidates(doc, idx, sorted(ranked), query_terms(query), shown, code):
         if len(lines) >= C.MAP_LINES:
@@ -70,11 +80,11 @@ def page_map(
         if any(_inside(doc, unit, other, code) for other in listed):
             continue  # its text is in a unit listed above: the same call reads it
         line = _line(doc, unit, code)
-        if used + len(line) + 1 > room:
+        if used + size + len(line) + 1 > limit:
             break
         lines.append(line)
         listed.append(unit)
-        used += len(line) + 1
+        size += len(line) + 1
     return f"{MAP_HEAD}\n" + "\n".join(lines) if lines else ""
 
 
@@ -89,13 +99,10 @@ def _candidates(
     weights = _unit_idf(doc, terms, [counts for _, counts, _, _ in found])
     # The average unit's length, for BM25's length normalization (a section counts its text outside entries).
     average = sum(idx.bm25.lengths) / sum(1 + len(s.entries) for s in doc.sections)
-    scored = []
-    for unit, counts, name, seen in found:
-        score = 0.0 if seen else _score(weights, counts, name, average)
-        if score > 0 and _resolves(doc, unit.ref):
-            scored.append((score, unit))
-    scored.sort(key=lambda x: -x[0])
-    return [unit for _, unit in scored]
+    scored = [(_score(weights, counts, name, average), seen, unit) for unit, counts, name, seen in found]
+    listed = [(score, unit) for score, seen, unit in scored if not seen and score > 0]
+    listed.sort(key=lambda x: -x[0])
+    return [unit for _, unit in listed if _resolves(doc, unit.ref)]
 
 
 def _section_units(doc: Document, idx: PageIndex, i: int, shown: Shown, code: bool) -> list[_Found]:

@@ -65,7 +65,7 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
         used += size
         parts.append(f"{section_label(doc, i)}\n{piece}")
     # The map's lines count against max_length like the passages: what the passages left is its room.
-    more = page_map(doc, idx, [s.index for s in ranked], query, shown, code, limit - used)
+    more = page_map(doc, idx, [s.index for s in ranked], query, shown, code, limit, used)
     # The query is not echoed: the model has it in the call, and every response repeats it otherwise.
     head = f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) · total_content_chars={used}"
     return head + "\n\n" + "\n\n".join([*parts, more] if more else parts)
