@@ -46,6 +46,10 @@ PASSAGE_GAP_BRIDGE = 200
 PASSAGES_PER_SECTION = 2
 #: Extra passages for the best section when fewer sections than `max_sections` pass the score floor.
 SPARE_SLOT_PASSAGES = 1
+#: search_in_doc's map: lines naming the next best units it did not show (sections, entries), within max_length.
+MAP_LINES = 1
+#: Words of a unit's own text on its map line, after its id, name and size.
+MAP_WORDS = 8
 #: Secondary sections must score at least this fraction of the best one to be included.
 SECONDARY_SCORE_RATIO = 0.5
 #: Multiplier on BM25 for query terms found in a section's heading.

@@ -11,6 +11,7 @@ from docs_mcp import settings as C
 from docs_mcp.convert.outline import fit_outline, outline_line
 from docs_mcp.errors import echo
 from docs_mcp.model.document import Document
+from docs_mcp.search.page_map import Shown, page_map
 from docs_mcp.search.passages import Passage, passages
 from docs_mcp.search.ranking import PageIndex, page_index, select_sections
 from docs_mcp.text.budget import truncate
@@ -43,7 +44,8 @@ def with_table_header(text: str, start: int, passage: str) -> str:
 def search_page(doc: Document, query: str, count: int, limit: int, code: bool, cap: int) -> str:
     """The page's best sections for `query` within `limit` chars (see search_in_doc)."""
     idx = page_index(doc)
-    chosen = [s.index for s in select_sections(doc, idx.rank(query), count)]
+    ranked = idx.rank(query)
+    chosen = [s.index for s in select_sections(doc, ranked, count)]
     if not chosen:
         outline = [(s.level, outline_line(s.level, s.title, s.id)) for s in doc.sections if s.level]
         body, note = fit_outline(outline, min(limit, cap) - 200, cap)
@@ -52,16 +54,21 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
             f"get_doc_section, or try other words):\n{body}{note}"
         )
     parts, used = [], 0
+    shown: Shown = {}
     for rank, i in enumerate(chosen):
         remaining = limit - used
         if remaining < 200:
             break
-        piece, size = _section_piece(doc, idx, i, query, code, limit, remaining, rank, len(chosen), count)
+        piece, size, shown[i] = _section_piece(
+            doc, idx, i, query, code, limit, remaining, rank, len(chosen), count
+        )
         used += size
         parts.append(f"{section_label(doc, i)}\n{piece}")
+    # The map's lines count against max_length like the passages: what the passages left is its room.
+    more = page_map(doc, idx, [s.index for s in ranked], query, shown, code, limit, used)
     # The query is not echoed: the model has it in the call, and every response repeats it otherwise.
     head = f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) · total_content_chars={used}"
-    return head + "\n\n" + "\n\n".join(parts)
+    return head + "\n\n" + "\n\n".join([*parts, more] if more else parts)
 
 
 def _section_piece(
@@ -75,15 +82,16 @@ def _section_piece(
     rank: int,
     chosen: int,
     count: int,
-) -> tuple[str, int]:
-    """One section's text: whole when it fits its share, else its best passages; and its content size."""
+) -> tuple[str, int, list[tuple[int, int]] | None]:
+    """One section's text: whole when it fits its share, else its best passages; its content size; and the
+    spans of its own markdown shown (None: all of it)."""
     own = doc.own_markdown(i, code)
     # The best section may take half the budget whole; later ones share what is left.
     whole_limit = limit // 2 if rank == 0 else min(C.SMALL_SECTION_CHARS, remaining // (chosen - rank))
     if len(own) <= min(whole_limit, remaining):
         # Whole: the label line already names the section, so its own heading line is dropped.
         piece = own.partition("\n")[2].lstrip("\n") if doc.sections[i].level else own
-        return piece, len(piece)
+        return piece, len(piece), None
     # Fewer sections qualified than asked for: the best one gets their budget, the evidence is there.
     spare = min(C.SPARE_SLOT_PASSAGES, count - chosen)
     n = C.PASSAGES_PER_SECTION + spare if rank == 0 else 1
@@ -105,7 +113,7 @@ def _section_piece(
     piece = _join(shown, _definitions(doc, i, code)) + (
         f"\n[{len(own):,}-char section: get_doc_section {doc.sections[i].id} start_index=offset reads on]"
     )
-    return piece, sum(len(p.text) for p in shown)
+    return piece, sum(len(p.text) for p in shown), [(p.offset, p.offset + len(p.text)) for p in found]
 
 
 def _definitions(doc: Document, i: int, code: bool) -> list[tuple[int, int, str]]:

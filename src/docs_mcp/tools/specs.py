@@ -136,7 +136,8 @@ SEARCH_IN_DOC = ToolSpec(
     "find",
     "the sections of one page that best match a query, as search_in_doc",
     "The sections of one page that best match a query (long sections: only the matching passages, with "
-    "offsets for get_doc_section's start_index). Cheapest way to answer a question from a known page.",
+    "offsets for get_doc_section's start_index), then the best unit not shown as a get_doc_section id. "
+    "Cheapest way to answer a question from a known page.",
     (URL, QUERY, MAX_SECTIONS, MAX_LENGTH, CODE),
 )
 GET_DOC_TOC = ToolSpec(
