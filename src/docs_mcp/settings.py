@@ -16,6 +16,12 @@ METADATA_ALLOWANCE = 1_000
 #: Truncation looks this far back from the limit for a natural boundary.
 BOUNDARY_WINDOW = 200
 
+#: A code block of at most this many lines and chars is shown as text when code is left out (issue 20: a
+#: one-line format string behind `[code: 1 line]` cost a second call). Their words stay out of the text
+#: sections are ranked by: indexed, code words ranked the wrong sections first (sdl2, mkdocs tuning halves).
+SHORT_LITERAL_LINES = 3
+SHORT_LITERAL_CHARS = 300
+
 # --- search_docs ------------------------------------------------------------------------------
 DEFAULT_MAX_RESULTS = 5
 MAX_RESULTS = 20
