@@ -48,6 +48,8 @@ PROXIMITY_WEIGHT = 0.6
 SENTENCE_REACH = 150
 #: Passages of one section closer than this (chars) are joined with the text between them, not cut apart.
 PASSAGE_GAP_BRIDGE = 200
+#: A long entry's passage opens with its term line, at most this many chars of it.
+PASSAGE_TERM_CHARS = 200
 #: Passages returned per long section, best first.
 PASSAGES_PER_SECTION = 2
 #: Extra passages for the best section when fewer sections than `max_sections` pass the score floor.
@@ -74,6 +76,11 @@ MAX_CONVERT_CHARS = 1_000_000
 PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
 MAX_ID_CHARS = 120
+#: Entries recognised by shape (convert/shapes.py): a run needs this many term lines of one kind, each at most
+#: this many chars and words (longer is a sentence, not a term).
+SHAPE_MIN_RUN = 3
+SHAPE_TERM_MAX_CHARS = 100
+SHAPE_TERM_MAX_WORDS = 12
 #: Definition names shown per section in get_doc_toc before the rest are folded into a count.
 TOC_ENTRY_NAME_CHARS = 60
 #: Most chars get_doc_toc spends on definition lists; past it the longest lists fold into their counts.
