@@ -37,6 +37,13 @@ def test_an_option_of_a_texinfo_list_is_its_own_unit_named_without_its_pilcrow()
     )
 
 
+def test_an_option_that_answers_alone_ranks_its_long_section_and_is_shown_from_its_term():
+    out = call("search_in_doc", "texinfo.html", "operator flagged suspect readings", max_length=1200)
+    assert "## 2.1 Fetch Options #Fetch-Options-1" in out
+    assert "`--exclude-flagged`\n:   Drop readings the station operator flagged as suspect." in out
+    assert "in --exclude-flagged #index-_002d_002dexclude_002dflagged]" not in out  # it starts at its term
+
+
 def test_term_lines_swallowed_by_the_paragraph_before_them_are_each_an_entry():
     page = doc("sqlite-style.html")
     toc = call("get_doc_toc", "sqlite-style.html")
