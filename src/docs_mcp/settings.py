@@ -81,6 +81,8 @@ MAX_ID_CHARS = 120
 SHAPE_MIN_RUN = 3
 SHAPE_TERM_MAX_CHARS = 100
 SHAPE_TERM_MAX_WORDS = 12
+#: A table's rows are entries when at least this share of them open on a term cell (an option table).
+SHAPE_TABLE_SHARE = 0.8
 #: Definition names shown per section in get_doc_toc before the rest are folded into a count.
 TOC_ENTRY_NAME_CHARS = 60
 #: Most chars get_doc_toc spends on definition lists; past it the longest lists fold into their counts.

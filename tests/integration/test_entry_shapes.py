@@ -77,3 +77,28 @@ def test_the_markdown_is_the_same_with_or_without_shape_entries(monkeypatch: pyt
     assert sum(len(s.entries) for s in without.sections) == 0
     assert sum(len(s.entries) for s in with_units.sections) == 7
     assert without.markdown() == with_units.markdown()
+
+
+def test_each_row_of_an_option_table_is_an_entry_named_by_its_row_id():
+    page = doc("options-table.html")
+    ref = page.find("opt-overwrite")
+    assert page.unit_title(ref) == "--overwrite"
+    assert page.unit_markdown(ref) == (
+        "`--overwrite` | Replace files that already exist; without it, an existing file stops the export before"
+        " anything is written."
+    )
+    toc = call("get_doc_toc", "options-table.html")
+    assert "- Options #options (419) · defines --out #opt-out · --split-by-year #opt-split" in toc
+
+
+def test_a_table_whose_first_column_is_numbers_has_no_entries():
+    page = doc("options-table.html")
+    assert next(s for s in page.sections if s.id == "exit-status").entries == ()
+
+
+def test_an_option_table_reads_the_same_with_or_without_its_entries(monkeypatch: pytest.MonkeyPatch):
+    from docs_mcp import settings
+
+    with_units = doc("options-table.html")
+    monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"entries-shape"})
+    assert doc("options-table.html").markdown() == with_units.markdown()

@@ -35,7 +35,7 @@ class Group:
     parent: Group | None = None
     ids: list[str] = field(default_factory=list)
     name: str = ""
-    #: Empty label elements just before the term (`<a name=x></a>`): their ids name the entry.
+    #: Elements outside the entry whose ids name it: empty labels before its term (`<a name=x></a>`), its row.
     anchors: list[etree._Element] = field(default_factory=list)
 
     @property
@@ -133,6 +133,9 @@ def mark(group: Group, index: int) -> None:
     """
     first = group.terms[0]
     listed = first.tag == "dt"
+    # A table cell's paragraph: the marker goes inside it, where the cell's leading blanks are trimmed.
+    while not listed and not (first.text or "").strip() and len(first) and first[0].tag in ("p", "div"):
+        first = first[0]
     first.text = f"{START}{index}{CLOSE}" + ((first.text or "").lstrip() if listed else (first.text or ""))
     last = group.elements[-1]
     tag = f"{END}{index}{CLOSE}"

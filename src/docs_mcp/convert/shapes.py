@@ -13,7 +13,12 @@ from lxml import etree
 from docs_mcp.convert.anchors import element_ids, preceding_empty
 from docs_mcp.convert.definitions import Group
 from docs_mcp.convert.parsing import HEADING_TAGS
-from docs_mcp.settings import SHAPE_MIN_RUN, SHAPE_TERM_MAX_CHARS, SHAPE_TERM_MAX_WORDS
+from docs_mcp.settings import (
+    SHAPE_MIN_RUN,
+    SHAPE_TABLE_SHARE,
+    SHAPE_TERM_MAX_CHARS,
+    SHAPE_TERM_MAX_WORDS,
+)
 from docs_mcp.text.tidy import normalize_space
 
 #: Blocks that hold structure of their own: never a term line.
@@ -145,14 +150,11 @@ def _add_run(
             continue
         if current is None:
             continue
-        nxt = next((c for c in children[k:] if c in run or not _anchor_only(c)), None)
         if child.tag in HEADING_TAGS or next(child.iter(*HEADING_TAGS), None) is not None:
             current = None  # a heading ends the run's entry
-        elif _anchor_only(child) and nxt is not None and nxt in run:
-            continue  # the anchor of the next entry
         elif child in owner:
             current = None
-        else:
+        elif not (_anchor_only(child) and _next_line(children, k) in run):  # else: the next entry's anchor
             current.bodies.append(child)
     for g in groups:  # an entry ends on content: a closing `<hr>` cannot hold its end marker
         while g.bodies and _anchor_only(g.bodies[-1]):
@@ -169,3 +171,46 @@ def _add_run(
 def _anchor_only(el: etree._Element) -> bool:
     """An empty element (an `<a name>` or `<span id>` label, an `<hr>`), before an entry's term line."""
     return not len(el) and not (el.text or "").strip() and not (el.tail or "").strip()
+
+
+def _next_line(children: list[etree._Element], k: int) -> etree._Element | None:
+    """The first child from k on that is not an empty label."""
+    return next((c for c in children[k:] if not _anchor_only(c)), None)
+
+
+def find_rows(main: etree._Element, owner: dict[etree._Element, Group]) -> None:
+    """Add to `owner` the rows of option tables: tables of at least SHAPE_MIN_RUN rows whose first cell is a
+    term (code, bold, an option or one identifier) and whose other cells describe it; each row is an entry."""
+    for table in main.iter("table"):
+        if table in owner:
+            continue
+        rows = [
+            tr for tr in table.iter("tr") if _own_table(tr) is table and len(tr) >= 2 and tr[0].tag == "td"
+        ]
+        terms = [tr for tr in rows if _cell_term(tr[0]) and any(_has_text(c) for c in tr[1:])]
+        if len(terms) < SHAPE_MIN_RUN or len(terms) < SHAPE_TABLE_SHARE * len(rows):
+            continue
+        # Terms name different things: a first column that repeats (`enum`, `#define`, `Uint32`) is a type.
+        if len({normalize_space(tr[0].text_content()) for tr in terms}) < SHAPE_TABLE_SHARE * len(terms):
+            continue
+        for tr in terms:
+            cells = [c for c in tr if isinstance(c.tag, str)]
+            if any(c in owner for c in cells):
+                continue
+            group = Group(cells[:1], cells[1:], anchors=[tr])
+            for el in cells:
+                owner[el] = group
+
+
+def _own_table(tr: etree._Element) -> etree._Element | None:
+    return next(tr.iterancestors("table"), None)
+
+
+def _cell_term(td: etree._Element) -> bool:
+    """Whether a table cell holds a term: short, not a sentence, and code, bold, an option or one identifier."""
+    text = normalize_space(td.text_content())
+    if not text or len(text) > SHAPE_TERM_MAX_CHARS or text.endswith((".", ":", "?", "!")):
+        return False
+    marked = sum(len(normalize_space(c.text_content())) for c in td if c.tag in _TERM_INLINE)
+    one_word = len(text.split()) == 1 and sum(ch.isalnum() for ch in text) >= 2
+    return marked >= 0.8 * len(text) or text.startswith("-") or (one_word and not text.isdigit())

@@ -22,7 +22,7 @@ from docs_mcp.convert.anchors import (
 )
 from docs_mcp.convert.definitions import Group, entry_title, find_groups, link_nested
 from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading, element_text
-from docs_mcp.convert.shapes import find_runs, hoist_swallowed_terms
+from docs_mcp.convert.shapes import find_rows, find_runs, hoist_swallowed_terms
 from docs_mcp.settings import mechanism_on
 from docs_mcp.themes import SECTION_CONTAINER_CLASSES
 
@@ -116,6 +116,7 @@ def survey(main: lxml.html.HtmlElement, linked: Counter[str]) -> tuple[Page, IdR
     hoist_swallowed_terms(main)  # with or without shape entries: the markdown is the same
     if mechanism_on("entries-shape"):
         find_runs(main, in_headings, groups)
+        find_rows(main, groups)
     link_nested(main, groups)
     for g in dict.fromkeys(groups.values()):
         g.ids = [i for el in (*g.terms, *g.anchors) for i in element_ids(el)]
