@@ -25,6 +25,14 @@ SITE = FIXTURES / "site"
 SIZES: dict[tuple[str, str], int] = {}  # (tool, fixture) -> chars; printed at the end of the run
 
 
+@pytest.fixture
+def no_short_literals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short code blocks are left out like any other (the short-literals mechanism ablated): marker tests."""
+    from docs_mcp import settings
+
+    monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"short-literals"})
+
+
 class FixtureHandler(http.server.SimpleHTTPRequestHandler):
     """Static files plus the misbehaviours tests need (slow, errors, redirects, non-HTML, rate limits)."""
 

@@ -16,6 +16,12 @@ METADATA_ALLOWANCE = 1_000
 #: Truncation looks this far back from the limit for a natural boundary.
 BOUNDARY_WINDOW = 200
 
+#: A code block of at most this many lines and chars is shown as text when code is left out (issue 20: a
+#: one-line format string behind `[code: 1 line]` cost a second call). Their words stay out of the text
+#: sections are ranked by: indexed, code words ranked the wrong sections first (sdl2, mkdocs tuning halves).
+SHORT_LITERAL_LINES = 3
+SHORT_LITERAL_CHARS = 300
+
 # --- search_docs ------------------------------------------------------------------------------
 DEFAULT_MAX_RESULTS = 5
 MAX_RESULTS = 20
@@ -42,6 +48,8 @@ PROXIMITY_WEIGHT = 0.6
 SENTENCE_REACH = 150
 #: Passages of one section closer than this (chars) are joined with the text between them, not cut apart.
 PASSAGE_GAP_BRIDGE = 200
+#: A long entry's passage opens with its term line, at most this many chars of it.
+PASSAGE_TERM_CHARS = 200
 #: Passages returned per long section, best first.
 PASSAGES_PER_SECTION = 2
 #: Extra passages for the best section when fewer sections than `max_sections` pass the score floor.
@@ -72,6 +80,13 @@ MAX_CONVERT_CHARS = 1_000_000
 PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
 MAX_ID_CHARS = 120
+#: Entries recognised by shape (convert/shapes.py): a run needs this many term lines of one kind, each at most
+#: this many chars and words (longer is a sentence, not a term).
+SHAPE_MIN_RUN = 3
+SHAPE_TERM_MAX_CHARS = 100
+SHAPE_TERM_MAX_WORDS = 12
+#: A table's rows are entries when at least this share of them open on a term cell (an option table).
+SHAPE_TABLE_SHARE = 0.8
 #: Definition names shown per section in get_doc_toc before the rest are folded into a count.
 TOC_ENTRY_NAME_CHARS = 60
 #: Most chars get_doc_toc spends on definition lists; past it the longest lists fold into their counts.

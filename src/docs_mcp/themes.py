@@ -114,6 +114,8 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "a.anchorjs-link",
     "a.permalink",
     "span.permalink",  # Doxygen: the ◆ before each member's title
+    "a.copiable-anchor",  # Texinfo 7: the ¶ after each entry's term
+    "a.copiable-link",  # Texinfo 7: the ¶ after each heading
     ".viewcode-link",  # Sphinx viewcode: "[source]" glued to every signature
     ".prev-next-area",  # pydata-sphinx-theme: previous / next page links
     "span.notable-traits",  # rustdoc: the ⓘ tooltip text glued to signatures

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from docs_mcp.convert.cleanup import clean_markdown, heading_line
 from docs_mcp.convert.definitions import CLOSE, END, START
 from docs_mcp.convert.markdown import convert, extract_markers, html_to_markdown
@@ -51,6 +53,7 @@ def test_code_without_a_language_gets_a_bare_fence():
     assert md("<pre>make build</pre>") == "```\nmake build\n```"
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_without_code_pre_blocks_leave_a_note_of_their_language_and_size():
     html = (
         '<p>Call <code>convert()</code> first.</p><pre data-lang="python">SECRET_CODE = 1\nmore()</pre>'
@@ -101,6 +104,7 @@ def test_without_code_plain_text_blocks_stay_as_text_fences():
     assert md_no_code(html) == "Run it with -h:\n\n```text\n--system-site-packages  Give access\n```\n\nend"
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_markdown_without_code_keeps_fences_declared_as_plain_text():
     text = "Help:\n\n```text\nusage: venv [-h]\n```\n\n```{.none}\nout\n```\n\n```sh\nvenv -h\n```\n\nend"
     assert (
@@ -109,6 +113,7 @@ def test_markdown_without_code_keeps_fences_declared_as_plain_text():
     )
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_markdown_without_code_leaves_a_note_for_each_fenced_block():
     text = "Intro\n\n```python\nsecret()\n```\n\nUse `inline` here.\n\n~~~\ntilde block\n~~~\n\nend"
     assert (
@@ -117,11 +122,13 @@ def test_markdown_without_code_leaves_a_note_for_each_fenced_block():
     )
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_markdown_without_code_leaves_a_note_for_indented_code():
     text = "Run:\n\n    ls -l\n    cd /tmp\n\nthen read the output."
     assert markdown_without_code(text) == "Run:\n\n[code: 2 lines]\n\nthen read the output."
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_markdown_without_code_keeps_a_note_in_the_list_item_or_quote_it_was_in():
     text = "- Install:\n\n  ```sh\n  pip install tidepool\n  ```\n- Import it.\n\n> ```py\n> import tidepool\n> ```"
     assert (
@@ -130,6 +137,7 @@ def test_markdown_without_code_keeps_a_note_in_the_list_item_or_quote_it_was_in(
     )
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_markdown_without_code_a_backtick_line_does_not_close_a_tilde_fence():
     text = "Write:\n\n~~~markdown\n```python\nx = 1\n```\n~~~\n\nend"
     assert markdown_without_code(text) == "Write:\n\n[code: markdown, 3 lines]\n\nend"
@@ -145,6 +153,7 @@ def marked(k: int, text: str) -> str:
     return f"{START}{k}{CLOSE}{text}"
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_markers_give_each_definitions_exact_span_and_leave_no_trace():
     html = (
         f"<p>intro</p><dl><dt>{marked(0, 're.sub(a)')}</dt><dd><p>Return it.</p>"
@@ -185,3 +194,34 @@ def test_a_section_too_large_to_convert_is_shown_as_plain_text_with_a_note():
     text, _ = convert(f"<table>{rows}</table>", False)
     assert text.startswith("[docslice: this section's HTML is 1.")
     assert "\nr0a | r0b\nr1a | r1b\n" in text and "r39999b" in text
+
+
+# --- short literals (issue 20) ----------------------------------------------------------------------
+def test_without_code_a_two_line_block_is_shown_as_a_fenced_literal():
+    html = '<p>The format:</p><pre data-lang="python">"%(asctime)s %(levelname)s"\nlevel=INFO</pre><p>end</p>'
+    assert md_no_code(html) == 'The format:\n\n```python\n"%(asctime)s %(levelname)s"\nlevel=INFO\n```\n\nend'
+
+
+def test_without_code_a_four_line_block_stays_a_note():
+    html = '<p>Run:</p><pre data-lang="sh">make\nmake test\nmake install\nmake clean</pre><p>end</p>'
+    out = md_no_code(html)
+    assert out == "Run:\n\n[code: sh, 4 lines]\n\nend"
+    assert "make install" not in out
+
+
+def test_without_code_a_long_one_line_block_stays_a_note():
+    html = f'<pre data-lang="python">x = [{", ".join(str(n) for n in range(200))}]</pre>'
+    assert md_no_code(html) == "[code: python, 1 line]"
+
+
+def test_markdown_without_code_keeps_a_one_line_fence_and_notes_a_four_line_one():
+    text = "Run:\n\n```sh\npip install tidepool\n```\n\nor:\n\n```sh\na\nb\nc\nd\n```\n\nend"
+    assert (
+        markdown_without_code(text)
+        == "Run:\n\n```sh\npip install tidepool\n```\n\nor:\n\n[code: sh, 4 lines]\n\nend"
+    )
+
+
+@pytest.mark.usefixtures("no_short_literals")
+def test_with_short_literals_ablated_a_one_line_block_is_a_note():
+    assert md_no_code('<pre data-lang="sh">pip install tidepool</pre>') == "[code: sh, 1 line]"

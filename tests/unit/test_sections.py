@@ -199,6 +199,7 @@ def test_docbook_nesting_follows_the_divs_not_the_heading_tags():
     ]
 
 
+@pytest.mark.usefixtures("no_short_literals")
 def test_code_is_left_out_of_section_text_and_noted_in_its_markdown():
     doc = asyncio.run(make_tools(str(SITE)).document("docbook.html"))[1]
     i = doc.find("TIDE-SETUP-CUSTOM").section

@@ -18,6 +18,8 @@ from docs_mcp.themes import DEFINITION_LIST_SKIP_CLASSES, SIGNATURE_PREFIXES
 
 #: Marker characters (Unicode private use): start, end, close. `\ue000 7 \ue002` opens entry 7.
 START, END, CLOSE = "\ue000", "\ue001", "\ue002"
+#: A marker in text: an entry that spans several blocks (see shapes.py) ends in a later block than it starts.
+_MARKER_TEXT = re.compile(f"[{START}{END}]\\d+{CLOSE}")
 #: Where a signature's name ends: its parameters, subscript, type annotation or value.
 _NAME_END = re.compile(r"[(\[]|:\s|\s=")
 #: A call signature: a name directly followed by its parameters.
@@ -33,6 +35,8 @@ class Group:
     parent: Group | None = None
     ids: list[str] = field(default_factory=list)
     name: str = ""
+    #: Elements outside the entry whose ids name it: empty labels before its term (`<a name=x></a>`), its row.
+    anchors: list[etree._Element] = field(default_factory=list)
 
     @property
     def elements(self) -> list[etree._Element]:
@@ -100,7 +104,11 @@ def find_groups(main: etree._Element, skip: set[etree._Element]) -> dict[etree._
                 continue
             (group.terms if item.tag == "dt" else group.bodies).append(item)
             owner[item] = group
-    # iter() is in document order, so an enclosing list's groups are known before its nested ones.
+    return owner
+
+
+def link_nested(main: etree._Element, owner: dict[etree._Element, Group]) -> None:
+    """Each group's parent: the group whose element holds its first term."""
     for el, group in owner.items():
         if group.parent is None and el is group.terms[0]:
             anc = el.getparent()
@@ -110,15 +118,29 @@ def find_groups(main: etree._Element, skip: set[etree._Element]) -> dict[etree._
                     group.parent = outer
                     break
                 anc = anc.getparent()
-    return owner
+
+
+def unmarked(text: str) -> str:
+    """Text without entry markers (put into the tree by `mark` before later blocks are read)."""
+    return _MARKER_TEXT.sub("", text) if START in text or END in text else text
 
 
 def mark(group: Group, index: int) -> None:
-    """Put the start and end markers of entry `index` into the tree (simplified already, about to be serialized)."""
+    """Put the start and end markers of entry `index` into the tree (simplified already, about to be serialized).
+
+    A list's term loses its leading blanks (its markdown line starts there); an entry found by shape keeps
+    them and ends inside its last block's innermost last text, so its markdown is the same as without it.
+    """
     first = group.terms[0]
-    first.text = f"{START}{index}{CLOSE}" + (first.text or "").lstrip()
+    listed = first.tag == "dt"
+    # A table cell's paragraph: the marker goes inside it, where the cell's leading blanks are trimmed.
+    while not listed and not (first.text or "").strip() and len(first) and first[0].tag in ("p", "div"):
+        first = first[0]
+    first.text = f"{START}{index}{CLOSE}" + ((first.text or "").lstrip() if listed else (first.text or ""))
     last = group.elements[-1]
     tag = f"{END}{index}{CLOSE}"
+    while not listed and len(last) and isinstance(last[-1].tag, str) and not (last[-1].tail or "").strip():
+        last = last[-1]
     if len(last):
         last[-1].tail = (last[-1].tail or "") + tag
     else:

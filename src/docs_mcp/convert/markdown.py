@@ -8,7 +8,7 @@ import lxml.html
 from bs4 import BeautifulSoup, Tag
 from markdownify import ATX, MarkdownConverter
 
-from docs_mcp.convert.cleanup import BLANK_RUNS, clean_markdown, code_note
+from docs_mcp.convert.cleanup import BLANK_RUNS, clean_markdown, code_note, short_literal
 from docs_mcp.convert.definitions import CLOSE, END, START
 from docs_mcp.convert.parsing import element_text
 from docs_mcp.settings import MAX_CONVERT_CHARS
@@ -55,11 +55,11 @@ class DocsConverter(MarkdownConverter):
 
 
 class CodeFreeConverter(DocsConverter):
-    """Replaces code blocks by a one-line note of their language and size; plain-text blocks stay."""
+    """Replaces code blocks by a one-line note of their language and size; plain-text and short blocks stay."""
 
     def convert_pre(self, el, text, parent_tags):  # type: ignore[override]
         lang = el.get("data-lang") or ""
-        if lang == PLAIN_TEXT_TAG:
+        if lang == PLAIN_TEXT_TAG or short_literal(el.get_text()):
             return super().convert_pre(el, text, parent_tags)
         lines = el.get_text().strip("\n").count("\n") + 1
         return f"\n\n{code_note(lang, lines)}\n\n" if el.get_text().strip() else ""

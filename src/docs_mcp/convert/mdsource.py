@@ -10,7 +10,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from docs_mcp.convert.anchors import IdRegistry, slugify
-from docs_mcp.convert.cleanup import clean_markdown, code_note
+from docs_mcp.convert.cleanup import clean_markdown, code_note, short_literal
 from docs_mcp.convert.parsing import clean_heading
 from docs_mcp.model.section import Section
 from docs_mcp.text.tidy import normalize_space
@@ -81,7 +81,7 @@ def split_markdown(text: str) -> tuple[str, list[Section]]:
 
 
 def markdown_without_code(text: str) -> str:
-    """Code blocks, fenced or indented, become a one-line note, except fences declared as plain text."""
+    """Code blocks, fenced or indented, become a one-line note, except plain-text fences and short literals."""
     lines, tokens = _blocks(text)
     out: list[str] = []
     done = 0
@@ -90,7 +90,7 @@ def markdown_without_code(text: str) -> str:
             continue
         info = tok.info.split(maxsplit=1)
         lang = info[0].strip("{}.").lower() if info else ""
-        if tok.type == "fence" and lang in PLAIN_TEXT_LANGUAGES:
+        if (tok.type == "fence" and lang in PLAIN_TEXT_LANGUAGES) or short_literal(tok.content):
             continue
         start, end = tok.map
         out += lines[done:start]

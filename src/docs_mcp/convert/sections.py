@@ -11,7 +11,7 @@ import lxml.html
 from lxml import etree
 
 from docs_mcp.convert.anchors import ANCHOR_TAG, element_ids, slugify
-from docs_mcp.convert.definitions import defined_name, is_label, mark
+from docs_mcp.convert.definitions import defined_name, is_label, mark, unmarked
 from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading
 from docs_mcp.convert.simplify import simplify
 from docs_mcp.convert.survey import Page, own_text, survey
@@ -35,6 +35,8 @@ class _Open:
     texts: list[str] = field(default_factory=list)
     anchors: list[str] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
+    #: Each entry's own words (normalized), to find its span in the section's text.
+    entry_texts: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     code_words: int = 0
     #: Heading tag level (h2 → 2); `level` above is the level in the outline, at least its parent's + 1.
@@ -87,7 +89,7 @@ class _Walker:
     def block(self, child: etree._Element) -> None:
         """Emit a block; definition entries in it become units of the current section, marked in its HTML."""
         groups = self.page.groups
-        found = [g for dt in child.iter("dt") if (g := groups.get(dt)) is not None and dt is g.terms[0]]
+        found = [g for el in child.iter() if (g := groups.get(el)) is not None and el is g.terms[0]]
         # Every term names what the section defines (site search weighs these names like headings).
         self.current.names.extend(n for g in found for dt in g.terms if (n := defined_name(own_text(dt))))
         # A term with no description (Django's `.. method::` followed by unindented text) or a label ending
@@ -98,7 +100,7 @@ class _Walker:
             found.remove(g)
             self.current.anchors.extend(self.page.group_ids[g][1])
         if not found:
-            self.emit(lxml.html.tostring(child, encoding=str, with_tail=False), own_text(child))
+            self.emit(lxml.html.tostring(child, encoding=str, with_tail=False), unmarked(own_text(child)))
             self.current.code_words += _code_words(child)
             return
         sec = self.current
@@ -106,7 +108,10 @@ class _Walker:
         for g in found:
             sid, anchors = self.page.group_ids[g]
             sec.entries.append(Entry(sid, g.name, index.get(g.parent, -1), tuple(anchors)))
-        text = own_text(child)
+        text = unmarked(own_text(child))
+        sec.entry_texts.extend(
+            normalize_space(unmarked(" ".join(own_text(e) for e in g.elements))) for g in found
+        )
         for g in found:
             mark(g, index[g])
         sec.parts.append(lxml.html.tostring(child, encoding=str, with_tail=False))
@@ -185,7 +190,7 @@ def split_html(
                 body_html=body,
                 text=text,
                 anchors=tuple(anchors),
-                entries=tuple(sec.entries),
+                entries=_with_spans(sec.entries, sec.entry_texts, text),
                 names=tuple(sec.names),
                 code_words=sec.code_words,
             )
@@ -195,6 +200,19 @@ def split_html(
         extra = tuple(i for i in root_ids if i not in first.anchors)
         out[0] = replace(first, anchors=first.anchors + extra)
     return out
+
+
+def _with_spans(entries: list[Entry], texts: list[str], text: str) -> tuple[Entry, ...]:
+    """Entries with where their words lie in the section's text (in order; a nested one inside its parent)."""
+    out, cursor = [], 0
+    for entry, words in zip(entries, texts, strict=True):
+        at = text.find(words, cursor) if words else -1
+        if at < 0:
+            out.append(entry)
+            continue
+        out.append(replace(entry, text_span=(at, at + len(words))))
+        cursor = at + 1
+    return tuple(out)
 
 
 def _code_words(el: etree._Element) -> int:

@@ -20,8 +20,10 @@ from docs_mcp.convert.anchors import (
     place_anchors,
     slugify,
 )
-from docs_mcp.convert.definitions import Group, entry_title, find_groups
+from docs_mcp.convert.definitions import Group, entry_title, find_groups, link_nested
 from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading, element_text
+from docs_mcp.convert.shapes import find_rows, find_runs, hoist_swallowed_terms
+from docs_mcp.settings import mechanism_on
 from docs_mcp.themes import SECTION_CONTAINER_CLASSES
 
 
@@ -111,10 +113,15 @@ def survey(main: lxml.html.HtmlElement, linked: Counter[str]) -> tuple[Page, IdR
         heading_ids[h] = (sid, [sid, *(c for c in candidates if c != sid)])
     in_headings = {dl for h in headings for dl in h.iter("dl")}
     groups = find_groups(main, in_headings)
+    hoist_swallowed_terms(main)  # with or without shape entries: the markdown is the same
+    if mechanism_on("entries-shape"):
+        find_runs(main, in_headings, groups)
+        find_rows(main, groups)
+    link_nested(main, groups)
     for g in dict.fromkeys(groups.values()):
-        g.ids = [i for dt in g.terms for i in element_ids(dt)]
+        g.ids = [i for el in (*g.terms, *g.anchors) for i in element_ids(el)]
         g.name = entry_title(own_text(g.terms[0]))
-        claimed.update(g.terms)
+        claimed.update(g.terms, g.anchors)
     per_group, markers = place_anchors(main, with_ids, claimed, holders, groups)
     group_ids: dict[Group, tuple[str, list[str]]] = {}
     for g in dict.fromkeys(groups.values()):

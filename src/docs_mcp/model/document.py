@@ -16,6 +16,12 @@ SEPARATOR = "\n\n"
 _UNKNOWN_LIST_CHARS = 1_500
 
 
+def _span(stored: list) -> tuple[int, int] | None:
+    """A stored entry's text span (pages stored before spans were kept have none)."""
+    span = stored[4] if len(stored) > 4 else None
+    return (span[0], span[1]) if span else None
+
+
 @dataclass(frozen=True)
 class Document:
     """A page after the whole pipeline; every tool is a view over one of these."""
@@ -123,7 +129,7 @@ class Document:
                     s.body_md,
                     s.text,
                     list(s.anchors),
-                    [[e.id, e.name, e.parent, list(e.anchors)] for e in s.entries],
+                    [[e.id, e.name, e.parent, list(e.anchors), e.text_span] for e in s.entries],
                     list(s.names),
                     s.code_words,
                 ]
@@ -139,7 +145,7 @@ class Document:
             Section(
                 *row[:7],
                 anchors=tuple(row[7]),
-                entries=tuple(Entry(e[0], e[1], e[2], tuple(e[3])) for e in row[8]),
+                entries=tuple(Entry(e[0], e[1], e[2], tuple(e[3]), _span(e)) for e in row[8]),
                 names=tuple(row[9]),
                 code_words=row[10],
             )

@@ -29,6 +29,9 @@ class Entry:
     parent: int = -1
     #: Every id that resolves to this entry, `id` first.
     anchors: tuple[str, ...] = ()
+    #: Where the entry's words lie in its section's `text` (start, end): it is ranked on its own. None when
+    #: unknown (a page stored before spans were kept).
+    text_span: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         as_data(self, "id", "name", "anchors")

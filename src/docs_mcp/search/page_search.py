@@ -12,8 +12,8 @@ from docs_mcp.convert.outline import fit_outline, outline_line
 from docs_mcp.errors import echo
 from docs_mcp.model.document import Document
 from docs_mcp.search.page_map import Shown, page_map
-from docs_mcp.search.passages import Passage, passages
-from docs_mcp.search.ranking import PageIndex, page_index, select_sections
+from docs_mcp.search.passages import Passage, entry_first, passages
+from docs_mcp.search.ranking import PageIndex, ScoredSection, page_index, select_sections
 from docs_mcp.text.budget import truncate
 
 
@@ -45,7 +45,8 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
     """The page's best sections for `query` within `limit` chars (see search_in_doc)."""
     idx = page_index(doc)
     ranked = idx.rank(query)
-    chosen = [s.index for s in select_sections(doc, ranked, count)]
+    scored = select_sections(doc, ranked, count)
+    chosen = [s.index for s in scored]
     if not chosen:
         outline = [(s.level, outline_line(s.level, s.title, s.id)) for s in doc.sections if s.level]
         body, note = fit_outline(outline, min(limit, cap) - 200, cap)
@@ -60,7 +61,7 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
         if remaining < 200:
             break
         piece, size, shown[i] = _section_piece(
-            doc, idx, i, query, code, limit, remaining, rank, len(chosen), count
+            doc, idx, scored[rank], query, code, limit, remaining, rank, len(chosen), count
         )
         used += size
         parts.append(f"{section_label(doc, i)}\n{piece}")
@@ -74,7 +75,7 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
 def _section_piece(
     doc: Document,
     idx: PageIndex,
-    i: int,
+    scored: ScoredSection,
     query: str,
     code: bool,
     limit: int,
@@ -83,8 +84,9 @@ def _section_piece(
     chosen: int,
     count: int,
 ) -> tuple[str, int, list[tuple[int, int]] | None]:
-    """One section's text: whole when it fits its share, else its best passages; its content size; and the
-    spans of its own markdown shown (None: all of it)."""
+    """One section's text: whole when it fits its share, else its best passages (the entry that ranked it
+    first); its content size; and the spans of its own markdown shown (None: all of it)."""
+    i = scored.index
     own = doc.own_markdown(i, code)
     # The best section may take half the budget whole; later ones share what is left.
     whole_limit = limit // 2 if rank == 0 else min(C.SMALL_SECTION_CHARS, remaining // (chosen - rank))
@@ -101,7 +103,12 @@ def _section_piece(
     # Finishing a sentence may take what `remaining` has beyond that, never more: with a small max_length
     # there is nothing beyond it, and passages stop where their window does.
     reach = min(C.SENTENCE_REACH, (remaining - budget) // n)
-    found = passages(idx, own, query, n, size, budget, reach) or [Passage(0, truncate(own, size)[0])]
+    span = doc.entry_spans(i, code)[scored.entry] if scored.entry >= 0 else None
+    found = (
+        entry_first(idx, own, query, span, n, size, budget, reach)
+        if span
+        else passages(idx, own, query, n, size, budget, reach)
+    ) or [Passage(0, truncate(own, size)[0])]
     # Passages inside nested definitions share their indentation: it costs chars and says nothing.
     shown = [Passage(p.offset, dedent(p.text)) for p in found]
     room = remaining - sum(len(p.text) for p in shown)

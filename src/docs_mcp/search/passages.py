@@ -11,6 +11,7 @@ from docs_mcp.settings import (
     DEFINITION_NAME_MIN_TERMS,
     PASSAGE_CHARS,
     PASSAGE_GAP_BRIDGE,
+    PASSAGE_TERM_CHARS,
     PROXIMITY_SPAN,
     PROXIMITY_WEIGHT,
 )
@@ -92,6 +93,53 @@ def passages(
         start = _lead_in_start(text, w.start, w.end, size) if w.lead_in else w.start
         taken.append((start, finish_sentence(text, w.end, reach) if w.ends_on_match else w.end))
     return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), budget or count * size)]
+
+
+def entry_first(
+    index: PageIndex,
+    text: str,
+    query: str,
+    span: tuple[int, int],
+    count: int,
+    size: int,
+    budget: int,
+    reach: int,
+) -> list[Passage]:
+    """Passages when one entry (at `span` in `text`) ranked the section: the entry first, whole when it fits
+    the budget, else its term line and its best windows; then, for slots left, the section's best others."""
+    a, b = span
+    budget = budget or count * size
+    if b - a <= budget:
+        first = [Passage(a, text[a:b])]
+    else:
+        term_end = min(text.find("\n", a) % (b + 1) or b, a + PASSAGE_TERM_CHARS)
+        inner = passages(index, text[term_end:b], query, count, size, budget - (term_end - a), reach)
+        first = [Passage(a, text[a:term_end]), *(Passage(term_end + p.offset, p.text) for p in inner)]
+        first = _merge_passages(text, first)
+    used = sum(len(p.text) for p in first)
+    left = count - len(first) + 1
+    if left <= 0 or budget - used < size // 2:
+        return first
+    rest = [
+        p
+        for p in passages(index, text, query, count + 1, size, budget - used, reach)
+        if p.offset + len(p.text) <= a or p.offset >= b
+    ]
+    return sorted(first + rest[:left], key=lambda p: p.offset)
+
+
+def _merge_passages(text: str, found: list[Passage]) -> list[Passage]:
+    """Passages in text order, those with only blank lines between them joined into one."""
+    out: list[Passage] = []
+    for p in sorted(found, key=lambda p: p.offset):
+        if out and not text[out[-1].offset + len(out[-1].text) : p.offset].strip():
+            last = out[-1]
+            out[-1] = Passage(
+                last.offset, text[last.offset : max(p.offset + len(p.text), last.offset + len(last.text))]
+            )
+        else:
+            out.append(p)
+    return out
 
 
 def _read_lines(index: PageIndex, text: str, weights: dict[str, float]) -> _Lines:

@@ -6,7 +6,14 @@ from collections import Counter
 from dataclasses import dataclass
 
 from docs_mcp.model.document import Document
-from docs_mcp.settings import HEADING_BOOST, NAMES_BOOST, SECONDARY_SCORE_RATIO
+from docs_mcp.model.section import Section
+from docs_mcp.settings import (
+    HEADING_BOOST,
+    NAMES_BOOST,
+    SECONDARY_SCORE_RATIO,
+    SMALL_SECTION_CHARS,
+    mechanism_on,
+)
 from docs_mcp.text.terms import idf, query_terms, tokenize
 
 #: Okapi BM25's term-frequency saturation and length normalization (the usual values).
@@ -21,6 +28,8 @@ CODE_LENGTH_CAP = 5_000
 class ScoredSection:
     index: int
     score: float
+    #: The section's entry (definition) that scored best on its own, when it beat the section: -1 if none.
+    entry: int = -1
 
 
 class BM25:
@@ -50,6 +59,14 @@ class BM25:
                 out[i] += weight * (n * (k1 + 1) / (n + k1 * (1 - b + b * self.lengths[i] / self.average)))
         return out
 
+    def score(self, terms: list[str], counts: Counter[str], length: int) -> float:
+        """BM25 of one more text (an entry inside a section) against this corpus' statistics."""
+        k1, b = BM25_K1, BM25_B
+        norm = k1 * (1 - b + b * length / self.average)
+        return sum(
+            self.idf.get(t, 0.0) * (n * (k1 + 1) / (n + norm)) for t in terms if (n := counts.get(t, 0))
+        )
+
 
 class PageIndex:
     """BM25 statistics of one page's sections, built once per Document and memoized with it.
@@ -77,6 +94,8 @@ class PageIndex:
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
         #: Tokens of markdown lines with their offsets, keyed by text: passages re-read the same sections.
         self.block_tokens: dict[str, list[tuple[str, int]]] = {}
+        #: Per section: (entry index, term counts, length, name terms) of each entry ranked on its own.
+        self.entries = [_entry_units(s) for s in doc.sections] if mechanism_on("entry-units") else []
 
     def idf(self, term: str) -> float:
         # A term seen only in headings is as rare as the rarest body term.
@@ -94,10 +113,42 @@ class PageIndex:
             heading = sum(self.idf(t) for t in terms if t in self.titles[i])
             named = sum(self.idf(t) for t in terms if t in self.names[i])
             score = base + HEADING_BOOST * heading + NAMES_BOOST * named
+            entry, alone = self._best_entry(i, terms)
+            score, entry = (alone, entry) if alone > score else (score, -1)
             if score > 0 and (base > 0 or heading > 0):
-                out.append(ScoredSection(i, score))
+                out.append(ScoredSection(i, score, entry))
         out.sort(key=lambda s: -s.score)
         return out
+
+    def _best_entry(self, i: int, terms: list[str]) -> tuple[int, float]:
+        """Section i's entry that scores best on its own, and its score ((-1, 0.0) if none).
+
+        An entry (an option, a variable, a pragma) is a unit of its own inside a long section: when it scores
+        better alone than the whole section, it ranks the section and is shown first. It is scored as if at
+        least of average length (a few-word entry must not outrank real answers); short sections are shown
+        whole, so theirs are not scored.
+        """
+        if not self.entries:
+            return -1, 0.0
+        entry, best = -1, 0.0
+        for k, counts, length, names in self.entries[i]:
+            alone = self.bm25.score(terms, counts, max(length, self.bm25.average))
+            alone += NAMES_BOOST * sum(self.idf(t) for t in terms if t in names)
+            if alone > best:
+                entry, best = k, alone
+        return entry, best
+
+
+def _entry_units(section: Section) -> list[tuple[int, Counter[str], int, set[str]]]:
+    """The entries of a section that are ranked on their own: those whose words are known."""
+    out = []
+    if len(section.text) <= SMALL_SECTION_CHARS:
+        return out
+    for k, e in enumerate(section.entries):
+        if e.text_span is not None:
+            tokens = tokenize(section.text[e.text_span[0] : e.text_span[1]])
+            out.append((k, Counter(tokens), len(tokens), set(tokenize(e.name))))
+    return out
 
 
 def page_index(doc: Document) -> PageIndex:
