@@ -46,8 +46,9 @@ class _Unit:
         return len(doc.section_markdown(self.ref.section, code))  # renders that section alone, not the page
 
 
-#: A unit, its tokens, its name, and whether the answer showed all of it.
-_Found = tuple[_Unit, Counter[str], str, bool]
+#: A section's units by term: term → [(entry index, or -1 for the section's text outside its entries, count)],
+#: and each unit's length in tokens.
+_Terms = tuple[dict[str, list[tuple[int, int]]], dict[int, int]]
 
 
 def page_map(
@@ -93,64 +94,73 @@ def _candidates(
 ) -> list[_Unit]:
     """Every unit holding a query term and not shown, best first (a section scored on its text outside its
     entries, each entry on its own text and name; ties in page order)."""
-    found: list[_Found] = []
+    wanted = set(terms)
+    found: dict[tuple[int, int], dict[str, int]] = {}
+    lengths: dict[tuple[int, int], int] = {}
     for i in sections:
-        found += _section_units(doc, idx, i, shown, code)
-    weights = _unit_idf(doc, terms, [counts for _, counts, _, _ in found])
-    # The average unit's length, for BM25's length normalization (a section counts its text outside entries).
-    average = sum(idx.bm25.lengths) / sum(1 + len(s.entries) for s in doc.sections)
-    scored = [(_score(weights, counts, name, average), seen, unit) for unit, counts, name, seen in found]
-    listed = [(score, unit) for score, seen, unit in scored if not seen and score > 0]
-    listed.sort(key=lambda x: -x[0])
-    return [unit for _, unit in listed if _resolves(doc, unit.ref)]
-
-
-def _section_units(doc: Document, idx: PageIndex, i: int, shown: Shown, code: bool) -> list[_Found]:
-    """Section i (its text outside its entries) and each of its entries."""
-    sec = doc.sections[i]
-    covered = shown.get(i, [])
-    rest = Counter(idx.tokens[i])
-    out: list[_Found] = []
-    for k, (entry, toks) in enumerate(zip(sec.entries, _entry_tokens(doc, i, code), strict=True)):
-        span = doc.entry_spans(i, code)[k]
-        if span is None:
-            continue
-        if entry.parent < 0:
-            rest.subtract(toks)
-        # Shown: with its whole section (None), or within one passage.
-        seen = covered is None or any(s <= span[0] and span[1] <= e for s, e in covered)
-        out.append((_Unit(Ref(i, k), *span), toks, entry.name, seen))
-    # A section shown in part is not listed either: its footer already says how to read on.
-    seen = i in shown or not sec.level
-    out.append((_Unit(Ref(i), 0, 0), +rest, sec.title, seen))
-    return out
-
-
-def _unit_idf(doc: Document, terms: list[str], counts: list[Counter[str]]) -> dict[str, float]:
-    """Each query term's IDF among the page's units (sections and entries), not its sections: in a section
-    of 100 options every word of the question is in the section, but few options hold it."""
+        postings, sizes = _unit_terms(doc, idx, i, code)
+        for t in wanted:
+            for k, n in postings.get(t, ()):
+                found.setdefault((i, k), {})[t] = n
+                lengths[i, k] = sizes[k]
+    # IDF among the page's units, not its sections: in a section of 100 options every word of the question is
+    # in the section, but few options hold it.
     units = sum(1 + len(s.entries) for s in doc.sections)
-    return {t: idf(units, sum(1 for c in counts if c[t] > 0)) for t in set(terms)}
+    weights = {t: idf(units, sum(1 for counts in found.values() if t in counts)) for t in wanted}
+    average = sum(idx.bm25.lengths) / units  # a section's length counts its text outside entries only
+    listed = []
+    for (i, k), counts in found.items():
+        unit = _unit(doc, i, k, shown, code)
+        if unit is not None:
+            name = doc.unit_title(unit.ref)
+            listed.append((_score(weights, counts, lengths[i, k], name, average), unit))
+    listed.sort(key=lambda x: (-x[0], x[1].ref.section, x[1].ref.entry))
+    return [unit for score, unit in listed if score > 0 and _resolves(doc, unit.ref)]
 
 
-def _entry_tokens(doc: Document, i: int, code: bool) -> list[Counter[str]]:
-    """The tokens of each entry of section i (empty where conversion lost it), memoized with the page."""
-    key = ("entry_tokens", i, code)
+def _unit(doc: Document, i: int, k: int, shown: Shown, code: bool) -> _Unit | None:
+    """Entry k of section i (k = -1: the section), None if the answer showed it whole or it cannot be listed."""
+    covered = shown.get(i, [])
+    if k < 0:
+        # A section shown in part is not listed either: its footer already says how to read on.
+        return None if i in shown or not doc.sections[i].level else _Unit(Ref(i), 0, 0)
+    span = doc.entry_spans(i, code)[k]
+    if span is None or covered is None or any(s <= span[0] and span[1] <= e for s, e in covered):
+        return None  # shown with its whole section, or within one passage
+    return _Unit(Ref(i, k), *span)
+
+
+def _unit_terms(doc: Document, idx: PageIndex, i: int, code: bool) -> _Terms:
+    """Section i's units by term; memoized with the page, as every query looks them up again."""
+    key = ("unit_terms", i, code)
     cached = doc._memo.get(key)
     if cached is None:
-        own = doc.own_markdown(i, code)
-        spans = doc.entry_spans(i, code)
-        cached = doc._memo[key] = [Counter(tokenize(own[sp[0] : sp[1]]) if sp else ()) for sp in spans]
+        rest = Counter(idx.tokens[i])
+        counted: dict[int, Counter[str]] = {}
+        if doc.sections[i].entries:
+            own = doc.own_markdown(i, code)
+            for k, (entry, span) in enumerate(
+                zip(doc.sections[i].entries, doc.entry_spans(i, code), strict=True)
+            ):
+                counted[k] = Counter(tokenize(own[span[0] : span[1]]) if span else ())
+                if entry.parent < 0:
+                    rest.subtract(counted[k])
+        counted[-1] = +rest
+        postings: dict[str, list[tuple[int, int]]] = {}
+        for k, counts in counted.items():
+            for t, n in counts.items():
+                postings.setdefault(t, []).append((k, n))
+        cached = doc._memo[key] = (postings, {k: c.total() for k, c in counted.items()})
     return cached
 
 
-def _score(weights: dict[str, float], counts: Counter[str], name: str, average: float) -> float:
-    """BM25 of a unit's tokens (IDF: `weights`), plus the heading boost for query terms in its name."""
-    norm = 1 - BM25_B + BM25_B * counts.total() / max(average, 1.0)
+def _score(
+    weights: dict[str, float], counts: dict[str, int], length: int, name: str, average: float
+) -> float:
+    """BM25 of a unit's query terms (`counts`; IDF: `weights`), plus the heading boost for those in its name."""
+    norm = 1 - BM25_B + BM25_B * length / max(average, 1.0)
     k1 = BM25_K1
-    base = sum(
-        w * counts[t] * (k1 + 1) / (counts[t] + k1 * norm) for t, w in weights.items() if counts[t] > 0
-    )
+    base = sum(weights[t] * n * (k1 + 1) / (n + k1 * norm) for t, n in counts.items())
     if base <= 0:
         return 0.0  # a name alone, with no word of the question in its text, is not worth a line
     named = set(tokenize(name))
