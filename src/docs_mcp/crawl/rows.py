@@ -6,6 +6,8 @@ searches only runs the SQL of a write.
 
 from __future__ import annotations
 
+import hashlib
+
 from docs_mcp.model.document import Document
 from docs_mcp.search.semantic import active_model, encode_sections
 from docs_mcp.store.pagerows import (
@@ -16,6 +18,13 @@ from docs_mcp.store.pagerows import (
     pack_terms,
     pack_text,
 )
+
+
+def text_digest(doc: Document) -> str:
+    """A digest of the page's title and text: one item re-exported under two paths (their HTML differs by
+    its relative links) has one, like one page served at two addresses, so search shows it once."""
+    text = "\0".join([doc.title, *(s.text for s in doc.sections)])
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 
 def prepare_page(
@@ -38,7 +47,7 @@ def prepare_page(
         doc.fetched_at,
         doc.etag,
         doc.last_modified,
-        doc.content_hash,
+        text_digest(doc),
         listed,
         pack_links(links or ()),
         doc.to_blob(texts=False, level=ZLIB_LEVEL),

@@ -17,7 +17,8 @@ from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 #: `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`, `genindex`,
 #: `search.html`, …) unlisted. 7: `page_vectors`, a listed page's section vectors (the `semantic` extra).
 #: 8: each text stored once: contentless full-text tables (their tokens recomputed from `sections` to take a
-#: page out), stored documents without the sections' texts, section texts and links zlib'd, no `terms`.
+#: page out), stored documents without the sections' texts, section texts and links zlib'd, no `terms`;
+#: `pages.hash` digests the title and text (one item re-exported under two paths is one hit).
 SCHEMA_VERSION = 8
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 SCHEMA = f"""
