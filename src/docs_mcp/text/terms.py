@@ -11,7 +11,7 @@ from typing import Protocol
 import snowballstemmer
 
 from docs_mcp.settings import MAX_QUERY_CHARS, MAX_QUERY_TERMS
-from docs_mcp.text.cjk import CJK_RANGES, CJK_RUN, cjk_bigrams
+from docs_mcp.text.cjk import CJK_CHAR, CJK_RANGES, CJK_RUN, cjk_bigrams
 from docs_mcp.text.stopwords import STOPWORDS
 
 #: A one-letter command-line flag ("-O", "-m") is a real search term, unlike other single letters.
@@ -23,8 +23,9 @@ _TOKEN = re.compile(f"[{CJK_RANGES}]+|[^\\W_]+(?:['’][^\\W_]+)?", re.UNICODE)
 _local = threading.local()
 
 
-class _Stemmer(Protocol):
-    def stemWord(self, word: str) -> str: ...  # the stemmers' own name
+class _Stemmer(Protocol):  # the stemmers' own method names
+    def stemWord(self, word: str) -> str: ...
+    def stemWords(self, words: list[str]) -> list[str]: ...
 
 
 def _stemmer() -> _Stemmer:
@@ -47,8 +48,11 @@ def stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lowercased, stemmed words; CJK runs as bigrams. Used for documents and queries alike."""
+    low = text.lower()
+    if CJK_CHAR.search(low) is None:  # most texts: the stemmer takes every word in one call
+        return _stemmer().stemWords(_TOKEN.findall(low.replace("’", "'")))
     out: list[str] = []
-    for m in _TOKEN.finditer(text.lower()):
+    for m in _TOKEN.finditer(low):
         tok = m.group(0)
         if CJK_RUN.fullmatch(tok):
             out.extend(cjk_bigrams(tok))
