@@ -111,7 +111,7 @@ def _join(base: str, folder: tuple[str, str, str], href: str) -> str:
 
 
 _JOINED: dict[tuple[tuple[str, str, str], str], str] = {}
-_JOINED_MAX = 200_000
+_JOINED_MAX = 50_000  # ~15 MB: a few hundred pages of one folder
 
 
 @lru_cache(maxsize=1 << 16)  # a crawl asks about the same navigation links on every page
