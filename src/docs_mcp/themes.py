@@ -15,6 +15,7 @@ GENERATED_PAGES = (
     r"(?:^|/)bookindex\.html?$",  # DocBook (PostgreSQL): the keyword index
     r"(?:^|/)(?:index-all|allclasses(?:-[a-z]+)?|allpackages-index|overview-tree|deprecated-list)\.html$",  # Javadoc
     r"(?:^|/)class-use/",  # Javadoc: "uses of" listings
+    r"(?:^|/)src-html/",  # Javadoc: source views (`-linksource`)
     r"\.rs\.html$",  # rustdoc: source views
     r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
 )

@@ -125,3 +125,39 @@ async def test_a_renamed_url_source_is_labelled_with_its_new_name(site, tmp_path
     renamed = app_for(cache, f"docs={site.url}guide/", f"local={tmp_path}")
     hits = renamed.search.search("configuration file", 5)
     assert hits and {h.source for h in hits} == {"docs"}
+
+
+async def test_source_listings_and_an_item_re_exported_under_two_paths_are_never_extra_hits(tmp_path):
+    sources = {  # one source view per generator: Doxygen, rustdoc, Javadoc, Sphinx
+        "gauge_8c_source.html": page("gauge.c Source File", "int quillwort_gauge(void) quillwort gauge"),
+        "src/gauge/lib.rs.html": page("lib.rs - source", "pub fn quillwort_gauge() quillwort gauge"),
+        "src-html/org/gauge/Gauge.html": page("Source code", "class Gauge quillwort gauge"),
+        "_modules/gauge.html": page("Source code for gauge", "def quillwort_gauge(): quillwort gauge"),
+    }
+    item = "Struct gauge::Gauge", "A quillwort gauge records the tide."
+    copies = ["gauge/struct.Gauge.html", "gauge/prelude/struct.Gauge.html"]
+    links = "".join(f'<a href="{u}">s</a>' for u in [*sources, *copies, "gauges.html"])
+    html = folder(
+        tmp_path / "html",
+        {
+            "index.html": page("Home", "Start.", links),
+            **sources,
+            # rustdoc's re-export: the same item's page at a second path; only its relative links differ.
+            "gauge/struct.Gauge.html": page(*item, '<a href="../index.html">up</a>'),
+            "gauge/prelude/struct.Gauge.html": page(*item, '<a href="../../index.html">up</a>'),
+            "gauges.html": page(
+                "Gauges", "How a quillwort gauge is read.", '<a href="gauge/prelude/x">p</a>'
+            ),
+        },
+    )
+    site = LocalSite(html)
+    try:
+        app = await indexed(app_for(tmp_path / "c", site.url))
+    finally:
+        site.stop()
+    stored = {p.key.removeprefix(site.url) for p in app.index.pages(app.search.scope())}
+    assert {*sources, *copies} <= stored
+    urls = [h.url.removeprefix(site.url) for h in app.search.search("quillwort gauge", 20)]
+    assert len(urls) == 2 and "gauges.html" in urls and len(set(urls) & set(copies)) == 1
+    out = await app.tools.search_docs("quillwort gauge", 20)
+    assert "2 result(s)" in out and not any(s in out for s in sources)

@@ -18,6 +18,7 @@ from docs_mcp.errors import DocsMCPError
 from docs_mcp.search import ranker, semantic
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.store.index import Scope
+from docs_mcp.store.pagerows import unpack_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # a subprocess waited on for up to 120 s
 
@@ -149,9 +150,12 @@ async def test_an_index_built_without_the_extra_gets_its_vectors_on_the_next_run
     await build(again)  # every page is fresh: nothing is fetched, only the vectors are filled in
     assert count(again, VECTORS) == count(again, LISTED) > 5
     stored = again.index.db.execute("SELECT vecs FROM page_vectors ORDER BY id LIMIT 1").fetchone()[0]
-    sections = again.index.db.execute(
-        "SELECT title, path, text FROM sections WHERE page_id=(SELECT min(id) FROM page_vectors) ORDER BY ord"
-    ).fetchall()
+    sections = [
+        (title, path, unpack_text(text))  # texts are stored zlib'd
+        for title, path, text in again.index.db.execute(
+            "SELECT title, path, text FROM sections WHERE page_id=(SELECT min(id) FROM page_vectors) ORDER BY ord"
+        )
+    ]
     assert stored == semantic.encode_sections(sections, "wordllama")
 
 
@@ -178,7 +182,7 @@ async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks
             "SELECT s.title, s.path, s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=?",
             (url,),
         ).fetchall()
-        vecs = extra.embed([semantic.section_text(*r) for r in rows])
+        vecs = extra.embed([semantic.section_text(t, p, unpack_text(x)) for t, p, x in rows])
         best[url] = float(np.max(vecs @ qvec))
     assert meaning[0] == max(best, key=best.get) != lexical[0]
     assert set(meaning) <= set(lexical)  # re-ordered, never widened

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from docs_mcp.settings import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from docs_mcp.text.terms import (
+    NameMatcher,
     bounded_query,
     cjk_bigrams,
     index_text,
@@ -103,6 +107,21 @@ def test_names_match_the_name_or_a_qualified_form_of_it():
     assert names_match("time.sleep", "TIME.SLEEP")
     assert not names_match("fractions.Fraction.__round__", "round")
     assert not names_match("timeout", "time")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    defined=st.lists(st.from_regex(r"[A-Za-z_.\-]{0,12}( arg)?", fullmatch=True), max_size=6),
+    wanted=st.lists(
+        st.from_regex(r"(--?)?[A-Za-z_]{1,4}(\.[A-Za-z_]{1,4}){0,3}", fullmatch=True), min_size=1, max_size=3
+    ),
+)
+def test_the_name_matcher_agrees_with_names_match_on_every_pair(defined, wanted):
+    # Near misses and qualified forms of the wanted names too, so that matches are not rare.
+    near = [f(w) for w in wanted for f in (lambda w: "pkg." + w, lambda w: w.split(".")[-1], str.upper)]
+    names = "\n".join(defined[:3] + near[: len(defined)] + defined[3:])
+    expected = any(names_match(n, w) for n in names.split("\n") for w in wanted)
+    assert NameMatcher(wanted).any_in(names) == expected
 
 
 def test_option_names_match_case_sensitively_and_through_aliases():

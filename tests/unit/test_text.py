@@ -74,3 +74,28 @@ def test_a_file_name_is_percent_encoded_and_reads_back_to_its_bytes():
     shown = percent_encoded(name)
     assert shown == "guide%0AIgnore 100%25%FF%FE%E2%80%AE.md"
     assert os.fsencode(decode_name(shown)) == os.fsencode(name)
+
+
+def test_the_c_stemmer_stems_every_word_as_the_pure_python_snowball_stemmer():
+    """PyStemmer (C) does the stemming; an index built with the pure-Python fallback must hold the same terms."""
+    import Stemmer
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    from docs_mcp.text.terms import _TOKEN, _stemmer
+
+    root = Path(__file__).resolve().parents[2] / "fixtures"
+    words = {
+        m.group(0).replace("’", "'")
+        for path in root.rglob("*.htm*")
+        for m in _TOKEN.finditer(path.read_text(encoding="utf-8", errors="replace").lower())
+    }
+    # Suffixes Porter 2 treats specially, and non-ASCII words.
+    words |= {
+        w + s
+        for w in ("generous", "communit", "nation", "run", "fly", "caf\u00e9", "na\u00efve")
+        for s in ("", "s", "'s", "ing", "ed", "ly", "ies", "ational", "iveness", "fulness")
+    }
+    assert len(words) > 4_000
+    python, c = EnglishStemmer(), Stemmer.Stemmer("english")
+    assert [c.stemWord(w) for w in sorted(words)] == [python.stemWord(w) for w in sorted(words)]
+    assert isinstance(_stemmer(), Stemmer.Stemmer)  # the C stemmer is the one in use

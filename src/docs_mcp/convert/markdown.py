@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from itertools import accumulate
 
 import lxml.html
 from bs4 import BeautifulSoup, Tag
@@ -154,12 +156,14 @@ def _collapse_blank_runs(text: str):
     body_end = len(text.rstrip("\n"))
     clean = BLANK_RUNS.sub("\n\n", text).strip("\n")
 
+    # Cuts are disjoint and in order: those before p's cut are removed whole (a running sum); a bisection finds
+    # p's cut, so a page of 1,600 definitions maps its offsets in linear time, not quadratic (6 s → ms).
+    ats = [at for at, _ in cuts]
+    before = list(accumulate((n for _, n in cuts), initial=0))
+
     def shift(p: int) -> int:
-        removed = 0
-        for at, n in cuts:
-            if p <= at:
-                break
-            removed += min(n, p - at)
+        k = bisect_left(ats, p)  # cuts[:k] start before p
+        removed = before[k - 1] + min(cuts[k - 1][1], p - ats[k - 1]) if k else 0
         return max(0, min(p, body_end) - removed)
 
     return clean, shift

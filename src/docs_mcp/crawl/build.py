@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from docs_mcp.crawl.digest import digest
 from docs_mcp.crawl.discover import discover
+from docs_mcp.crawl.writer import PageWriter
 from docs_mcp.errors import (
     DiskFull,
     DocsMCPError,
@@ -69,6 +70,7 @@ class Build:
         self.on_progress = run.on_progress
         self.executor = run.executor
         self.store = run.store
+        self.writer = PageWriter(run.index, run.store)
         self.scope = Scope.of([source])
         self.known: dict[str, PageState] = {}
         self.robots: Robots | None = None
@@ -261,7 +263,7 @@ class Build:
         url = self.sources.display_url(loc)
         loop = asyncio.get_running_loop()
         prepared, links, _ = await loop.run_in_executor(self.executor, digest, raw, url, uid)
-        await self._in_store(index.write, prepared)
+        await self.writer.write(prepared)
         prog.fetched += 1
         self.follow(links)
 

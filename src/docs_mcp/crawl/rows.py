@@ -6,56 +6,55 @@ searches only runs the SQL of a write.
 
 from __future__ import annotations
 
-import json
-import zlib
+import hashlib
 
 from docs_mcp.model.document import Document
 from docs_mcp.search.semantic import active_model, encode_sections
-from docs_mcp.store.pagerows import TOTAL, PreparedPage
-from docs_mcp.text.terms import tokenize
+from docs_mcp.store.pagerows import (
+    ZLIB_LEVEL,
+    PreparedPage,
+    fts_rows,
+    pack_links,
+    pack_terms,
+    pack_text,
+)
+
+
+def text_digest(doc: Document) -> str:
+    """A digest of the page's title and text: one item re-exported under two paths (their HTML differs by
+    its relative links) has one, like one page served at two addresses, so search shows it once."""
+    text = "\0".join([doc.title, *(s.text for s in doc.sections)])
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 
 def prepare_page(
     key: str, doc: Document, listed: bool = True, links: list[str] | None = None
 ) -> PreparedPage:
     """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page)."""
-    rows, fts = [], []
-    df: dict[str, int] = {}
+    rows = []
     for i, s in enumerate(doc.sections):
         path = " > ".join(doc.path(i)[:-1]) or doc.title
-        names = "\n".join(s.names)
-        rows.append((i, s.id, s.level, s.title, path, s.text, names))
-        if listed:
-            cols = [tokenize(s.title), tokenize(path), tokenize(s.text), tokenize(names)]
-            fts.append(tuple(" ".join(c) for c in cols))
-            for term in set().union(*cols):
-                df[term] = df.get(term, 0) + 1
-    page_fts = ("", "", "", "")
+        rows.append((i, s.id, s.level, s.title, path, s.text, "\n".join(s.names)))
+    page_fts, fts, df = ("", "", "", ""), (), {}
     if listed:
-        # A page's columns are its sections' columns joined: each text is tokenized once.
-        page_fts = (
-            " ".join(tokenize(doc.title)),
-            " ".join(f[0] for f in fts),
-            " ".join(f[2] for f in fts),
-            " ".join(f[3] for f in fts),
-        )
-        df[TOTAL] = len(rows)
+        page_fts, fts, df = fts_rows(doc.title, [(r[3], r[4], r[5], r[6]) for r in rows])
     model = active_model() if listed else None
     vectors = encode_sections([r[3:6] for r in rows], model) if model else b""
+    stored = tuple((*r[:5], pack_text(r[5]), r[6]) for r in rows)
     return PreparedPage(
         key,
         doc.title,
         doc.fetched_at,
         doc.etag,
         doc.last_modified,
-        doc.content_hash,
+        text_digest(doc),
         listed,
-        "\n".join(links or ()),
-        doc.to_blob(),
+        pack_links(links or ()),
+        doc.to_blob(texts=False, level=ZLIB_LEVEL),
         page_fts,
-        tuple(rows),
-        tuple(fts),
-        zlib.compress(json.dumps(df, ensure_ascii=False).encode("utf-8"), 1),
+        stored,
+        fts,
+        pack_terms(df),
         model if vectors else "",
         vectors,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from docs_mcp.errors import InvalidArgument, SectionNotFound
@@ -109,8 +110,8 @@ class Document:
         return cached
 
     # --- persistence (the site index stores converted pages) ------------------------------------------
-    def to_blob(self) -> bytes:
-        """Compact bytes (zlib'd JSON) of everything but the memo; `from_blob` restores an equal Document."""
+    def to_blob(self, texts: bool = True, level: int = 1) -> bytes:
+        """Compact bytes (zlib'd JSON) of all but the memo (`texts=False`: but the sections' plain texts too)."""
         payload = {
             "url": self.url,
             "source": self.source,
@@ -127,7 +128,7 @@ class Document:
                     s.parent,
                     s.body_html,
                     s.body_md,
-                    s.text,
+                    s.text if texts else "",
                     list(s.anchors),
                     [[e.id, e.name, e.parent, list(e.anchors), e.text_span] for e in s.entries],
                     list(s.names),
@@ -136,20 +137,25 @@ class Document:
                 for s in self.sections
             ],
         }
-        return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), 1)
+        return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), level)
 
     @classmethod
-    def from_blob(cls, blob: bytes, render: Renderer | None = None) -> Document:
+    def from_blob(
+        cls, blob: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None
+    ) -> Document:
+        """The Document `to_blob` wrote; `texts`: the sections' plain texts, in order, if left out of it."""
         p = json.loads(zlib.decompress(blob))
+        texts = [row[6] for row in p["sections"]] if texts is None else texts
         sections = tuple(
             Section(
-                *row[:7],
+                *row[:6],
+                text,
                 anchors=tuple(row[7]),
                 entries=tuple(Entry(e[0], e[1], e[2], tuple(e[3]), _span(e)) for e in row[8]),
                 names=tuple(row[9]),
                 code_words=row[10],
             )
-            for row in p["sections"]
+            for row, text in zip(p["sections"], texts, strict=True)
         )
         return cls(
             p["url"],

@@ -29,7 +29,7 @@ from docs_mcp.settings import (
 )
 from docs_mcp.store.interface import Reads, Scope, Store
 from docs_mcp.text.compounds import compound_terms
-from docs_mcp.text.terms import bounded_query, names_match, query_names, query_terms, tokenize
+from docs_mcp.text.terms import NameMatcher, bounded_query, query_names, query_terms, tokenize
 from docs_mcp.text.terms import idf as term_idf
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
@@ -86,9 +86,10 @@ def _defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
     if not phrases:
         return {}
     out: dict[int, int] = {}
+    matcher = NameMatcher(wanted)
     for page_id, section_id, names in reads.name_matches(phrases, scope, NAME_CANDIDATES):
-        if any(names_match(n, w) for n in names.split("\n") for w in wanted):
-            out.setdefault(page_id, section_id)
+        if page_id not in out and matcher.any_in(names):
+            out[page_id] = section_id
     return out
 
 

@@ -14,7 +14,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
@@ -234,6 +234,10 @@ class SiteIndex:
     def write(self, page: PreparedPage) -> None:
         """Insert or replace a prepared page with its sections; only SQL runs under the lock."""
         self.write_transaction(lambda db: writes.insert_page(db, page))
+
+    def write_many(self, pages: Sequence[PreparedPage]) -> None:
+        """Several pages in one transaction (all or none): one commit, and one full-text segment, for all."""
+        self.write_transaction(lambda db: writes.insert_pages(db, pages))
 
     def remove(self, key: str) -> None:
         self.write_transaction(lambda db: writes.delete_page(db, key))

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from docs_mcp.text.terms import tokenize
 
 #: The vocab row counting listed sections (no token is empty).
 TOTAL = ""
+#: zlib level of stored page data: 6 is within 0.5% of 9's size on Javadoc, and 18% smaller than 1's.
+ZLIB_LEVEL = 6
+
+#: Shorter section texts are stored as they are: zlib's header and dictionary-less start gain them nothing.
+PACK_MIN_CHARS = 100
+
+#: A section's columns as the full-text index takes them: title, path, body, names (tokens, space-separated).
+FtsRow = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -21,15 +32,17 @@ class PreparedPage:
     last_modified: str
     hash: str
     listed: bool
-    links: str
+    #: zlib'd distinct outgoing links, one a line, in order of first appearance (`pack_links`).
+    links: bytes
+    #: The converted page without its sections' texts, which the `sections` rows hold (`Document.to_blob`).
     doc: bytes
     #: pages_fts row: title, headings, body, names as indexed tokens (empty for an unlisted page).
-    page_fts: tuple[str, str, str, str]
-    #: sections rows: ord, anchor, level, title, path, text, names.
-    sections: tuple[tuple[int, str, int, str, str, str, str], ...]
+    page_fts: FtsRow
+    #: sections rows: ord, anchor, level, title, path, text (`pack_text`), names.
+    sections: tuple[tuple[int, str, int, str, str, str | bytes, str], ...]
     #: sections_fts rows, one per section (none for an unlisted page).
-    section_fts: tuple[tuple[str, str, str, str], ...]
-    #: zlib'd JSON {term: sections holding it}: what this page adds to the vocabulary, and takes back.
+    section_fts: tuple[FtsRow, ...]
+    #: zlib'd JSON {term: sections holding it}: what this page adds to the vocabulary.
     terms: bytes
     #: The `semantic` extra: the model and its float16 vectors of the sections, in order ("", b"" without).
     vector_model: str = ""
@@ -49,6 +62,56 @@ class PreparedPage:
         )
 
 
+def fts_rows(
+    title: str, sections: Iterable[Sequence[str]]
+) -> tuple[FtsRow, tuple[FtsRow, ...], dict[str, int]]:
+    """A listed page's full-text rows from its title and its sections' (title, path, text, names): the page
+    row, one row per section, and {term: sections holding it}. The index keeps no copy of these tokens
+    (contentless FTS5), so taking a page out recomputes them from its stored rows: one function for both."""
+    rows: list[FtsRow] = []
+    df: dict[str, int] = {}
+    for section in sections:
+        cols = [tokenize(c) for c in section]
+        rows.append((" ".join(cols[0]), " ".join(cols[1]), " ".join(cols[2]), " ".join(cols[3])))
+        for term in set().union(*cols):
+            df[term] = df.get(term, 0) + 1
+    # A page's columns are its sections' columns joined: each text is tokenized once.
+    page = (
+        " ".join(tokenize(title)),
+        " ".join(r[0] for r in rows),
+        " ".join(r[2] for r in rows),
+        " ".join(r[3] for r in rows),
+    )
+    df[TOTAL] = len(rows)
+    return page, tuple(rows), df
+
+
+def pack_terms(df: dict[str, int]) -> bytes:
+    return zlib.compress(json.dumps(df, ensure_ascii=False).encode("utf-8"), 1)
+
+
 def term_counts(terms: bytes | None) -> dict[str, int]:
     """A page's {term: sections holding it} (empty for an unlisted page)."""
     return json.loads(zlib.decompress(terms)) if terms else {}
+
+
+def pack_text(text: str) -> str | bytes:
+    """A section's text as stored: zlib'd bytes when that is smaller (a short text stays as it is)."""
+    if len(text) < PACK_MIN_CHARS:
+        return text
+    packed = zlib.compress(text.encode("utf-8"), ZLIB_LEVEL)
+    return packed if len(packed) < len(text) else text
+
+
+def unpack_text(value: str | bytes) -> str:
+    return value if isinstance(value, str) else zlib.decompress(value).decode("utf-8")
+
+
+def pack_links(links: Iterable[str]) -> bytes:
+    """Outgoing links as stored: each once (a refresh follows each once anyway), zlib'd."""
+    return zlib.compress("\n".join(dict.fromkeys(links)).encode("utf-8"), ZLIB_LEVEL)
+
+
+def unpack_links(blob: bytes | None) -> list[str]:
+    text = zlib.decompress(blob).decode("utf-8") if blob else ""
+    return text.split("\n") if text else []

@@ -10,7 +10,7 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL
+from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
 
 #: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
 _TOP = "\U0010ffff"
@@ -77,7 +77,7 @@ class SQLiteReads:
         row = self.db.execute(
             "SELECT d.links FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
         ).fetchone()
-        return row[0].split("\n") if row and row[0] else []
+        return unpack_links(row[0]) if row else []
 
     def load_document(self, key: str) -> Document | None:
         """The stored converted page, while fresh (no refetch after a restart)."""
@@ -86,7 +86,11 @@ class SQLiteReads:
         ).fetchone()
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
-        return Document.from_blob(row[0], render_section)
+        texts = self.db.execute(
+            "SELECT s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=? ORDER BY s.ord",
+            (key,),
+        ).fetchall()
+        return Document.from_blob(row[0], render_section, [unpack_text(t) for (t,) in texts])
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         """(level, anchor, title) of a page's headings, in page order."""
@@ -109,7 +113,7 @@ class SQLiteReads:
             (model, after, *args, limit),
         ).fetchall()
         sql = "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord"
-        return [(pid, self.db.execute(sql, (pid,)).fetchall()) for (pid,) in ids]
+        return [(pid, [(t, p, unpack_text(x)) for t, p, x in self.db.execute(sql, (pid,))]) for (pid,) in ids]
 
     # --- ranking -----------------------------------------------------------------------------------
     def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
@@ -198,16 +202,17 @@ class SQLiteReads:
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
         ids = list(section_ids)
         sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({_marks(ids)})"
-        return [SectionRow(*row) for row in self.db.execute(sql, ids)]
+        return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, ids)]
 
     def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
         """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
         ids = list(section_ids)
-        return self.db.execute(
+        rows = self.db.execute(
             f"SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
             f"FROM sections s WHERE s.id IN ({_marks(ids)})",
             ids,
-        ).fetchall()
+        )
+        return [(pid, unpack_text(text), n) for pid, text, n in rows]
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
         """Stored section vectors of `model` for these pages (those that have some)."""

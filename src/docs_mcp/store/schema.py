@@ -16,21 +16,26 @@ from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 #: document frequencies kept up to date by every write; a page's stored document, links and terms in
 #: `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`, `genindex`,
 #: `search.html`, …) unlisted. 7: `page_vectors`, a listed page's section vectors (the `semantic` extra).
-SCHEMA_VERSION = 7
+#: 8: each text stored once: contentless full-text tables (their tokens recomputed from `sections` to take a
+#: page out), stored documents without the sections' texts, section texts and links zlib'd, no `terms`;
+#: `pages.hash` digests the title and text (one item re-exported under two paths is one hit).
+SCHEMA_VERSION = 8
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1);
-CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links TEXT, terms BLOB, doc BLOB);
+CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links BLOB, doc BLOB);
 CREATE TABLE IF NOT EXISTS sections(
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
     level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
     names TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(title, path, body, names, tokenize='unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(title, headings, body, names, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(
+    title, path, body, names, content='', tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(
+    title, headings, body, names, content='', tokenize='unicode61');
 CREATE TABLE IF NOT EXISTS page_vectors(id INTEGER PRIMARY KEY, model TEXT NOT NULL, vecs BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vocab(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');

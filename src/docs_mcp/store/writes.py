@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
-from docs_mcp.store.pagerows import PreparedPage, term_counts
+from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
 
 
-def insert_page(db: sqlite3.Connection, page: PreparedPage) -> None:
-    """Insert or replace a prepared page with its sections, full-text rows, vocabulary counts and vectors."""
+def insert_pages(db: sqlite3.Connection, pages: Sequence[PreparedPage]) -> None:
+    """Insert or replace prepared pages, their vocabulary counts added together in one statement."""
+    counts: dict[str, int] = {}
+    for page in pages:
+        insert_page(db, page, count=False)
+        for term, n in term_counts(page.terms).items():
+            counts[term] = counts.get(term, 0) + n
+    count_terms(db, counts, +1)
+
+
+def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) -> None:
+    """Insert or replace a prepared page with its sections, full-text rows, vocabulary counts (unless the
+    caller adds them, `count=False`) and vectors."""
     delete_page(db, page.key)
     page_id = db.execute(
         "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
         page.row,
     ).lastrowid
-    db.execute(
-        "INSERT INTO page_data(id, links, terms, doc) VALUES (?,?,?,?)",
-        (page_id, page.links, page.terms, page.doc),
-    )
+    db.execute("INSERT INTO page_data(id, links, doc) VALUES (?,?,?)", (page_id, page.links, page.doc))
     if page.listed:
         db.execute(
             "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
@@ -33,7 +42,8 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage) -> None:
                 "INSERT INTO sections_fts(rowid, title, path, body, names) VALUES (?,?,?,?,?)",
                 (section_id, *page.section_fts[k]),
             )
-    count_terms(db, page.terms, +1)
+    if count:
+        count_terms(db, term_counts(page.terms), +1)
     if page.vectors:
         db.execute(
             "INSERT INTO page_vectors(id, model, vecs) VALUES (?,?,?)",
@@ -41,9 +51,8 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage) -> None:
         )
 
 
-def count_terms(db: sqlite3.Connection, terms: bytes | None, sign: int) -> None:
+def count_terms(db: sqlite3.Connection, counts: dict[str, int], sign: int) -> None:
     """Add (or take back) a page's terms to the document frequencies: no reload of the vocabulary."""
-    counts = term_counts(terms)
     if not counts:
         return
     db.executemany(
@@ -54,21 +63,33 @@ def count_terms(db: sqlite3.Connection, terms: bytes | None, sign: int) -> None:
 
 def delete_page(db: sqlite3.Connection, key: str) -> None:
     """A page and everything stored with it; its terms taken back from the vocabulary."""
-    row = db.execute(
-        "SELECT p.id, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
-    ).fetchone()
+    row = db.execute("SELECT id, title, listed FROM pages WHERE key=?", (key,)).fetchone()
     if not row:
         return
-    page_id, terms = row
-    db.execute(
-        "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE page_id=?)", (page_id,)
-    )
+    page_id, title, listed = row
+    if listed:
+        sections = db.execute(
+            "SELECT id, title, path, text, names FROM sections WHERE page_id=? ORDER BY ord", (page_id,)
+        ).fetchall()
+        page_fts, section_fts, df = fts_rows(title, [(t, p, unpack_text(x), n) for _, t, p, x, n in sections])
+        # Contentless tables forget a row only when told the very tokens it was indexed with.
+        _fts_delete(db, "pages_fts", [(page_id, page_fts)])
+        _fts_delete(db, "sections_fts", [(r[0], f) for r, f in zip(sections, section_fts, strict=True)])
+        count_terms(db, df, -1)
     db.execute("DELETE FROM sections WHERE page_id=?", (page_id,))
-    db.execute("DELETE FROM pages_fts WHERE rowid=?", (page_id,))
     db.execute("DELETE FROM pages WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_data WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
-    count_terms(db, terms, -1)
+
+
+def _fts_delete(db: sqlite3.Connection, table: str, rows: list[tuple[int, FtsRow]]) -> None:
+    db.executemany(
+        f"INSERT INTO {table}({table}, rowid, {_FTS_COLUMNS[table]}) VALUES ('delete', ?, ?, ?, ?, ?)",
+        [(rowid, *cols) for rowid, cols in rows],
+    )
+
+
+_FTS_COLUMNS = {"pages_fts": "title, headings, body, names", "sections_fts": "title, path, body, names"}
 
 
 def touch_page(db: sqlite3.Connection, key: str, when: float) -> None:

@@ -6,12 +6,12 @@ import math
 import re
 import threading
 from functools import lru_cache
+from typing import Protocol
 
 import snowballstemmer
-from snowballstemmer.basestemmer import BaseStemmer
 
 from docs_mcp.settings import MAX_QUERY_CHARS, MAX_QUERY_TERMS
-from docs_mcp.text.cjk import CJK_RANGES, CJK_RUN, cjk_bigrams
+from docs_mcp.text.cjk import CJK_CHAR, CJK_RANGES, CJK_RUN, cjk_bigrams
 from docs_mcp.text.stopwords import STOPWORDS
 
 #: A one-letter command-line flag ("-O", "-m") is a real search term, unlike other single letters.
@@ -23,8 +23,14 @@ _TOKEN = re.compile(f"[{CJK_RANGES}]+|[^\\W_]+(?:['’][^\\W_]+)?", re.UNICODE)
 _local = threading.local()
 
 
-def _stemmer() -> BaseStemmer:
-    """This thread's stemmer (made on first use)."""
+class _Stemmer(Protocol):  # the stemmers' own method names
+    def stemWord(self, word: str) -> str: ...
+    def stemWords(self, words: list[str]) -> list[str]: ...
+
+
+def _stemmer() -> _Stemmer:
+    """This thread's stemmer (made on first use): PyStemmer's C stemmer, which `snowballstemmer` hands out
+    when it is installed (a dependency; 22% of indexing's CPU went to the pure-Python one, same stems)."""
     stemmer = getattr(_local, "stemmer", None)
     if stemmer is None:
         stemmer = _local.stemmer = snowballstemmer.stemmer("english")
@@ -42,8 +48,11 @@ def stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lowercased, stemmed words; CJK runs as bigrams. Used for documents and queries alike."""
+    low = text.lower()
+    if CJK_CHAR.search(low) is None:  # most texts: the stemmer takes every word in one call
+        return _stemmer().stemWords(_TOKEN.findall(low.replace("’", "'")))
     out: list[str] = []
-    for m in _TOKEN.finditer(text.lower()):
+    for m in _TOKEN.finditer(low):
         tok = m.group(0)
         if CJK_RUN.fullmatch(tok):
             out.extend(cjk_bigrams(tok))
@@ -153,6 +162,30 @@ def names_match(defined: str, wanted: str) -> bool:
     d, w = defined.casefold(), wanted.casefold()
     # `importlib.reload` defines `reload`; `Cls.meth` (a method shown in its class) defines `pkg.Cls.meth`.
     return d == w or d.endswith("." + w) or ("." in d and w.endswith("." + d))
+
+
+class NameMatcher:
+    """`names_match` against several wanted names at once, over many defined names: set lookups instead of a
+    comparison per pair (a Javadoc section defines thousands of names)."""
+
+    def __init__(self, wanted: list[str]):
+        self.options = [w for w in wanted if w.startswith("-")]
+        self.exact = {w.casefold() for w in wanted if not w.startswith("-")}
+        # `w.endswith("." + d)`: d is one of w's parts after a dot.
+        self.tails = {w.split(".", k)[k] for w in self.exact for k in range(1, w.count(".") + 1)}
+
+    def any_in(self, defined: str) -> bool:
+        """Whether any of the newline-separated defined names matches a wanted one."""
+        for d in defined.casefold().split("\n"):
+            if d in self.exact or ("." in d and (d in self.tails or self._qualifies(d))):
+                return True
+        if self.options:
+            return any(names_match(d, w) for d in defined.split("\n") for w in self.options)
+        return False
+
+    def _qualifies(self, d: str) -> bool:
+        """`d.endswith("." + w)`: one of d's parts after a dot is a wanted name."""
+        return any(d.split(".", k)[k] in self.exact for k in range(1, d.count(".") + 1))
 
 
 def index_text(text: str) -> str:
