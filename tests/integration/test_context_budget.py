@@ -2,7 +2,9 @@
 
 Budgets sit ~15% above today's sizes: a change that makes a response 30% larger fails here, like a wrong
 answer would. (Raised once, on purpose, when omitted code started leaving `[code: …]` notes, outlines started
-listing definitions, and sections began to be ranked without the code the model is not shown.) The run ends with a table of the measured sizes (see conftest.pytest_terminal_summary).
+listing definitions, and sections began to be ranked without the code the model is not shown; and again,
+for three pages, when code blocks of 1-3 lines started being shown and option tables' rows became entries
+listed in outlines: issue 20.) The run ends with a table of the measured sizes (see conftest.pytest_terminal_summary).
 """
 
 from __future__ import annotations
@@ -31,10 +33,13 @@ BUDGETS: dict[str, tuple[str, dict[str, int]]] = {
         "configuration file cache directory",
         {"toc": 650, "section": 3500, "in_doc": 1030, "content": 3420},
     ),
-    "mkdocs.html": ("filling gaps in a series", {"toc": 520, "section": 860, "in_doc": 320, "content": 2260}),
+    "mkdocs.html": (
+        "filling gaps in a series",
+        {"toc": 520, "section": 1010, "in_doc": 430, "content": 2400},
+    ),
     "docusaurus.html": (
         "search station by position",
-        {"toc": 500, "section": 830, "in_doc": 890, "content": 1790},
+        {"toc": 500, "section": 930, "in_doc": 890, "content": 1790},
     ),
     "seed.html": ("convert between datums", {"toc": 450, "section": 710, "in_doc": 970, "content": 2090}),
     "big-reference.html": (
@@ -47,7 +52,7 @@ BUDGETS: dict[str, tuple[str, dict[str, int]]] = {
     "notes.md": ("breaking changes", {"toc": 330, "section": 830, "in_doc": 505, "content": 1170}),
     "guide/configuration.html": (
         "environment variables",
-        {"toc": 310, "section": 505, "in_doc": 780, "content": 1100},
+        {"toc": 450, "section": 505, "in_doc": 780, "content": 1100},
     ),
 }
 SEARCH_BUDGETS = {"search_docs": 1850, "search_docs+headings": 5700}

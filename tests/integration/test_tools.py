@@ -77,7 +77,9 @@ async def test_code_blocks_only_when_asked(server, site):
     url = site.url + "mkdocs.html"
     without = await text_of(server, "get_doc_content", url=url, max_length=0)
     with_code = await text_of(server, "get_doc_content", url=url, max_length=0, include_code_blocks=True)
-    assert "```" not in without
+    # Without code, only short literals (1-3 lines) are fenced; longer blocks leave a note.
+    assert all(block.count("\n") <= 3 for block in re.findall(r"```[^\n]*\n(.*?)```", without, re.S))
+    assert "[code: " in without
     assert "```" in with_code
     assert len(with_code) > len(without)
 

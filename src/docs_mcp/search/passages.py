@@ -113,7 +113,10 @@ def entry_first(
         first = [Passage(a, text[a:b])]
     else:
         term_end = min(text.find("\n", a) % (b + 1) or b, a + PASSAGE_TERM_CHARS)
-        inner = passages(index, text[term_end:b], query, count, size, budget - (term_end - a), reach)
+        room = budget - (term_end - a)
+        inner = (
+            passages(index, text[term_end:b], query, count, min(size, room), room, reach) if room > 0 else []
+        )
         first = [Passage(a, text[a:term_end]), *(Passage(term_end + p.offset, p.text) for p in inner)]
         first = _merge_passages(text, first)
     used = sum(len(p.text) for p in first)
