@@ -17,7 +17,7 @@ from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.model.progress import Builds
 from docs_mcp.search.semantic import active_model
 from docs_mcp.search.site import SiteSearch
-from docs_mcp.store.indexfile import open_index
+from docs_mcp.store.opening import open_store
 from docs_mcp.text.controls import escaped
 from docs_mcp.tools.docs import DocsTools
 
@@ -38,6 +38,7 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
         index_ttl_days=args.index_ttl_days,
         cache_dir=args.cache_dir or C.default_cache_dir(),
         auto_index=not getattr(args, "no_index", False),
+        index_url=args.index_url or C.default_index_url(),
     )
 
 
@@ -68,7 +69,7 @@ class App:
         self.sources = SourceSet.from_specs(source_specs(args))
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()
-        opened = open_index(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)
+        opened = open_store(self.settings)
         self.index, self.index_notice, self.index_damaged = opened.index, opened.notice, opened.damaged
         self.search = SiteSearch(self.index, self.sources, self.builds) if self.index is not None else None
         self.workers = workers
