@@ -105,6 +105,12 @@ SERVE = Command(
             help="a host name HTTP requests may be addressed to besides the address served on (a name behind "
             "a proxy); repeatable",
         ),
+        Option(
+            "--stateless",
+            help="with --http: no session kept between requests (JSON answers), so any replica behind a load "
+            "balancer answers any request",
+            action="store_true",
+        ),
     ),
 )
 INDEX = Command(

@@ -8,8 +8,9 @@ from docs_mcp.settings import Settings, default_cache_dir
 from docs_mcp.store.indexfile import Opened, open_index
 
 
-def open_store(settings: Settings) -> Opened:
-    """The index the settings name, opened (a problem reported in `notice`, the index then None)."""
+def open_store(settings: Settings, serving: bool = False) -> Opened:
+    """The index the settings name, opened (a problem reported in `notice`, the index then None). A server
+    (`serving`) opens a PostgreSQL index even while the database is down, and uses it once it is up."""
     fresh = settings.index_ttl_days * 86400
     if not settings.index_url:
         return open_index((settings.cache_dir or default_cache_dir()) / "index.sqlite", fresh)
@@ -21,6 +22,6 @@ def open_store(settings: Settings) -> Opened:
             f"--index-url needs the postgres extra (pip install 'docslice[postgres]'): {exc}",
         )
     try:
-        return Opened(open_postgres(settings.index_url, fresh))
+        return Opened(open_postgres(settings.index_url, fresh, lazy=serving))
     except (IndexUnavailable, IndexVersionError) as exc:
         return Opened(None, str(exc))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import random
 import socket
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from docs_mcp.store.pagerows import PreparedPage
 
 T = TypeVar("T")
+# The pool warns at every failed reconnection while the database is down (each second or so): a replica
+# says it once per call instead ("index unavailable", /readyz 503 with the reason).
+logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 #: Worth another try: the server chose this transaction as a deadlock's victim, or a serialization failure.
 _RETRY = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
@@ -47,10 +51,15 @@ def redacted(url: str) -> str:
 class PostgresStore:
     """The `Store` on a PostgreSQL database shared by a team's crawl job and its server replicas."""
 
-    def __init__(self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE):
+    def __init__(
+        self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE, lazy: bool = False
+    ):
+        """`lazy` (a server replica): start even while the database is down; calls fail as "index
+        unavailable" until it answers, then the schema is checked and everything works without a restart."""
         self.url, self.location = url, redacted(url)
         self.fresh_seconds = fresh_seconds
         self._local = threading.local()
+        self._migrated = False
         name = f"docslice pid {os.getpid()} on {socket.gethostname()}"[:63]
         self.pool = ConnectionPool(
             url,
@@ -62,20 +71,36 @@ class PostgresStore:
             open=False,
             name="docslice",
         )
+        if lazy:
+            self.pool.open(wait=False)
+            return
         try:
             self.pool.open(wait=True, timeout=PG_POOL_TIMEOUT)
-            with self._errors(), self.pool.connection() as conn:
-                migrate(conn, self.location)
+            self._ready()
         except BaseException:
             self.pool.close()
             raise
+
+    def _ready(self) -> None:
+        """The schema checked (and migrated) once, on first use. No lock here: migrate() takes the
+        database's own, and a caller never waits behind another one's wait for a connection."""
+        if self._migrated:
+            return
+        with self._errors(), self.pool.connection() as conn:
+            migrate(conn, self.location)
+        self._migrated = True
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
         """A database that cannot be reached (down, restarting, refusing us) is an unavailable index."""
         try:
             yield
-        except (psycopg.OperationalError, PoolTimeout) as exc:
+        except PoolTimeout:
+            raise IndexUnavailable(
+                f"cannot use the index at {self.location}: no connection to it within {PG_POOL_TIMEOUT:g} s "
+                "(the database is down, restarting or out of connections)"
+            ) from None
+        except psycopg.OperationalError as exc:
             raise IndexUnavailable(f"cannot use the index at {self.location}: {_first_line(exc)}") from None
 
     @contextmanager
@@ -86,6 +111,7 @@ class PostgresStore:
         if outer is not None:
             yield outer
             return
+        self._ready()
         with self._errors(), self.pool.connection() as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             self._local.reads = PostgresReads(conn, self.fresh_seconds)
@@ -93,7 +119,7 @@ class PostgresStore:
                 yield self._local.reads
             finally:
                 self._local.reads = None
-                if not conn.closed:
+                with contextlib.suppress(psycopg.Error):  # a connection lost meanwhile has no transaction
                     conn.execute("ROLLBACK")
 
     def close(self) -> None:
@@ -106,6 +132,7 @@ class PostgresStore:
     # --- writing ---------------------------------------------------------------------------------
     def write_transaction(self, work: Callable[[psycopg.Connection], T]) -> T:
         """Run `work` in one short transaction, again after a pause if the server chose it as a deadlock's victim."""
+        self._ready()
         delay = WRITE_RETRY_DELAY
         for attempt in range(WRITE_RETRIES + 1):
             try:
@@ -221,8 +248,11 @@ class AdvisoryBuildLock:
         self.store.pool.putconn(conn)
 
 
-def open_postgres(url: str, fresh_seconds: float) -> PostgresStore:
-    """The store at `url`, its schema migrated; IndexUnavailable when it cannot be reached."""
+def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:
+    """The store at `url`, its schema migrated; IndexUnavailable when it cannot be reached (`lazy`: opened
+    anyway, for a server that must come up before its database)."""
+    if lazy:
+        return PostgresStore(url, fresh_seconds, lazy=True)
     try:
         # One plain connection first: the server's own reason (refused, no such database, password) when it
         # cannot be reached, not the pool's timeout.
