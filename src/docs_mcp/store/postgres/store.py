@@ -227,7 +227,7 @@ class AdvisoryBuildLock:
         return bool(got)
 
     def holder(self) -> str:
-        """Who holds the lock: the holder's application name (docslice pid N on HOST), "" if unknown."""
+        """Who holds the lock: "N on HOST" from its application name (and its address), "" if unknown."""
         sql = (
             "SELECT a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a ON a.pid=l.pid "
             "WHERE l.locktype='advisory' AND l.granted AND l.objid=(%s::bigint & 4294967295)::oid "
@@ -237,7 +237,8 @@ class AdvisoryBuildLock:
             row = r.db.execute(sql, (self.key, self.key)).fetchone()
         if not row:
             return ""
-        return row[0] + (f" ({row[1]})" if row[1] else "")
+        # Messages say "pid {holder}": "123 on build-host (10.0.0.5)".
+        return row[0].removeprefix("docslice pid ") + (f" ({row[1]})" if row[1] else "")
 
     def release(self) -> None:
         conn, self._conn = self._conn, None
