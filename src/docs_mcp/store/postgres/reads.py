@@ -112,7 +112,7 @@ class PostgresReads:
 
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
-        rows = self.rank.scored("sections", terms, "s.page_id = %(page)s", {"page": page_id}, 1, out="c.id")
+        rows = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1, out="c.id")
         return rows[0][0] if rows else None
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:

@@ -26,6 +26,16 @@ MIGRATIONS = (
         names text NOT NULL DEFAULT '', tsv tsvector, len integer);
     CREATE INDEX sections_page ON sections(page_id);
     CREATE INDEX sections_tsv ON sections USING gin(tsv);
+    CREATE TABLE section_terms(
+        term text NOT NULL, id bigint NOT NULL, page_id bigint NOT NULL, len integer NOT NULL,
+        a integer NOT NULL, b integer NOT NULL, c integer NOT NULL, d integer NOT NULL,
+        PRIMARY KEY (term, id) INCLUDE (page_id, len, a, b, c, d));
+    CREATE INDEX section_terms_page ON section_terms(page_id);
+    CREATE TABLE page_terms(
+        term text NOT NULL, id bigint NOT NULL, len integer NOT NULL,
+        a integer NOT NULL, b integer NOT NULL, c integer NOT NULL, d integer NOT NULL,
+        PRIMARY KEY (term, id) INCLUDE (len, a, b, c, d));
+    CREATE INDEX page_terms_id ON page_terms(id);
     CREATE TABLE page_vectors(id bigint PRIMARY KEY, model text NOT NULL, vecs bytea NOT NULL);
     CREATE TABLE vocab(term text PRIMARY KEY, df integer NOT NULL);
     INSERT INTO vocab VALUES ('', 0);

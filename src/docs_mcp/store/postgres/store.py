@@ -34,6 +34,10 @@ T = TypeVar("T")
 # The pool warns at every failed reconnection while the database is down (each second or so): a replica
 # says it once per call instead ("index unavailable", /readyz 503 with the reason).
 logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+#: Seconds the pool keeps retrying a lost connection (after 1 s, then 2 s: its backoff doubles) before it gives
+#: up and connects again on the next call's demand, at once. Its default, 5 minutes of doubling delays, left
+#: a replica failing for 8 s and more after a database that had been down 10 s came back.
+_RECONNECT_WINDOW = 2.0
 #: Worth another try: the server chose this transaction as a deadlock's victim, or a serialization failure.
 _RETRY = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
@@ -68,6 +72,7 @@ class PostgresStore:
             kwargs={"autocommit": True, "application_name": name},
             check=ConnectionPool.check_connection,  # a connection dropped by a restart is replaced, not used
             timeout=PG_POOL_TIMEOUT,
+            reconnect_timeout=_RECONNECT_WINDOW,
             open=False,
             name="docslice",
         )
@@ -91,16 +96,28 @@ class PostgresStore:
         self._migrated = True
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """A database that cannot be reached (down, restarting, refusing us) is an unavailable index."""
+    def _errors(self, retry: bool = False) -> Iterator[None]:
+        """A database that cannot be reached (down, restarting, refusing us) or that fails a statement is an
+        unavailable index, said plainly; `retry`: a deadlock's victim is left to the caller, who tries again."""
         try:
             yield
+        except _RETRY:
+            if not retry:
+                raise IndexUnavailable(
+                    f"cannot use the index at {self.location}: the write kept colliding with others, try again"
+                ) from None
+            raise
         except PoolTimeout:
             raise IndexUnavailable(
                 f"cannot use the index at {self.location}: no connection to it within {PG_POOL_TIMEOUT:g} s "
                 "(the database is down, restarting or out of connections)"
             ) from None
         except psycopg.OperationalError as exc:
+            raise IndexUnavailable(
+                f"cannot use the index at {self.location}: {_first_line(exc)} (the database is down or "
+                "restarting: retry in a few seconds)"
+            ) from None
+        except psycopg.Error as exc:
             raise IndexUnavailable(f"cannot use the index at {self.location}: {_first_line(exc)}") from None
 
     @contextmanager
@@ -136,11 +153,14 @@ class PostgresStore:
         delay = WRITE_RETRY_DELAY
         for attempt in range(WRITE_RETRIES + 1):
             try:
-                with self._errors(), self.pool.connection() as conn, conn.transaction():
+                with (
+                    self._errors(retry=attempt < WRITE_RETRIES),
+                    self.pool.connection() as conn,
+                    conn.transaction(),
+                ):
                     return work(conn)
             except _RETRY:
-                if attempt == WRITE_RETRIES:
-                    raise
+                pass
             time.sleep(delay * (1 + random.random()))
             delay *= 2
         raise AssertionError("unreachable")
@@ -217,12 +237,20 @@ class AdvisoryBuildLock:
         self._conn: psycopg.Connection | None = None
 
     def try_acquire(self) -> bool:
+        """Take the lock if free, on a connection kept for the build (given back to the pool otherwise, and
+        on every error: a failed try never keeps a connection)."""
+        if self._conn is not None:
+            return True
         with self.store._errors():
-            conn = self._conn or self.store.pool.getconn()
-            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0]
+            conn = self.store.pool.getconn()
+            try:
+                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0]
+            except BaseException:
+                self.store.pool.putconn(conn)
+                raise
         if got:
             self._conn = conn
-        elif self._conn is None:
+        else:
             self.store.pool.putconn(conn)
         return bool(got)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 #: tsvector weight labels of the four full-text columns (title, path/headings, body, names).
 LABELS = "ABCD"
@@ -13,24 +14,26 @@ LABELS = "ABCD"
 MAX_POSITIONS, MAX_POSITION, MAX_LEXEME_BYTES = 256, 16383, 2047
 #: FTS5's unicode61 tokenizer separates at apostrophes (the house tokenizer keeps "don't" whole).
 _SPLIT = re.compile(r"['’]")
-#: Between a lexeme and the number of its overflow lexeme (no token holds it).
-OVERFLOW = "\x01"
 
 
-def fold(token: str) -> list[str]:
-    """What FTS5's unicode61 makes of one stored token: split at apostrophes, Latin diacritics removed."""
-    out = []
-    for part in _SPLIT.split(token.lower()):
-        if any(ord(ch) < 0x300 and not ch.isascii() for ch in part):
-            part = "".join(
-                c
-                for ch in part
-                for c in (unicodedata.normalize("NFD", ch) if ord(ch) < 0x300 else ch)
-                if not unicodedata.combining(c)
-            )
-        if part and len(part.encode()) <= MAX_LEXEME_BYTES:
-            out.append(part)
-    return out
+def _fold_char(ch: str) -> str:
+    """unicode61 on one lowercase character: a few case foldings (`ς` → `σ`), then a Latin letter's one
+    diacritic off (`é` → `e`; a letter with two marks keeps them)."""
+    if ord(ch) < 0x1000:
+        folded = ch.casefold()
+        ch = folded if len(folded) == 1 else ch
+    parts = unicodedata.normalize("NFD", ch)
+    if len(parts) == 2 and parts[0].isascii() and unicodedata.combining(parts[1]):
+        return parts[0]
+    return ch
+
+
+@lru_cache(maxsize=200_000)
+def fold(token: str) -> tuple[str, ...]:
+    """What FTS5's unicode61 makes of one stored token: split at apostrophes, letters folded as it folds them."""
+    if not token.isascii():
+        token = "".join(map(_fold_char, token))
+    return tuple(p for p in _SPLIT.split(token) if p and len(p.encode()) <= MAX_LEXEME_BYTES)
 
 
 def tokens(column: str) -> list[str]:
@@ -38,27 +41,27 @@ def tokens(column: str) -> list[str]:
     return [t for token in column.split() for t in fold(token)]
 
 
-def tsvector(columns: Sequence[str]) -> tuple[str, int]:
-    """The tsvector literal of a row's four columns and its length in tokens (FTS5's document length).
+def tsvector(columns: Sequence[str]) -> tuple[str, int, dict[str, list[int]]]:
+    """A row's four columns as a tsvector literal (for the GIN index: matching), its length in tokens (FTS5's
+    document length), and its term frequencies {term: [title, path, body, names]} (for BM25).
 
-    Each occurrence is one position labelled with its column's weight. The names column (D) keeps its real
-    positions, so a phrase of names matches with `<->`; the other columns only count occurrences, numbered per
-    lexeme after the names' positions (a long body would pass PostgreSQL's last position, 16383). Past 256
-    occurrences (PostgreSQL's limit per lexeme) they go on under OVERFLOW lexemes, so frequencies stay exact."""
+    Each occurrence is one position labelled with its column's weight, at most 256 per lexeme (PostgreSQL's
+    limit: the exact counts are the frequencies'). The names column (D) keeps its real positions, so a phrase of
+    names matches with `<->`; the other columns' occurrences are numbered per lexeme after them."""
     positions: dict[str, list[str]] = {}
+    counts: dict[str, list[int]] = {}
     names = tokens(columns[3])
-    columns_in_order = [("D", names), *zip(LABELS[:3], map(tokens, columns[:3]), strict=True)]
-    for label, terms in columns_in_order:
+    columns_in_order = [(3, names), *((c, tokens(columns[c])) for c in range(3))]
+    for column, terms in columns_in_order:
         for i, term in enumerate(terms, 1):
-            held, lexeme, k = positions.setdefault(term, []), term, 0
-            while len(held) >= MAX_POSITIONS:
-                k += 1
-                lexeme = f"{term}{OVERFLOW}{k}"
-                held = positions.setdefault(lexeme, [])
-            at = i if label == "D" and k == 0 else len(held) + 1 + (len(names) if k == 0 else 0)
-            held.append(f"{min(at, MAX_POSITION)}{label}")
+            counts.setdefault(term, [0, 0, 0, 0])[column] += 1
+            held = positions.setdefault(term, [])
+            if len(held) < MAX_POSITIONS:
+                at = i if column == 3 else len(held) + 1 + len(names)
+                held.append(f"{min(at, MAX_POSITION)}{LABELS[column]}")
     length = sum(len(terms) for _, terms in columns_in_order)
-    return " ".join(f"{quote(t)}:{','.join(p)}" for t, p in positions.items()), length
+    literal = " ".join(f"{quote(t)}:{','.join(p)}" for t, p in positions.items())
+    return literal, length, counts
 
 
 def quote(lexeme: str) -> str:
