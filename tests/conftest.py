@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from pg_fixtures import postgres_server, postgres_url  # noqa: F401  (fixtures of the `postgres` tests)
 
 from docs_mcp.cli.measure import model_view  # noqa: F401  (tests import it from here)
 from docs_mcp.fetch.sources import SourceSet

@@ -145,6 +145,10 @@ WRITE_RETRIES = 8
 WRITE_RETRY_DELAY = 0.05
 #: Milliseconds SQLite itself waits for a lock before reporting "database is locked".
 SQLITE_BUSY_TIMEOUT_MS = 5_000
+#: `--index-url postgresql://…`: connections per process at most (readers and the build's writer share them),
+#: and seconds a call waits for one (or for the server to come back) before answering "index unavailable".
+PG_POOL_SIZE = int(os.environ.get("DOCS_MCP_PG_POOL_SIZE", "8"))
+PG_POOL_TIMEOUT = 5.0
 #: A server's background build runs this much nicer than the server (parsing processes, the thread writing
 #: the index): on a busy machine a search gets a core first.
 WORKER_NICENESS = 10
@@ -267,6 +271,11 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("docs-mcp"))
 
 
+def default_index_url() -> str | None:
+    """A shared PostgreSQL index: $DOCS_MCP_INDEX_URL (None: the SQLite file in the cache dir)."""
+    return os.environ.get("DOCS_MCP_INDEX_URL") or None
+
+
 @dataclass(frozen=True)
 class Settings:
     """Runtime configuration, built once by the CLI or a test."""
@@ -285,3 +294,5 @@ class Settings:
     cache_dir: Path | None = field(default=None)
     #: Build the site index in the background when the server starts.
     auto_index: bool = True
+    #: A PostgreSQL address (`--index-url`, $DOCS_MCP_INDEX_URL): the index lives there, not in cache_dir.
+    index_url: str | None = None

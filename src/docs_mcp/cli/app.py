@@ -17,7 +17,7 @@ from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.model.progress import Builds
 from docs_mcp.search.semantic import active_model
 from docs_mcp.search.site import SiteSearch
-from docs_mcp.store.indexfile import open_index
+from docs_mcp.store.opening import open_store
 from docs_mcp.text.controls import escaped
 from docs_mcp.tools.docs import DocsTools
 
@@ -37,7 +37,9 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
         concurrency=max(1, args.concurrency),
         index_ttl_days=args.index_ttl_days,
         cache_dir=args.cache_dir or C.default_cache_dir(),
-        auto_index=not getattr(args, "no_index", False),
+        # A replica of a shared index never crawls on start: the crawl is a job of its own (`docslice index`).
+        auto_index=not getattr(args, "no_index", False) and not (args.index_url or C.default_index_url()),
+        index_url=args.index_url or C.default_index_url(),
     )
 
 
@@ -68,9 +70,13 @@ class App:
         self.sources = SourceSet.from_specs(source_specs(args))
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()
-        opened = open_index(self.settings.cache_dir / "index.sqlite", self.settings.index_ttl_days * 86400)
+        opened = open_store(self.settings, serving=getattr(args, "command", None) == "serve")
         self.index, self.index_notice, self.index_damaged = opened.index, opened.notice, opened.damaged
-        self.search = SiteSearch(self.index, self.sources, self.builds) if self.index is not None else None
+        self.search = (
+            SiteSearch(self.index, self.sources, self.builds, shared=bool(self.settings.index_url))
+            if self.index is not None
+            else None
+        )
         self.workers = workers
         self.tools = DocsTools(self.sources, self.settings, self.fetcher, self.search, store=self.search)
         if self.index is None:
@@ -92,6 +98,16 @@ class App:
         self.builds.announce([s.root for s in self.sources.sources])
         self._rebuild = asyncio.ensure_future(self.indexer.run(background=True))
         self._rebuild.add_done_callback(lambda _: self.builds.settle())
+
+    def readiness(self) -> str:
+        """Why this process cannot answer searches ("" when it can): no usable store, or an empty index."""
+        if self.index is None:
+            return self.index_notice or "no index"
+        try:
+            pages = self.index.page_count(self.search.scope() if self.search else None)
+        except DocsMCPError as exc:
+            return str(exc)
+        return "" if pages else "the index holds no page of these sources yet"
 
     @cached_property
     def indexer(self) -> Indexer:

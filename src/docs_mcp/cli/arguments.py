@@ -38,6 +38,13 @@ SHARED = (
         shown_default="`$DOCS_MCP_CACHE_DIR` or the user cache dir",
         forward=True,
     ),
+    # Not forwarded into a subagent's file (the URL may hold a password): its server reads $DOCS_MCP_INDEX_URL.
+    Option(
+        "--index-url",
+        None,
+        "a PostgreSQL index shared by a team (`postgresql://…`; the `postgres` extra) instead of `index.sqlite`",
+        shown_default="`$DOCS_MCP_INDEX_URL`, else the SQLite file in the cache dir",
+    ),
     Option("--max-body-bytes", C.MAX_BODY_BYTES, "larger pages are refused", int, forward=True),
     Option("--timeout", C.READ_TIMEOUT, "read timeout in seconds (connect: 5)", float, forward=True),
     Option(
@@ -97,6 +104,12 @@ SERVE = Command(
             action="append",
             help="a host name HTTP requests may be addressed to besides the address served on (a name behind "
             "a proxy); repeatable",
+        ),
+        Option(
+            "--stateless",
+            help="with --http: no session kept between requests (JSON answers), so any replica behind a load "
+            "balancer answers any request",
+            action="store_true",
         ),
     ),
 )

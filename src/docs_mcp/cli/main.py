@@ -50,9 +50,9 @@ def _serve(args: argparse.Namespace) -> int:
 
         # Before any work: refuse early.
         bind = check_bind(args.http, args.allow_remote, _token(args), tuple(args.allowed_host or ()))
-    elif args.allow_remote or args.token or args.token_file or args.allowed_host:
+    elif args.allow_remote or args.token or args.token_file or args.allowed_host or args.stateless:
         raise DocsMCPError(
-            "--allow-remote, --token, --token-file and --allowed-host apply to --http only "
+            "--allow-remote, --token, --token-file, --allowed-host and --stateless apply to --http only "
             "(stdio is local by nature)"
         )
     app = App(args)
@@ -69,10 +69,14 @@ def _serve(args: argparse.Namespace) -> int:
     if bind is None:
         server.run("stdio")
     else:
-        from docs_mcp.transport.http import serve_http
+        from docs_mcp.transport.http import Serving, serve_http
 
+        serving = Serving(args.stateless, app.readiness, app.settings.deadline)
         serve_http(
-            server, bind, lambda message: print(f"{program()}: {message}", file=sys.stderr, flush=True)
+            server,
+            bind,
+            lambda message: print(f"{program()}: {message}", file=sys.stderr, flush=True),
+            serving,
         )
     return 0
 
@@ -103,7 +107,12 @@ async def _background(app: App) -> None:
     app.loop = asyncio.get_running_loop()  # a rebuild after damage while serving starts here
     if app.search is None:
         return
-    for state in app.search.states(newest=True):
+    try:  # in a thread: a shared index's database may take seconds to answer, or be down
+        states = await asyncio.to_thread(app.search.states, True)
+    except DocsMCPError as exc:
+        say(f"{exc}; serving, and searching once it answers")
+        return
+    for state in states:
         say(start_line(state, app.settings.auto_index))
     await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:

@@ -23,8 +23,7 @@ class ProgressBar:
     def __call__(self, p: Progress) -> None:
         now = time.monotonic()
         final = p.finished is not None
-        if not self.drawn and p.done <= p.failed and p.discovered <= 1:
-            return  # nothing read yet: a dead source says why, with no bar drawn first
+        # Said before anything is read (a waiting build has read nothing yet): the early return below hid it.
         if p.waiting and not final:
             self.stream.write(
                 f"{p.source}: waiting for another docslice process (pid {p.waiting}) building this source; "
@@ -32,6 +31,8 @@ class ProgressBar:
             )
             self.stream.flush()
             return
+        if not self.drawn and p.done <= p.failed and p.discovered <= 1:
+            return  # nothing read yet: a dead source says why, with no bar drawn first
         if not final and now - self.last < (0.1 if self.tty else 2.0):
             return
         self.last = now

@@ -68,8 +68,10 @@ class SourceStatus:
 class SiteSearch:
     """What search_docs needs from the index (search, headings, status) and where tools load stored pages."""
 
-    def __init__(self, index: Store, sources: SourceSet, builds: Builds | None = None):
+    def __init__(self, index: Store, sources: SourceSet, builds: Builds | None = None, shared: bool = False):
         self.index = index
+        #: A team's index written by a crawl job elsewhere: the status line says how fresh it is.
+        self.shared = shared
         self.sources = sources
         self.builds = builds or Builds()
         self.ranker = SiteRanker(index)
@@ -146,7 +148,7 @@ class SiteSearch:
 
     def status_line(self) -> str:
         """Building, unreachable sources, or the page count; what search_docs says about its index."""
-        states = self.states()
+        states = self.states(newest=self.shared)
         parts = []
         building = [s for s in states if s.building]
         if building:
@@ -175,4 +177,5 @@ class SiteSearch:
                 "the index is empty (run `docslice index --source …`, or start the server without --no-index)"
             )
             return "; ".join([empty, *notes])
-        return "; ".join([f"index: {pages:,} pages", *notes])
+        fresh = f", newest page fetched {utc_minute(max(s.newest for s in states))}" if self.shared else ""
+        return "; ".join([f"index: {pages:,} pages{fresh}", *notes])

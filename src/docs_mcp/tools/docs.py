@@ -262,8 +262,13 @@ class DocsTools:
             self.sources.get(source)  # validates the name
         limit = specs.MAX_RESULTS.clamp(max_results)
         if self.searcher is not None:
-            hits = await asyncio.to_thread(self.searcher.search, query, limit, source or None)
-            status = self.searcher.status_line()
+            searcher = self.searcher
+
+            def search() -> tuple[list[SearchHit], str]:
+                # The status line reads the index too: in the thread, not on the event loop.
+                return searcher.search(query, limit, source or None), searcher.status_line()
+
+            hits, status = await asyncio.to_thread(search)
         else:
             hits = await asyncio.to_thread(search_cache, self.cache.documents(), query, limit, source or None)
             status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (

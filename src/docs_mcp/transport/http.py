@@ -1,7 +1,8 @@
 """`serve --http`: MCP over streamable HTTP at /mcp; loopback by default, a bearer token beyond it.
 
-Outermost first, every request passes: the connection limits (connections.py), the Host/Origin check
-(door.py), the token check, the session cap (sessions.py), then the SDK's app."""
+Outermost first, every request passes: the connection limits (connections.py), the probes (health.py), the
+Host/Origin check (door.py), the token check, the session cap (sessions.py; none when stateless), then the
+SDK's app."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.transport.door import Authority, FrontDoor, allowed_names, door_for
+from docs_mcp.transport.health import Health
 from docs_mcp.transport.sessions import SessionCap
 
 if TYPE_CHECKING:
@@ -156,28 +158,48 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+@dataclass(frozen=True)
+class Serving:
+    """How a replica serves: `stateless` keeps no session between requests (any replica answers any request,
+    JSON responses), `ready` says why it cannot answer searches ("" when it can), `grace` is how long a
+    SIGTERM waits for calls under way."""
+
+    stateless: bool = False
+    ready: Callable[[], str] | None = None
+    grace: float = C.DEADLINE
+
+
 def build_app(
-    server: MCPServer, bind: Bind, sock: socket.socket, max_sessions: int = C.HTTP_MAX_SESSIONS
+    server: MCPServer,
+    bind: Bind,
+    sock: socket.socket,
+    max_sessions: int = C.HTTP_MAX_SESSIONS,
+    serving: Serving | None = None,
 ) -> ASGIApp:
     """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
-    DocsTools, so one cache and one index) behind the session cap, the token check when there is a token,
-    and the Host/Origin check of the address `sock` listens on."""
+    DocsTools, so one cache and one index) behind the session cap (none when stateless: there is no session
+    to cap), the token check when there is a token, and the Host/Origin check of the address `sock` listens
+    on; /healthz and /readyz in front of all (a probe carries neither the token nor this server's Host)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
+    serving = serving or Serving()
     app = server.streamable_http_app(
         streamable_http_path=C.HTTP_PATH,
-        session_idle_timeout=C.HTTP_SESSION_IDLE_TIMEOUT,
+        session_idle_timeout=None if serving.stateless else C.HTTP_SESSION_IDLE_TIMEOUT,
         # SessionCap keeps the cap; the SDK's own (503 for every new client) is only a backstop.
         max_sessions=2 * max_sessions,
         # FrontDoor checks Host and Origin exactly, on every bind; the SDK's check matches by prefix and
         # only on three spellings of loopback.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        stateless_http=serving.stateless,
+        json_response=serving.stateless,
     )
-    app = SessionCap(app, max_sessions, C.HTTP_PATH)
+    if not serving.stateless:
+        app = SessionCap(app, max_sessions, C.HTTP_PATH)
     if bind.token:
         app = BearerAuth(app, bind.token)
     address, port = sock.getsockname()[:2]
-    return FrontDoor(app, door_for(address, port, bind.names))
+    return Health(FrontDoor(app, door_for(address, port, bind.names)), serving.ready or (lambda: ""))
 
 
 def listen(bind: Bind) -> socket.socket:
@@ -194,8 +216,15 @@ def listen(bind: Bind) -> socket.socket:
     return sock
 
 
-def serve_http(server: MCPServer, bind: Bind, announce: Callable[[str], None] | None = None) -> None:
-    """Serve until SIGINT/SIGTERM (uvicorn shuts down gracefully, then the server's lifespan closes)."""
+def serve_http(
+    server: MCPServer,
+    bind: Bind,
+    announce: Callable[[str], None] | None = None,
+    serving: Serving | None = None,
+) -> None:
+    """Serve until SIGINT/SIGTERM: uvicorn stops accepting, lets the calls under way finish (at most
+    `serving.grace` seconds), then the server's lifespan closes."""
+    serving = serving or Serving()
     import uvicorn
 
     from docs_mcp.transport.connections import guarded_protocol, limits_for, raise_file_limit
@@ -204,14 +233,16 @@ def serve_http(server: MCPServer, bind: Bind, announce: Callable[[str], None] | 
     sock = listen(bind)
     port = sock.getsockname()[1]
     auth = "bearer token required" if bind.token else "no token: loopback only"
-    message = f"serving MCP (streamable HTTP) at {bind.url(port)} · {auth}"
+    mode = " · stateless" if serving.stateless else ""
+    message = f"serving MCP (streamable HTTP) at {bind.url(port)} · {auth}{mode}"
     (announce or (lambda m: print(m, file=sys.stderr, flush=True)))(message)
     config = uvicorn.Config(
-        build_app(server, bind, sock),
+        build_app(server, bind, sock, serving=serving),
         log_level="warning",
         lifespan="on",
         http=guarded_protocol(limits),
         backlog=C.HTTP_BACKLOG,  # also the most connections the event loop accepts at once
         timeout_keep_alive=int(limits.header_timeout),
+        timeout_graceful_shutdown=max(1, round(serving.grace)),
     )
     uvicorn.Server(config).run(sockets=[sock])

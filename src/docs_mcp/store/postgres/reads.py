@@ -1,0 +1,158 @@
+"""Every read of the PostgreSQL index, on one connection inside one REPEATABLE READ transaction (a snapshot)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from docs_mcp.convert.render import render_section
+from docs_mcp.model.document import Document
+from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
+from docs_mcp.store.pagerows import TOTAL
+from docs_mcp.store.postgres import text
+from docs_mcp.store.postgres.rank import Ranking, scope_sql
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+class PostgresReads:
+    """The `Reads` of the store on one snapshot; made by `PostgresStore.reading()`."""
+
+    def __init__(self, conn: psycopg.Connection, fresh_seconds: float):
+        self.db = conn
+        self.fresh_seconds = fresh_seconds
+        self.rank = Ranking(conn)
+
+    def _all(self, sql: str, args: Sequence[object] | dict = ()) -> list[tuple]:
+        return self.db.execute(sql, args).fetchall()
+
+    def _one(self, sql: str, args: Sequence[object] | dict = ()) -> tuple | None:
+        return self.db.execute(sql, args).fetchone()
+
+    # --- pages and builds ------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self._one("SELECT value FROM meta WHERE key=%s", (key,))
+        return row[0] if row else None
+
+    def page_count(self, scope: Scope | None = None) -> int:
+        where, args = scope_sql(scope, "key") if scope is not None else ("true", {})
+        return self._one(f"SELECT count(*) FROM pages WHERE {where}", args)[0]
+
+    def section_count(self) -> int:
+        return self._one("SELECT count(*) FROM sections")[0]
+
+    def newest(self, scope: Scope) -> float:
+        where, args = scope_sql(scope, "key")
+        return self._one(f"SELECT max(fetched_at) FROM pages WHERE {where}", args)[0] or 0.0
+
+    def pages(self, scope: Scope) -> list[PageState]:
+        where, args = scope_sql(scope, "key")
+        rows = self._all(f"SELECT key, fetched_at, etag, last_modified FROM pages WHERE {where}", args)
+        return [PageState(k, f, e or "", m or "") for k, f, e, m in rows]
+
+    def links(self, key: str) -> list[str]:
+        row = self._one("SELECT d.links FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=%s", (key,))
+        return row[0].split("\n") if row and row[0] else []
+
+    def load_document(self, key: str) -> Document | None:
+        row = self._one(
+            "SELECT d.doc, p.fetched_at FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=%s", (key,)
+        )
+        if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
+            return None
+        return Document.from_blob(bytes(row[0]), render_section)
+
+    def headings(self, key: str) -> list[tuple[int, str, str]]:
+        rows = self._all(
+            "SELECT s.level, s.anchor, s.title FROM sections s JOIN pages p ON p.id=s.page_id "
+            "WHERE p.key=%s AND s.level>0 ORDER BY s.ord",
+            (key,),
+        )
+        return [(lv, a, t) for lv, a, t in rows]
+
+    def without_vectors(
+        self, model: str, scope: Scope, limit: int, after: int = 0
+    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
+        where, args = scope_sql(scope)
+        ids = self._all(
+            "SELECT p.id FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=%(model)s "
+            f"WHERE p.listed AND v.id IS NULL AND p.id>%(after)s AND {where} ORDER BY p.id LIMIT %(limit)s",
+            {"model": model, "after": after, **args, "limit": limit},
+        )
+        sql = "SELECT title, path, text FROM sections WHERE page_id=%s ORDER BY ord"
+        return [(pid, [tuple(r) for r in self._all(sql, (pid,))]) for (pid,) in ids]
+
+    # --- ranking: FTS5's BM25 (rank.py) ------------------------------------------------------------
+    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Listed sections holding each term (terms in none left out), and the number of listed sections."""
+        rows = dict(self._all("SELECT term, df FROM vocab WHERE term = ANY(%s)", ([TOTAL, *terms],)))
+        total = rows.pop(TOTAL, 0) or 1
+        return {t: n for t, n in rows.items() if n > 0}, total
+
+    def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:
+        """(page id, section id, BM25) of the best sections of the scope holding any of the terms, best first."""
+        where, args = scope_sql(scope)
+        rows = self.rank.scored("sections", terms, where, args, limit, out="c.page_id, c.id")
+        return [(p, s, float(score)) for p, s, score in rows]
+
+    def page_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, float]]:
+        """(page id, BM25) of the best pages of the scope holding any of the terms, best first."""
+        where, args = scope_sql(scope)
+        return [(p, float(s)) for p, s in self.rank.scored("pages", terms, where, args, limit, out="c.id")]
+
+    def name_matches(self, phrases: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, str]]:
+        """(page id, section id, defined names) of sections whose names hold one of the phrases, best first."""
+        where, args = scope_sql(scope)
+        rows = self.rank.scored(
+            "sections", phrases, where, args, limit, out="c.page_id, c.id, c.names", names_only=True
+        )
+        return [(p, s, names) for p, s, names, _ in rows]
+
+    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
+        """A page's best section for the terms (for a page found by page-level BM25 only)."""
+        rows = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1, out="c.id")
+        return rows[0][0] if rows else None
+
+    def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
+        """Those of these pages whose full text holds the term (a phrase of its tokens), by the GIN index."""
+        tsq, pieces = text.query([term])
+        if not pieces or not page_ids:
+            return []
+        sql = "SELECT id FROM page_fts WHERE tsv @@ %s::tsquery AND id = ANY(%s)"
+        return [pid for (pid,) in self._all(sql, (tsq, list(page_ids)))]
+
+    def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
+        sql = "SELECT id, key, title, fetched_at, hash FROM pages WHERE id = ANY(%s)"
+        return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self._all(sql, (list(page_ids),))]
+
+    def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
+        sql = "SELECT id, page_id, anchor, title, path, text FROM sections WHERE id = ANY(%s)"
+        return [SectionRow(*row) for row in self._all(sql, (list(section_ids),))]
+
+    def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
+        """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
+        return [
+            tuple(r)
+            for r in self._all(
+                "SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
+                "FROM sections s WHERE s.id = ANY(%s)",
+                (list(section_ids),),
+            )
+        ]
+
+    def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
+        """Stored section vectors of `model` for these pages (those that have some)."""
+        sql = "SELECT id, vecs FROM page_vectors WHERE model=%s AND id = ANY(%s)"
+        return [(i, bytes(v)) for i, v in self._all(sql, (model, list(page_ids)))]
+
+    def vector_pages(self, model: str, scope: Scope) -> list[int]:
+        """Ids of the listed pages of the scope with stored vectors of `model`, ascending."""
+        where, args = scope_sql(scope)
+        rows = self._all(
+            "SELECT v.id FROM page_vectors v JOIN pages p ON p.id=v.id "
+            f"WHERE v.model=%(model)s AND p.listed AND {where} ORDER BY v.id",
+            {"model": model, **args},
+        )
+        return [pid for (pid,) in rows]

@@ -1,0 +1,66 @@
+"""The PostgreSQL index's schema: ordered migrations, applied once by whichever process starts first."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docs_mcp.errors import IndexVersionError
+
+if TYPE_CHECKING:
+    import psycopg
+
+#: Each entry moves the schema one version up (version = its position + 1); never edit a released one.
+MIGRATIONS = (
+    """
+    CREATE TABLE meta(key text PRIMARY KEY, value text);
+    CREATE TABLE pages(
+        id bigserial PRIMARY KEY, key text COLLATE "C" NOT NULL UNIQUE, title text NOT NULL,
+        fetched_at double precision NOT NULL, etag text, last_modified text, hash text,
+        listed boolean NOT NULL DEFAULT true);
+    CREATE TABLE page_data(id bigint PRIMARY KEY, links text, terms bytea, doc bytea);
+    CREATE TABLE page_fts(id bigint PRIMARY KEY, tsv tsvector NOT NULL, len integer NOT NULL);
+    CREATE INDEX page_fts_tsv ON page_fts USING gin(tsv);
+    CREATE TABLE sections(
+        id bigserial PRIMARY KEY, page_id bigint NOT NULL, ord integer NOT NULL, anchor text NOT NULL,
+        level integer NOT NULL, title text NOT NULL, path text NOT NULL, text text NOT NULL,
+        names text NOT NULL DEFAULT '', tsv tsvector, len integer);
+    CREATE INDEX sections_page ON sections(page_id);
+    CREATE INDEX sections_tsv ON sections USING gin(tsv);
+    CREATE TABLE section_terms(
+        term text NOT NULL, id bigint NOT NULL, page_id bigint NOT NULL, len integer NOT NULL,
+        a integer NOT NULL, b integer NOT NULL, c integer NOT NULL, d integer NOT NULL,
+        PRIMARY KEY (term, id) INCLUDE (page_id, len, a, b, c, d));
+    CREATE INDEX section_terms_page ON section_terms(page_id);
+    CREATE TABLE page_terms(
+        term text NOT NULL, id bigint NOT NULL, len integer NOT NULL,
+        a integer NOT NULL, b integer NOT NULL, c integer NOT NULL, d integer NOT NULL,
+        PRIMARY KEY (term, id) INCLUDE (len, a, b, c, d));
+    CREATE INDEX page_terms_id ON page_terms(id);
+    CREATE TABLE page_vectors(id bigint PRIMARY KEY, model text NOT NULL, vecs bytea NOT NULL);
+    CREATE TABLE vocab(term text PRIMARY KEY, df integer NOT NULL);
+    INSERT INTO vocab VALUES ('', 0);
+    CREATE TABLE fts_totals(kind text PRIMARY KEY, rows bigint NOT NULL, tokens bigint NOT NULL);
+    INSERT INTO fts_totals VALUES ('pages', 0, 0), ('sections', 0, 0);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+#: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).
+_MIGRATION_LOCK = 0x646F63736C696365
+
+
+def migrate(conn: psycopg.Connection, location: str) -> None:
+    """Bring the schema up to this version, in one transaction under a lock (replicas may start at once);
+    a newer version's schema is refused."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version(version integer NOT NULL)")
+        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+        stored = (row[0] if row else None) or 0
+        if stored > SCHEMA_VERSION:
+            raise IndexVersionError(
+                f"the index at {location} was written by a newer docslice (schema {stored}, this version "
+                f"reads {SCHEMA_VERSION}): upgrade docslice"
+            )
+        for version in range(stored + 1, SCHEMA_VERSION + 1):
+            conn.execute(MIGRATIONS[version - 1])
+            conn.execute("INSERT INTO schema_version VALUES (%s)", (version,))

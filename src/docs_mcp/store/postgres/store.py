@@ -1,0 +1,291 @@
+"""The PostgreSQL store: one connection pool per process, a snapshot per read block, a short transaction per
+write, and build locks held as session advisory locks (dropped by the server when their connection dies)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from docs_mcp.errors import IndexUnavailable
+from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
+from docs_mcp.store import interface
+from docs_mcp.store.postgres import writes
+from docs_mcp.store.postgres.reads import PostgresReads
+from docs_mcp.store.postgres.schema import migrate
+
+if TYPE_CHECKING:
+    from docs_mcp.model.document import Document
+    from docs_mcp.store.pagerows import PreparedPage
+
+T = TypeVar("T")
+# The pool warns at every failed reconnection while the database is down (each second or so): a replica
+# says it once per call instead ("index unavailable", /readyz 503 with the reason).
+logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+#: Seconds the pool keeps retrying a lost connection (after 1 s, then 2 s: its backoff doubles) before it gives
+#: up and connects again on the next call's demand, at once. Its default, 5 minutes of doubling delays, left
+#: a replica failing for 8 s and more after a database that had been down 10 s came back.
+_RECONNECT_WINDOW = 2.0
+#: Worth another try: the server chose this transaction as a deadlock's victim, or a serialization failure.
+_RETRY = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+
+
+def redacted(url: str) -> str:
+    """A database address for messages: no password."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = netloc[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+class PostgresStore:
+    """The `Store` on a PostgreSQL database shared by a team's crawl job and its server replicas."""
+
+    def __init__(
+        self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE, lazy: bool = False
+    ):
+        """`lazy` (a server replica): start even while the database is down; calls fail as "index
+        unavailable" until it answers, then the schema is checked and everything works without a restart."""
+        self.url, self.location = url, redacted(url)
+        self.fresh_seconds = fresh_seconds
+        self._local = threading.local()
+        self._migrated = False
+        name = f"docslice pid {os.getpid()} on {socket.gethostname()}"[:63]
+        self.pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max(1, pool_size),
+            kwargs={"autocommit": True, "application_name": name},
+            check=ConnectionPool.check_connection,  # a connection dropped by a restart is replaced, not used
+            timeout=PG_POOL_TIMEOUT,
+            reconnect_timeout=_RECONNECT_WINDOW,
+            open=False,
+            name="docslice",
+        )
+        if lazy:
+            self.pool.open(wait=False)
+            return
+        try:
+            self.pool.open(wait=True, timeout=PG_POOL_TIMEOUT)
+            self._ready()
+        except BaseException:
+            self.pool.close()
+            raise
+
+    def _ready(self) -> None:
+        """The schema checked (and migrated) once, on first use. No lock here: migrate() takes the
+        database's own, and a caller never waits behind another one's wait for a connection."""
+        if self._migrated:
+            return
+        with self._errors(), self.pool.connection() as conn:
+            migrate(conn, self.location)
+        self._migrated = True
+
+    @contextmanager
+    def _errors(self, retry: bool = False) -> Iterator[None]:
+        """A database that cannot be reached (down, restarting, refusing us) or that fails a statement is an
+        unavailable index, said plainly; `retry`: a deadlock's victim is left to the caller, who tries again."""
+        try:
+            yield
+        except _RETRY:
+            if not retry:
+                raise IndexUnavailable(
+                    f"cannot use the index at {self.location}: the write kept colliding with others, try again"
+                ) from None
+            raise
+        except PoolTimeout:
+            raise IndexUnavailable(
+                f"cannot use the index at {self.location}: no connection to it within {PG_POOL_TIMEOUT:g} s "
+                "(the database is down, restarting or out of connections)"
+            ) from None
+        except psycopg.OperationalError as exc:
+            raise IndexUnavailable(
+                f"cannot use the index at {self.location}: {_first_line(exc)} (the database is down or "
+                "restarting: retry in a few seconds)"
+            ) from None
+        except psycopg.Error as exc:
+            raise IndexUnavailable(f"cannot use the index at {self.location}: {_first_line(exc)}") from None
+
+    @contextmanager
+    def reading(self) -> Iterator[PostgresReads]:
+        """One consistent snapshot (REPEATABLE READ, read only) for a block of reads; never waits on a writer.
+        Nested blocks share the outer snapshot."""
+        outer = getattr(self._local, "reads", None)
+        if outer is not None:
+            yield outer
+            return
+        self._ready()
+        with self._errors(), self.pool.connection() as conn:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._local.reads = PostgresReads(conn, self.fresh_seconds)
+            try:
+                yield self._local.reads
+            finally:
+                self._local.reads = None
+                with contextlib.suppress(psycopg.Error):  # a connection lost meanwhile has no transaction
+                    conn.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def build_lock(self, root: str) -> AdvisoryBuildLock:
+        """The lock one build of `root` holds, whichever machine runs it."""
+        return AdvisoryBuildLock(self, root)
+
+    # --- writing ---------------------------------------------------------------------------------
+    def write_transaction(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run `work` in one short transaction, again after a pause if the server chose it as a deadlock's victim."""
+        self._ready()
+        delay = WRITE_RETRY_DELAY
+        for attempt in range(WRITE_RETRIES + 1):
+            try:
+                with (
+                    self._errors(retry=attempt < WRITE_RETRIES),
+                    self.pool.connection() as conn,
+                    conn.transaction(),
+                ):
+                    return work(conn)
+            except _RETRY:
+                pass
+            time.sleep(delay * (1 + random.random()))
+            delay *= 2
+        raise AssertionError("unreachable")
+
+    def write(self, page: PreparedPage) -> None:
+        self.write_transaction(lambda db: writes.insert_page(db, page))
+
+    def remove(self, key: str) -> None:
+        self.write_transaction(lambda db: writes.delete_page(db, key))
+
+    def touch(self, key: str, fetched_at: float | None = None) -> None:
+        when = fetched_at or time.time()
+        self.write_transaction(lambda db: writes.touch_page(db, key, when))
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.write_transaction(lambda db: writes.put_meta(db, key, value))
+
+    def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
+        return self.write_transaction(lambda db: writes.put_vectors(db, model, rows))
+
+    # --- reading, each call in a snapshot of its own (or the enclosing `reading()` block's) -----------------
+    def meta(self, key: str) -> str | None:
+        with self.reading() as r:
+            return r.meta(key)
+
+    def page_count(self, scope: interface.Scope | None = None) -> int:
+        with self.reading() as r:
+            return r.page_count(scope)
+
+    def section_count(self) -> int:
+        with self.reading() as r:
+            return r.section_count()
+
+    def newest(self, scope: interface.Scope) -> float:
+        with self.reading() as r:
+            return r.newest(scope)
+
+    def pages(self, scope: interface.Scope) -> list[interface.PageState]:
+        with self.reading() as r:
+            return r.pages(scope)
+
+    def links(self, key: str) -> list[str]:
+        with self.reading() as r:
+            return r.links(key)
+
+    def load_document(self, key: str) -> Document | None:
+        with self.reading() as r:
+            return r.load_document(key)
+
+    def headings(self, key: str) -> list[tuple[int, str, str]]:
+        with self.reading() as r:
+            return r.headings(key)
+
+    def without_vectors(
+        self, model: str, scope: interface.Scope, limit: int, after: int = 0
+    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
+        with self.reading() as r:
+            return r.without_vectors(model, scope, limit, after)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+class AdvisoryBuildLock:
+    """One build of a root at a time across machines: a session advisory lock on a connection of its own,
+    held for the build and dropped by the server if the holder's connection or process dies."""
+
+    def __init__(self, store: PostgresStore, root: str):
+        self.store = store
+        self.key = int.from_bytes(
+            hashlib.sha1(root.encode("utf-8", "surrogatepass")).digest()[:8], "big", signed=True
+        )
+        self._conn: psycopg.Connection | None = None
+
+    def try_acquire(self) -> bool:
+        """Take the lock if free, on a connection kept for the build (given back to the pool otherwise, and
+        on every error: a failed try never keeps a connection)."""
+        if self._conn is not None:
+            return True
+        with self.store._errors():
+            conn = self.store.pool.getconn()
+            try:
+                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0]
+            except BaseException:
+                self.store.pool.putconn(conn)
+                raise
+        if got:
+            self._conn = conn
+        else:
+            self.store.pool.putconn(conn)
+        return bool(got)
+
+    def holder(self) -> str:
+        """Who holds the lock: "N on HOST" from its application name (and its address), "" if unknown."""
+        sql = (
+            "SELECT a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a ON a.pid=l.pid "
+            "WHERE l.locktype='advisory' AND l.granted AND l.objid=(%s::bigint & 4294967295)::oid "
+            "AND l.classid=((%s::bigint >> 32) & 4294967295)::oid LIMIT 1"
+        )
+        with self.store.reading() as r:
+            row = r.db.execute(sql, (self.key, self.key)).fetchone()
+        if not row:
+            return ""
+        # Messages say "pid {holder}": "123 on build-host (10.0.0.5)".
+        return row[0].removeprefix("docslice pid ") + (f" ({row[1]})" if row[1] else "")
+
+    def release(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        with contextlib.suppress(psycopg.Error):  # a lost connection has lost its lock too
+            conn.execute("SELECT pg_advisory_unlock(%s)", (self.key,))
+        self.store.pool.putconn(conn)
+
+
+def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:
+    """The store at `url`, its schema migrated; IndexUnavailable when it cannot be reached (`lazy`: opened
+    anyway, for a server that must come up before its database)."""
+    if lazy:
+        return PostgresStore(url, fresh_seconds, lazy=True)
+    try:
+        # One plain connection first: the server's own reason (refused, no such database, password) when it
+        # cannot be reached, not the pool's timeout.
+        psycopg.connect(url, connect_timeout=int(PG_POOL_TIMEOUT)).close()
+        return PostgresStore(url, fresh_seconds)
+    except (psycopg.OperationalError, PoolTimeout) as exc:
+        raise IndexUnavailable(f"cannot use the index at {redacted(url)}: {_first_line(exc)}") from None

@@ -1,0 +1,78 @@
+"""Full-text rows as PostgreSQL sees them: a tsvector literal built from the indexed tokens themselves (no
+PostgreSQL text search configuration), so matching and BM25 see exactly the terms SQLite's FTS5 sees."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+#: tsvector weight labels of the four full-text columns (title, path/headings, body, names).
+LABELS = "ABCD"
+#: PostgreSQL keeps at most this many positions per lexeme, up to this position, lexemes up to this size.
+MAX_POSITIONS, MAX_POSITION, MAX_LEXEME_BYTES = 256, 16383, 2047
+#: FTS5's unicode61 tokenizer separates at apostrophes (the house tokenizer keeps "don't" whole).
+_SPLIT = re.compile(r"['’]")
+
+
+def _fold_char(ch: str) -> str:
+    """unicode61 on one lowercase character: a few case foldings (`ς` → `σ`), then a Latin letter's one
+    diacritic off (`é` → `e`; a letter with two marks keeps them)."""
+    if ord(ch) < 0x1000:
+        folded = ch.casefold()
+        ch = folded if len(folded) == 1 else ch
+    parts = unicodedata.normalize("NFD", ch)
+    if len(parts) == 2 and parts[0].isascii() and unicodedata.combining(parts[1]):
+        return parts[0]
+    return ch
+
+
+@lru_cache(maxsize=200_000)
+def fold(token: str) -> tuple[str, ...]:
+    """What FTS5's unicode61 makes of one stored token: split at apostrophes, letters folded as it folds them."""
+    if not token.isascii():
+        token = "".join(map(_fold_char, token))
+    return tuple(p for p in _SPLIT.split(token) if p and len(p.encode()) <= MAX_LEXEME_BYTES)
+
+
+def tokens(column: str) -> list[str]:
+    """The terms of one stored full-text column (tokens joined by spaces)."""
+    return [t for token in column.split() for t in fold(token)]
+
+
+def tsvector(columns: Sequence[str]) -> tuple[str, int, dict[str, list[int]]]:
+    """A row's four columns as a tsvector literal (for the GIN index: matching), its length in tokens (FTS5's
+    document length), and its term frequencies {term: [title, path, body, names]} (for BM25).
+
+    Each occurrence is one position labelled with its column's weight, at most 256 per lexeme (PostgreSQL's
+    limit: the exact counts are the frequencies'). The names column (D) keeps its real positions, so a phrase of
+    names matches with `<->`; the other columns' occurrences are numbered per lexeme after them."""
+    positions: dict[str, list[str]] = {}
+    counts: dict[str, list[int]] = {}
+    names = tokens(columns[3])
+    columns_in_order = [(3, names), *((c, tokens(columns[c])) for c in range(3))]
+    for column, terms in columns_in_order:
+        for i, term in enumerate(terms, 1):
+            counts.setdefault(term, [0, 0, 0, 0])[column] += 1
+            held = positions.setdefault(term, [])
+            if len(held) < MAX_POSITIONS:
+                at = i if column == 3 else len(held) + 1 + len(names)
+                held.append(f"{min(at, MAX_POSITION)}{LABELS[column]}")
+    length = sum(len(terms) for _, terms in columns_in_order)
+    literal = " ".join(f"{quote(t)}:{','.join(p)}" for t, p in positions.items())
+    return literal, length, counts
+
+
+def quote(lexeme: str) -> str:
+    """A lexeme as a tsvector/tsquery literal quotes it."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def query(terms: Sequence[str], names_only: bool = False) -> tuple[str, list[list[str]]]:
+    """The tsquery matching any of the terms (a term of several tokens is a phrase), and each term's pieces."""
+    label = ":D" if names_only else ""
+    pieces = [tokens(t) for t in terms]
+    pieces = [p for p in pieces if p]
+    parts = ["(" + " <-> ".join(quote(p) + label for p in ps) + ")" for ps in pieces]
+    return " | ".join(parts), pieces

@@ -1,0 +1,48 @@
+"""The crawl as a job: `docslice index --index-url …` fills a shared PostgreSQL index from any machine, and
+two jobs for one source never crawl it twice (the second waits for the first, naming it, then finds every
+page fresh)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from docs_mcp.store.postgres.store import PostgresStore
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(180)]
+
+
+def _job(url: str, source: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "docs_mcp", "index", "--index-url", url, "--source", source, "--workers", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "DOCS_MCP_INDEX_URL"},
+    )
+
+
+def test_a_second_job_for_a_source_waits_for_the_first_and_crawls_nothing_again(site, postgres_url):
+    holder = PostgresStore(postgres_url)
+    lock = holder.build_lock(site.url)
+    assert lock.try_acquire()  # another machine's job, crawling this source
+    job = _job(postgres_url, site.url)
+    try:
+        time.sleep(3)
+        assert job.poll() is None  # waiting, not crawling beside it
+        assert holder.page_count() == 0
+    finally:
+        lock.release()
+    out, _ = job.communicate(timeout=120)
+    assert job.returncode == 0, out
+    assert f"waiting for another docslice process (pid {os.getpid()} on {socket.gethostname()}" in out
+    pages = holder.page_count()
+    assert pages > 10 and f"{pages} fetched" in out
+    again, _ = _job(postgres_url, site.url).communicate(timeout=120)
+    assert "0 fetched" in again and f"{pages} still fresh" in again
+    holder.close()

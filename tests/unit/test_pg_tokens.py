@@ -1,0 +1,56 @@
+"""The PostgreSQL store reads our tokens as SQLite FTS5's unicode61 tokenizer does (so both rank alike):
+checked against SQLite itself, on every lowercase letter below U+3400 and from U+A000 to U+FFFF."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from docs_mcp.store.postgres.text import fold, query, tsvector
+
+_WORD = re.compile(r"[^\W_]+")
+#: Letters whose folding changed between the Unicode versions of SQLite's tables and Python's.
+_UNICODE_VERSION_GAPS = 25
+
+
+def fts5_tokens(texts: list[str]) -> list[list[str]]:
+    """What FTS5 (unicode61, remove_diacritics 1) makes of each text, in order."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", list(enumerate(texts, 1)))
+    out: list[list[tuple[int, str]]] = [[] for _ in texts]
+    for term, doc, offset in db.execute("SELECT term, doc, offset FROM v"):
+        out[doc - 1].append((offset, term))
+    return [[t for _, t in sorted(row)] for row in out]
+
+
+def test_words_with_apostrophes_and_diacritics_split_and_fold_as_fts5_does():
+    tokens = ["don't", "café", "naïve", "ς", "straße", "潮位", "python's", "ǆ", "ﬁ"]
+    assert [list(fold(t)) for t in tokens] == fts5_tokens(tokens)
+
+
+def test_every_letter_folds_as_fts5_folds_it():
+    letters = [
+        ch
+        for cp in [*range(0x80, 0x3400), *range(0xA000, 0xD800), *range(0xE000, 0x10000)]
+        if len(ch := chr(cp).lower()) == 1 and _WORD.fullmatch(ch)
+    ]
+    words = ["a" + ch + "a" for ch in letters]
+    differ = [w for w, want in zip(words, fts5_tokens(words), strict=True) if list(fold(w)) != want]
+    assert len(words) > 20_000 and len(differ) <= _UNICODE_VERSION_GAPS, differ
+
+
+def test_a_row_counts_fts5_tokens_per_column_and_names_keep_their_positions():
+    literal, length, counts = tsvector(["don't panic", "", "don't don't", "x os path"])
+    assert length == 10  # don, t, panic | don, t, don, t | x, os, path
+    assert (
+        counts["don"] == [1, 0, 2, 0] and counts["panic"] == [1, 0, 0, 0] and counts["path"] == [0, 0, 0, 1]
+    )
+    assert "'os':2D" in literal and "'path':3D" in literal  # a names phrase matches with <->
+
+
+def test_a_term_with_an_apostrophe_is_a_phrase_and_names_only_queries_the_names_column():
+    tsq, pieces = query(["don't", "café"])
+    assert pieces == [["don", "t"], ["cafe"]] and tsq == "('don' <-> 't') | ('cafe')"
+    assert query(["os path"], names_only=True)[0] == "('os':D <-> 'path':D)"

@@ -1,0 +1,198 @@
+"""The store's contract, run on both engines: the SQLite file and PostgreSQL (a real server started by the
+`postgres_server` fixture). Both index the same local fixture site through the real indexer, so reads, writes
+and ranking are compared on the same pages; PostgreSQL's BM25 must equal SQLite's FTS5 scores."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import pytest
+from conftest import SITE
+
+from docs_mcp.crawl.indexer import Indexer
+from docs_mcp.fetch.fetching import Fetcher
+from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.settings import Settings
+from docs_mcp.store.index import SiteIndex
+from docs_mcp.store.interface import Scope
+from docs_mcp.text.terms import tokenize
+
+ENGINES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+QUERIES = (
+    "install package",
+    "json parse",
+    "configuration options",
+    "ユーザーガイド",
+    "error",
+    "validate records",
+)
+#: Defined names, as the ranker asks for them: tokens of the name's last two parts, one phrase each.
+NAMES = ("tidepool.load", "GaugeReader.validate_records", "RecordWriter", "station")
+
+
+def _open(engine: str, request: pytest.FixtureRequest, tmp_path):
+    if engine == "sqlite":
+        return SiteIndex(tmp_path / "index.sqlite")
+    from docs_mcp.store.postgres.store import PostgresStore
+
+    return PostgresStore(request.getfixturevalue("postgres_url"))
+
+
+def _parts():
+    sources = SourceSet.from_specs([str(SITE)])
+    settings = Settings(cache_dir=None)
+    return sources, settings, Fetcher(sources, settings)
+
+
+def _indexed(store):
+    """The fixture site indexed into `store` by the real indexer (one process), and its scope."""
+    sources, settings, fetcher = _parts()
+    asyncio.run(Indexer(sources, settings, fetcher, store, workers=1).run())
+    return store, Scope.of(sources.sources)
+
+
+@pytest.fixture(params=ENGINES)
+def store(request, tmp_path) -> Iterator:
+    """An empty store of each engine."""
+    index = _open(request.param, request, tmp_path)
+    yield index
+    index.close()
+
+
+@pytest.fixture(scope="module")
+def sqlite_site(tmp_path_factory):
+    """The fixture site indexed into SQLite: the reference the other engine is compared with."""
+    index, scope = _indexed(SiteIndex(tmp_path_factory.mktemp("ref") / "index.sqlite"))
+    yield index, scope
+    index.close()
+
+
+def test_an_indexed_site_reads_back_its_pages_documents_and_headings(store):
+    index, scope = _indexed(store)
+    keys = sorted(p.key for p in index.pages(scope))
+    assert any(k.endswith("sphinx.html") for k in keys) and index.page_count(scope) == len(keys)
+    key = next(k for k in keys if k.endswith("sphinx.html"))
+    doc = index.load_document(key)
+    assert doc is not None and doc.title
+    assert index.headings(key) and all(level > 0 for level, _, _ in index.headings(key))
+    assert index.section_count() >= len(keys)
+    assert index.newest(scope) > 0 and index.newest(Scope(("https://elsewhere.invalid/",))) == 0
+
+
+def test_page_ids_are_never_reused_and_a_removed_page_takes_its_terms_back(store):
+    index, scope = _indexed(store)
+    key = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    with index.reading() as r:
+        before = {row.key: row.id for row in r.page_rows(range(1, 10_000))}
+        df_before, total_before = r.doc_freq(["sphinx"])
+    index.remove(key)
+    with index.reading() as r:
+        df_after, total_after = r.doc_freq(["sphinx"])
+        assert key not in {row.key for row in r.page_rows(range(1, 10_000))}
+    assert total_after < total_before and df_after.get("sphinx", 0) <= df_before.get("sphinx", 0)
+    asyncio.run(Indexer(*_parts(), index, workers=1).run())  # the page comes back
+    with index.reading() as r:
+        again = {row.key: row.id for row in r.page_rows(range(1, 10_000))}
+    assert again[key] > max(before.values())
+
+
+def test_section_vectors_are_stored_for_listed_pages_and_found_by_model_and_scope(store):
+    index, scope = _indexed(store)
+    with index.reading() as r:
+        ids = sorted(row.id for row in r.page_rows(range(1, 10_000)))
+        before = r.vector_pages("m", scope)  # vectors the build stored itself, with the semantic extra
+    fresh = [pid for pid in ids[:3] if pid not in before]
+    assert index.put_vectors("m", [(pid, bytes([pid % 256, 1])) for pid in fresh]) == len(fresh)
+    assert index.put_vectors("m", [(max(ids) + 1000, b"\x00")]) == 0  # a page since removed: skipped
+    with index.reading() as r:
+        assert r.vector_pages("m", scope) == sorted({*before, *fresh})
+        assert r.vector_pages("m", Scope(("https://elsewhere.invalid/",))) == []
+        assert r.vector_pages("other", scope) == []
+        stored = dict(r.vectors("m", fresh))
+    assert stored == {pid: bytes([pid % 256, 1]) for pid in fresh}
+
+
+def test_pages_holding_a_term_are_those_whose_text_holds_it(store):
+    index, scope = _indexed(store)
+    with index.reading() as r:
+        ids = [row.id for row in r.page_rows(range(1, 10_000))]
+        holding = r.pages_holding("tidepool", ids)
+        assert holding and set(holding) < set(ids)
+        assert {p for p, _ in r.page_matches(["tidepool"], scope, 1000)} == set(holding)
+        assert r.pages_holding("tidepool", []) == [] and r.pages_holding("zzzqqq", ids) == []
+
+
+def test_meta_touch_and_a_snapshot_that_does_not_see_a_later_write(store):
+    store.set_meta("built", "1")
+    store.set_meta("built", "2")
+    assert store.meta("built") == "2" and store.meta("absent") is None
+    with store.reading() as outer, store.reading() as inner:
+        assert inner is outer
+        assert outer.meta("built") == "2"
+        done = threading.Event()
+        threading.Thread(target=lambda: (store.set_meta("built", "3"), done.set())).start()
+        assert done.wait(10)  # a writer never waits for a reader
+        assert outer.meta("built") == "2"  # this snapshot still reads what it began with
+    assert store.meta("built") == "3"
+
+
+def test_one_build_lock_per_root_and_the_holder_is_named(store):
+    first, second = store.build_lock("https://docs.example/"), store.build_lock("https://docs.example/")
+    other = store.build_lock("https://other.example/")
+    assert first.try_acquire()
+    try:
+        assert not second.try_acquire()
+        assert second.holder()
+        assert other.try_acquire()
+        other.release()
+    finally:
+        first.release()
+    assert second.try_acquire()
+    second.release()
+
+
+@pytest.mark.postgres
+def test_postgres_ranks_exactly_as_sqlite_fts5(sqlite_site, request, tmp_path):
+    reference, scope = sqlite_site
+    index, _ = _indexed(_open("postgres", request, tmp_path))
+    try:
+        key_of = {}
+        for name, store in (("sqlite", reference), ("postgres", index)):
+            with store.reading() as r:
+                key_of[name] = {row.id: row.key for row in r.page_rows(range(1, 10_000))}
+        for query in QUERIES:
+            terms = sorted(set(tokenize(query)))
+            got = {}
+            for name, store in (("sqlite", reference), ("postgres", index)):
+                with store.reading() as r:
+                    pages = r.page_matches(terms, scope, 50)
+                    sections = r.section_matches(terms, scope, 50)
+                    got[name] = (
+                        sorted((key_of[name][p], round(s, 9)) for p, s in pages),
+                        sorted((key_of[name][p], round(s, 9)) for p, _, s in sections),
+                        r.doc_freq(terms),
+                    )
+            assert got["postgres"] == got["sqlite"], query
+            assert got["sqlite"][0] and got["sqlite"][1], query  # the comparison is not vacuous
+        phrases = [" ".join(tokenize(n)) for n in NAMES]
+        found = {}
+        for name, store in (("sqlite", reference), ("postgres", index)):
+            with store.reading() as r:
+                matches = r.name_matches(phrases, scope, 50)
+                best = r.best_section(matches[0][0], ["tidepool"])
+                found[name] = ([(key_of[name][p], n) for p, _, n in matches], r.section_rows([best])[0][2:])
+        assert found["postgres"] == found["sqlite"] and len(found["sqlite"][0]) >= 4
+    finally:
+        index.close()
+
+
+@pytest.mark.postgres
+def test_an_unreachable_database_is_an_unavailable_index_with_its_address_and_no_password():
+    from docs_mcp.errors import IndexUnavailable
+    from docs_mcp.store.postgres.store import open_postgres
+
+    with pytest.raises(IndexUnavailable) as caught:
+        open_postgres("postgresql://docs:secret@127.0.0.1:9/none?connect_timeout=1", 1.0)
+    assert "127.0.0.1:9" in str(caught.value) and "secret" not in str(caught.value)
