@@ -62,7 +62,12 @@ class PostgresReads:
         )
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
-        return Document.from_blob(bytes(row[0]), render_section)
+        # The stored page leaves its sections' texts to the sections rows (each text once, as in SQLite).
+        texts = self._all(
+            "SELECT s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=%s ORDER BY s.ord",
+            (key,),
+        )
+        return Document.from_blob(bytes(row[0]), render_section, [t for (t,) in texts])
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         rows = self._all(

@@ -11,7 +11,7 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -167,6 +167,10 @@ class PostgresStore:
 
     def write(self, page: PreparedPage) -> None:
         self.write_transaction(lambda db: writes.insert_page(db, page))
+
+    def write_many(self, pages: Sequence[PreparedPage]) -> None:
+        """The pages in one transaction, all or none (a build writes what its workers finished meanwhile)."""
+        self.write_transaction(lambda db: [writes.insert_page(db, page) for page in pages])
 
     def remove(self, key: str) -> None:
         self.write_transaction(lambda db: writes.delete_page(db, key))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docs_mcp.store.pagerows import PreparedPage, term_counts
+from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links, unpack_text
 from docs_mcp.store.postgres import text
 
 if TYPE_CHECKING:
@@ -28,7 +28,8 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
     page_id = db.execute(_PAGE, (*row[:6], bool(row[6]))).fetchone()[0]
     db.execute(
         "INSERT INTO page_data(id, links, terms, doc) VALUES (%s,%s,%s,%s)",
-        (page_id, page.links, page.terms, page.doc),
+        # Links and texts as plain text: PostgreSQL compresses large values itself (TOAST).
+        (page_id, "\n".join(unpack_links(page.links)), page.terms, page.doc),
     )
     if page.listed:
         tsv, length, counts = text.tsvector(page.page_fts)
@@ -51,7 +52,7 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
     for k, section in enumerate(page.sections):
         tsv, length, counts = text.tsvector(page.section_fts[k]) if page.listed else (None, None, {})
         tokens += length or 0
-        rows.append((ids[k], page_id, *section, tsv, length))
+        rows.append((ids[k], page_id, *section[:5], unpack_text(section[5]), section[6], tsv, length))
         postings += [(t, ids[k], page_id, length, *n) for t, n in counts.items()]
     with db.cursor() as cur:
         cur.executemany(_SECTION, rows)
