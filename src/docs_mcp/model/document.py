@@ -15,6 +15,9 @@ from docs_mcp.text.tidy import clip, fold_space
 SEPARATOR = "\n\n"
 #: Characters of ids listed when a section id is unknown (a page of 20,000 headings must not flood the error).
 _UNKNOWN_LIST_CHARS = 1_500
+#: (key in the stored JSON, Document field) of the page's own fields.
+_STORED_FIELDS = (*((f, f) for f in ("url", "source", "title", "fetched_at", "etag", "last_modified")),)
+_STORED_FIELDS += (("hash", "content_hash"),)
 
 
 def _span(stored: list) -> tuple[int, int] | None:
@@ -112,31 +115,23 @@ class Document:
     # --- persistence (the site index stores converted pages) ------------------------------------------
     def to_blob(self, texts: bool = True, level: int = 1) -> bytes:
         """Compact bytes (zlib'd JSON) of all but the memo (`texts=False`: but the sections' plain texts too)."""
-        payload = {
-            "url": self.url,
-            "source": self.source,
-            "title": self.title,
-            "fetched_at": self.fetched_at,
-            "etag": self.etag,
-            "last_modified": self.last_modified,
-            "hash": self.content_hash,
-            "sections": [
-                [
-                    s.id,
-                    s.title,
-                    s.level,
-                    s.parent,
-                    s.body_html,
-                    s.body_md,
-                    s.text if texts else "",
-                    list(s.anchors),
-                    [[e.id, e.name, e.parent, list(e.anchors), e.text_span] for e in s.entries],
-                    list(s.names),
-                    s.code_words,
-                ]
-                for s in self.sections
-            ],
-        }
+        payload = {key: getattr(self, name) for key, name in _STORED_FIELDS}
+        payload["sections"] = [
+            [
+                s.id,
+                s.title,
+                s.level,
+                s.parent,
+                s.body_html,
+                s.body_md,
+                s.text if texts else "",
+                list(s.anchors),
+                [[e.id, e.name, e.parent, list(e.anchors), e.text_span] for e in s.entries],
+                list(s.names),
+                s.code_words,
+            ]
+            for s in self.sections
+        ]
         return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), level)
 
     @classmethod
@@ -157,17 +152,7 @@ class Document:
             )
             for row, text in zip(p["sections"], texts, strict=True)
         )
-        return cls(
-            p["url"],
-            p["source"],
-            p["title"],
-            sections,
-            p["fetched_at"],
-            p["etag"],
-            p["last_modified"],
-            p["hash"],
-            render,
-        )
+        return cls(**{name: p[key] for key, name in _STORED_FIELDS}, sections=sections, render=render)
 
     # --- lookup -------------------------------------------------------------------------------
     def _ids(self) -> tuple[dict[str, Ref], dict[str, Ref]]:
