@@ -200,6 +200,15 @@ INDEX_PAGE_SELECTORS: tuple[str, ...] = (
     "table.genindextable",
     "div.genindex-jumpbox",  # Sphinx genindex.html when the index is split by letter
 )
+#: Keyword indexes read as term → link entries (convert/keyword_index.py): DocBook, Sphinx, Javadoc's
+#: index-files, Texinfo's `@printindex` tables (index-cp, index-fn, …).
+KEYWORD_INDEX_SELECTORS: tuple[str, ...] = (
+    "div.indexdiv",
+    "table.indextable",
+    "table.genindextable",
+    "dl.index",
+    "table[class^=index-]",
+)
 #: Classes marking a container that wraps exactly one section (its id names the section).
 SECTION_CONTAINER_CLASSES = frozenset(
     {

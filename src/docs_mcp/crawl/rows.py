@@ -12,11 +12,15 @@ import zlib
 from docs_mcp.model.document import Document
 from docs_mcp.search.semantic import active_model, encode_sections
 from docs_mcp.store.pagerows import TOTAL, PreparedPage
-from docs_mcp.text.terms import tokenize
+from docs_mcp.text.terms import query_terms, tokenize
 
 
 def prepare_page(
-    key: str, doc: Document, listed: bool = True, links: list[str] | None = None
+    key: str,
+    doc: Document,
+    listed: bool = True,
+    links: list[str] | None = None,
+    keywords: list[tuple[str, str, str]] | None = None,
 ) -> PreparedPage:
     """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page)."""
     rows, fts = [], []
@@ -58,4 +62,6 @@ def prepare_page(
         zlib.compress(json.dumps(df, ensure_ascii=False).encode("utf-8"), 1),
         model if vectors else "",
         vectors,
+        # Terms as their content words: "timeout during" is about timeouts, not "during".
+        tuple((" ".join(query_terms(term)), target, anchor) for term, target, anchor in keywords or ()),
     )

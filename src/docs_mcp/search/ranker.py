@@ -10,12 +10,13 @@ import threading
 
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.scan import SectionScan
-from docs_mcp.search.scoring import Evidence, combine, page_evidence, selective_terms
+from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, embedder, rerank_pages
 from docs_mcp.search.snippets import snippet
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     AGGREGATE_SIZE_RATIO,
+    KEYWORD_CANDIDATES,
     MAX_QUERY_TERMS,
     NAME_CANDIDATES,
     PAGE_CANDIDATES,
@@ -162,13 +163,22 @@ class SiteRanker:
             by_page.setdefault(page_id, []).append((section_id, score))
         best_section = {pid: v[0] for pid, v in by_page.items()}
         page_score = page_evidence(dict(pages), by_page)
-        candidates = set(best_section) | set(page_score) | set(defines)
+        keywords = {}
+        if mechanism_on("index-bridge"):
+            keywords = keyword_strength(reads.keyword_matches(terms, scope, KEYWORD_CANDIDATES), terms, idf)
+        candidates = set(best_section) | set(page_score) | set(defines) | set(keywords)
         titles = self._titles(reads, candidates, scope)
         # Coverage only beside the cosine: alone it lifts long pages holding every word over the exact one
         # (Python pipeline, tuning half: 87% -> 80%); blended, the pages it lifts are judged by meaning too.
         covered = candidates if active_model() is not None else set()
         return Evidence(
-            candidates, best_section, page_score, defines, titles, _coverage(reads, terms, idf, covered)
+            candidates,
+            best_section,
+            page_score,
+            defines,
+            titles,
+            _coverage(reads, terms, idf, covered),
+            keywords,
         )
 
     def _semantic(

@@ -10,6 +10,7 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
+from docs_mcp.store.keywords import keyword_matches
 from docs_mcp.store.pagerows import TOTAL
 
 #: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
@@ -162,6 +163,14 @@ class SQLiteReads:
             f"JOIN pages p ON p.id=s.page_id WHERE sections_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?",
             (f"names : ({match_expression(phrases)})", *args, limit),
         ).fetchall()
+
+    def keyword_matches(
+        self, terms: Sequence[str], scope: Scope, limit: int
+    ) -> list[tuple[int, str, str, float]]:
+        """(target page id, anchor, term tokens, BM25) of the keyword-index entries holding any of the terms
+        whose target is a listed page of the scope, best first."""
+        where, args = scope_sql(scope)
+        return keyword_matches(self.db, match_expression(terms), where, args, limit)
 
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""

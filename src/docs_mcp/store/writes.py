@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from docs_mcp.store.keywords import delete_keywords, insert_keywords
 from docs_mcp.store.pagerows import PreparedPage, term_counts
 
 
@@ -39,6 +40,7 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage) -> None:
             "INSERT INTO page_vectors(id, model, vecs) VALUES (?,?,?)",
             (page_id, page.vector_model, page.vectors),
         )
+    insert_keywords(db, page_id, page.keywords)
 
 
 def count_terms(db: sqlite3.Connection, terms: bytes | None, sign: int) -> None:
@@ -68,6 +70,7 @@ def delete_page(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM pages WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_data WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
+    delete_keywords(db, page_id)
     count_terms(db, terms, -1)
 
 
