@@ -18,6 +18,25 @@ GENERATED_PAGES = (
     r"\.rs\.html$",  # rustdoc: source views
     r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
 )
+#: Words of a home page's title that do not name the site ("PostgreSQL 15.20 Documentation" names PostgreSQL).
+SITE_TITLE_GENERIC = frozenset(
+    {
+        "document",
+        "doc",
+        "manual",
+        "guid",
+        "refer",
+        "home",
+        "page",
+        "main",
+        "overview",
+        "welcom",
+        "index",
+        "api",
+    }
+)
+#: A home page, below a source's root.
+HOME_PAGES = ("", "index.html", "index.htm")
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
 RELEASE_NOTES_TITLE = (
     r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news"

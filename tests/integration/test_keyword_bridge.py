@@ -46,13 +46,13 @@ def write_site(docs: Path) -> Path:
     return docs
 
 
-async def ranked(source: str, cache: Path, query: str) -> list[tuple[str, str]]:
+async def ranked(source: str, cache: Path, query: str) -> tuple[list[tuple[str, str]], set[str]]:
+    """(page, section) of the best three hits, and the pages indexed."""
     app = App(parser().parse_args(["serve", "--cache-dir", str(cache), "--no-index", "--source", source]))
     try:
         await app.indexer.run()
-        keys = {p.key.rsplit("/", 1)[-1] for p in app.index.pages(Scope.of(app.sources.sources))}
-        assert "bookindex.html" in keys  # crawled for its entries, never a result
-        return [(h.url.rsplit("/", 1)[-1], h.section_id) for h in app.search.search(query, 3)]
+        pages = {p.key.rsplit("/", 1)[-1] for p in app.index.pages(Scope.of(app.sources.sources))}
+        return [(h.url.rsplit("/", 1)[-1], h.section_id) for h in app.search.search(query, 3)], pages
     finally:
         await app.fetcher.aclose()
         app.index.close()
@@ -64,16 +64,44 @@ async def test_the_index_files_a_page_under_words_it_never_uses(tmp_path, served
     site = LocalSite(docs) if served else None
     try:
         source = site.url if site else str(docs)
-        hits = await ranked(source, tmp_path / "c", "give up waiting for a lock")
+        hits, pages = await ranked(source, tmp_path / "c", "give up waiting for a lock")
     finally:
         if site:
             site.stop()
-    assert hits[0][0] == "config-client.html", hits
-    assert "bookindex.html" not in [page for page, _ in hits]
+    assert hits[0] == ("config-client.html", "RUNTIME-CONFIG-CLIENT-STATEMENT"), hits
+    # Crawled for its entries, never a result.
+    assert "bookindex.html" in pages and "bookindex.html" not in [page for page, _ in hits]
 
 
 async def test_without_the_bridge_the_page_using_the_words_wins(tmp_path, monkeypatch):
     monkeypatch.setattr(settings, "ABLATED", frozenset({"index-bridge"}))
     docs = write_site(tmp_path / "docs")
-    hits = await ranked(str(docs), tmp_path / "c", "give up waiting for a lock")
+    hits, _ = await ranked(str(docs), tmp_path / "c", "give up waiting for a lock")
     assert hits[0][0] == "locking.html", hits
+
+
+def write_named_site(docs: Path) -> Path:
+    """A site named on its home page; a program page whose title is the site's short name."""
+    docs.mkdir()
+    pages = {
+        "index.html": ("Tidepoolql 3.1 Documentation", '<p><a href="gauges.html">Gauges</a></p>'),
+        "gauges.html": (
+            "Gauge drift",
+            "<h2>Drift</h2><p>A gauge drifts as its float wears; recalibrate.</p>",
+        ),
+        "app-tidepool.html": (
+            "tidepool",
+            "<h2>Description</h2><p>tidepool starts the server; a gauge may drift.</p>",
+        ),
+    }
+    for name, (title, body) in pages.items():
+        (docs / name).write_text(PAGE.format(title=title, body=body), encoding="utf-8")
+    return docs
+
+
+@pytest.mark.parametrize("on", [True, False], ids=["discounted", "ablated"])
+async def test_a_word_naming_the_site_does_not_pick_the_page_titled_with_it(tmp_path, monkeypatch, on):
+    monkeypatch.setattr(settings, "ABLATED", frozenset() if on else frozenset({"site-name"}))
+    docs = write_named_site(tmp_path / "docs")
+    hits, _ = await ranked(str(docs), tmp_path / "c", "why does my gauge drift in tidepool")
+    assert hits[0][0] == ("gauges.html" if on else "app-tidepool.html"), hits

@@ -204,6 +204,10 @@ class SQLiteReads:
         sql = f"SELECT id, key, title, fetched_at, hash FROM pages WHERE id IN ({_marks(ids)})"
         return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self.db.execute(sql, ids)]
 
+    def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
+        sql = f"SELECT key, title FROM pages WHERE key IN ({_marks(keys)})"
+        return self.db.execute(sql, list(keys)).fetchall()
+
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
         ids = list(section_ids)
         sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({_marks(ids)})"
