@@ -167,6 +167,12 @@ NAME_MATCH_BONUS = 1.0
 #: page): a chapter covering the question beats small pages sharing one rare word with it. Only with the
 #: `semantic` extra's cosine blended in (ranker.py says why).
 COVERAGE_BONUS = 0.5
+#: Weight of "the site's own keyword index files the page under the query's words" (genindex, bookindex,
+#: index-files): the best entry's share of its own words the query holds times the query's IDF share it
+#: covers. A bridge for words the page itself does not use.
+KEYWORD_BONUS = 0.5
+#: Keyword-index entries read per query (best BM25 first).
+KEYWORD_CANDIDATES = 200
 
 #: Column weights: a term in a section's heading counts most, then the API names it defines
 #: (definition-list terms), its heading path, and its body least.

@@ -19,6 +19,25 @@ GENERATED_PAGES = (
     r"\.rs\.html$",  # rustdoc: source views
     r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
 )
+#: Words of a home page's title that do not name the site ("PostgreSQL 15.20 Documentation" names PostgreSQL).
+SITE_TITLE_GENERIC = frozenset(
+    {
+        "document",
+        "doc",
+        "manual",
+        "guid",
+        "refer",
+        "home",
+        "page",
+        "main",
+        "overview",
+        "welcom",
+        "index",
+        "api",
+    }
+)
+#: A home page, below a source's root.
+HOME_PAGES = ("", "index.html", "index.htm")
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
 RELEASE_NOTES_TITLE = (
     r"(?i)\b(what['’]?s new|changelog|change log|release notes|changes in|news"
@@ -202,6 +221,15 @@ INDEX_PAGE_SELECTORS: tuple[str, ...] = (
     "table.indextable",
     "table.genindextable",
     "div.genindex-jumpbox",  # Sphinx genindex.html when the index is split by letter
+)
+#: Keyword indexes read as term → link entries (convert/keyword_index.py): DocBook, Sphinx, Javadoc's
+#: index-files, Texinfo's `@printindex` tables (index-cp, index-fn, …).
+KEYWORD_INDEX_SELECTORS: tuple[str, ...] = (
+    "div.indexdiv",
+    "table.indextable",
+    "table.genindextable",
+    "dl.index",
+    "table[class^=index-]",
 )
 #: Classes marking a container that wraps exactly one section (its id names the section).
 SECTION_CONTAINER_CLASSES = frozenset(

@@ -124,6 +124,28 @@ def test_pages_holding_a_term_are_those_whose_text_holds_it(store):
         assert r.pages_holding("tidepool", []) == [] and r.pages_holding("zzzqqq", ids) == []
 
 
+def test_keyword_entries_lift_their_target_best_first_and_go_with_their_index_page(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    listing = target.rsplit("/", 1)[0] + "/genindex-contract.html"
+    entries = [("tide gauge datum", target, "datum"), ("gauge", target, "gauge"), ("gauge", "nowhere", "x")]
+    index.write(prepare_page(listing, index.load_document(target), listed=False, keywords=entries))
+    with index.reading() as r:
+        found = r.keyword_matches(tokenize("gauge datum"), scope, 10)  # as the ranker asks: indexed tokens
+        target_id = next(row.id for row in r.page_rows(range(1, 10_000)) if row.key == target)
+        assert [(pid, anchor) for pid, anchor, _, _ in found] == [(target_id, "datum"), (target_id, "gauge")]
+        assert found[0][2] == " ".join(tokenize("tide gauge datum")) and found[0][3] > found[1][3] > 0
+        assert r.keyword_matches(tokenize("gauge"), Scope(("https://elsewhere.invalid/",)), 10) == []
+        assert r.page_titles([target, "https://elsewhere.invalid/"]) == [
+            (target, index.load_document(target).title)
+        ]
+    index.remove(listing)
+    with index.reading() as r:
+        assert r.keyword_matches(tokenize("gauge datum"), scope, 10) == []
+
+
 def test_meta_touch_and_a_snapshot_that_does_not_see_a_later_write(store):
     store.set_meta("built", "1")
     store.set_meta("built", "2")

@@ -4,21 +4,28 @@ rows)."""
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import signal
 import threading
 import time
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urljoin, urlsplit
 
+from docs_mcp.convert.keyword_index import keyword_entries
 from docs_mcp.convert.parsing import find_main, generated_index_chars, normalize_space, parse_html
 from docs_mcp.convert.pipeline import build_document
 from docs_mcp.crawl.rows import prepare_page
-from docs_mcp.fetch.discovery import page_links, parse_llms_txt
+from docs_mcp.fetch.discovery import normalize_url, page_links, parse_llms_txt
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.sources import Location
-from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS
+from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS, mechanism_on
 from docs_mcp.store.pagerows import PreparedPage
+from docs_mcp.text.terms import tokenize
 from docs_mcp.themes import GENERATED_PAGES
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
 
 #: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
 NAVIGATION_LINK_SHARE = 0.6
@@ -41,10 +48,12 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
     Tokenizing and compressing happen here too, so the process that serves searches only runs SQL.
     """
     key = key or raw.location.uid
+    keywords: list[tuple[str, str, str]] = []
     if raw.kind == "markdown":
         doc, links, navigation = build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
     else:
         root = parse_html(raw.text)
+        keywords = keyword_links(root, raw.location, key)
         links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
         main = find_main(root)
         anchors = main.findall(".//a")
@@ -55,7 +64,31 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
         ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
         doc = build_document(raw, url, root, main)
     listed = not navigation and not generated(raw.location)
-    return prepare_page(key, doc, listed, links), links, navigation
+    return prepare_page(key, doc, listed, links, keywords), links, navigation
+
+
+def keyword_links(root: HtmlElement, loc: Location, key: str) -> list[tuple[str, str, str]]:
+    """The page's keyword-index entries as (term, target page key, anchor); links into the page itself (a
+    one-page book's own index) and out of the site are left to the page."""
+    if not mechanism_on("index-bridge"):
+        return []
+    out = []
+    for entry in keyword_entries(root):
+        parts = urlsplit(entry.href)
+        if parts.scheme or parts.netloc:
+            continue
+        if loc.source.is_local:
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(loc.key), unquote(parts.path)))
+            target = Location(loc.source, rel).uid if not rel.startswith("../") else ""
+        else:
+            target = normalize_url(urljoin(key, parts.path)) or ""
+        anchor = unquote(parts.fragment)
+        # An entry naming its own anchor or page (`filter()` → `#…QuerySet.filter`, Javadoc's classes and
+        # members, `DEALLOCATE` → sql-deallocate.html) repeats a name its page defines: no new words.
+        named = set(tokenize(anchor)) | set(tokenize(posixpath.basename(parts.path)))
+        if target and target != key and not set(tokenize(entry.term)) <= named:
+            out.append((entry.term, target, anchor))
+    return out
 
 
 def worker_init(parent: int, nice: bool = False) -> None:

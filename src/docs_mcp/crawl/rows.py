@@ -18,6 +18,7 @@ from docs_mcp.store.pagerows import (
     pack_terms,
     pack_text,
 )
+from docs_mcp.text.terms import query_terms
 
 
 def text_digest(doc: Document) -> str:
@@ -28,7 +29,11 @@ def text_digest(doc: Document) -> str:
 
 
 def prepare_page(
-    key: str, doc: Document, listed: bool = True, links: list[str] | None = None
+    key: str,
+    doc: Document,
+    listed: bool = True,
+    links: list[str] | None = None,
+    keywords: list[tuple[str, str, str]] | None = None,
 ) -> PreparedPage:
     """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page)."""
     rows = []
@@ -57,4 +62,6 @@ def prepare_page(
         pack_terms(df),
         model if vectors else "",
         vectors,
+        # Terms as their content words: "timeout during" is about timeouts, not "during".
+        tuple((" ".join(query_terms(term)), target, anchor) for term, target, anchor in keywords or ()),
     )

@@ -10,12 +10,13 @@ import threading
 
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.scan import SectionScan
-from docs_mcp.search.scoring import Evidence, combine, page_evidence, selective_terms
+from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, embedder, rerank_pages
 from docs_mcp.search.snippets import snippet
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     AGGREGATE_SIZE_RATIO,
+    KEYWORD_CANDIDATES,
     MAX_QUERY_TERMS,
     NAME_CANDIDATES,
     PAGE_CANDIDATES,
@@ -31,9 +32,17 @@ from docs_mcp.store.interface import Reads, Scope, Store
 from docs_mcp.text.compounds import compound_terms
 from docs_mcp.text.terms import NameMatcher, bounded_query, query_names, query_terms, tokenize
 from docs_mcp.text.terms import idf as term_idf
+from docs_mcp.themes import HOME_PAGES, SITE_TITLE_GENERIC
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
 TITLE_MEMO_SIZE = 50_000
+#: Scopes whose site words are memoized at most.
+SITE_MEMO_SIZE = 64
+
+
+def names_site(term: str, site: frozenset[str]) -> bool:
+    """Whether a query term is the site's name or its short form (`postgr` of `postgresql`)."""
+    return term in site or (len(term) >= 4 and any(w.startswith(term) for w in site))
 
 
 def _one_per_content(
@@ -115,6 +124,8 @@ class SiteRanker:
         #: Ids are never reused, so an entry stays right for as long as its page exists.
         self._title_memo: dict[int, tuple[str, frozenset[str], str, str]] = {}
         self._memo_lock = threading.Lock()
+        #: Per scope: the words naming its site, from its home pages' titles.
+        self._site_memo: dict[Scope, frozenset[str]] = {}
         #: The `semantic` extra: section vectors of pages ranked so far, read per page on first use.
         self._vectors = VectorCache(SEMANTIC_CACHE_BYTES)
         #: The same, of every page at once: pages nearest the query that its words did not find.
@@ -129,6 +140,10 @@ class SiteRanker:
 
     def _search(self, reads: Reads, query: str, limit: int, scope: Scope) -> list[SearchHit]:
         terms = query_terms(query)
+        if mechanism_on("site-name"):
+            # "postgres" in a question about PostgreSQL names the whole site, not app-postgres.html.
+            site = self._site_words(reads, scope)
+            terms = [t for t in terms if not names_site(t, site)] or terms
         compounds = [t for t in compound_terms(query) if t not in terms] if mechanism_on("compounds") else []
         df, total = reads.doc_freq(terms + compounds)
         # A compound counts only where the index has it: `hash map` finds the HashMap page.
@@ -163,13 +178,22 @@ class SiteRanker:
             by_page.setdefault(page_id, []).append((section_id, score))
         best_section = {pid: v[0] for pid, v in by_page.items()}
         page_score = page_evidence(dict(pages), by_page)
-        candidates = set(best_section) | set(page_score) | set(defines)
+        keywords = {}
+        if mechanism_on("index-bridge"):
+            keywords = keyword_strength(reads.keyword_matches(terms, scope, KEYWORD_CANDIDATES), terms, idf)
+        candidates = set(best_section) | set(page_score) | set(defines) | set(keywords)
         titles = self._titles(reads, candidates, scope)
         # Coverage only beside the cosine: alone it lifts long pages holding every word over the exact one
         # (Python pipeline, tuning half: 87% -> 80%); blended, the pages it lifts are judged by meaning too.
         covered = candidates if active_model() is not None else set()
         return Evidence(
-            candidates, best_section, page_score, defines, titles, _coverage(reads, terms, idf, covered)
+            candidates,
+            best_section,
+            page_score,
+            defines,
+            titles,
+            _coverage(reads, terms, idf, covered),
+            keywords,
         )
 
     def _semantic(
@@ -191,6 +215,21 @@ class SiteRanker:
             self._vectors.add(name, model.dim, reads.vectors(name, missing))
         cosine = {**near, **self._vectors.cosines(name, qvec, head)}
         return rerank_pages(combined, cosine, SEMANTIC_WEIGHT, SEMANTIC_TOP, list(near))
+
+    def _site_words(self, reads: Reads, scope: Scope) -> frozenset[str]:
+        """The words of the scope's home pages' titles that name the site (memoized once found)."""
+        words = self._site_memo.get(scope)
+        if words is None:
+            rows = reads.page_titles([p + home for p in scope.prefixes for home in HOME_PAGES])
+            words = (
+                frozenset(t for _, title in rows for t in tokenize(title) if t.isalpha()) - SITE_TITLE_GENERIC
+            )
+            if rows:
+                with self._memo_lock:
+                    if len(self._site_memo) > SITE_MEMO_SIZE:
+                        self._site_memo.clear()
+                    self._site_memo[scope] = words
+        return words
 
     def _titles(
         self, reads: Reads, page_ids: set[int], scope: Scope

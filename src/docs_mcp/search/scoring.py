@@ -4,11 +4,12 @@ defined-name bonuses, release notes demoted. Pure functions over plain data."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docs_mcp.settings import (
     COMMON_TERM_SHARE,
     COVERAGE_BONUS,
+    KEYWORD_BONUS,
     MAX_POSTINGS,
     MIN_QUERY_TERMS,
     NAME_MATCH_BONUS,
@@ -66,6 +67,27 @@ class Evidence:
     titles: dict[int, tuple[str, frozenset[str], str]]
     #: Per candidate: the IDF-weighted share of the query's selective terms its page holds anywhere.
     coverage: dict[int, float]
+    #: Per page the site's keyword index files under the query's words: its best entry's strength, anchor.
+    keywords: dict[int, tuple[float, str]] = field(default_factory=dict)
+
+
+def keyword_strength(
+    rows: list[tuple[int, str, str, float]], terms: list[str], idf: dict[str, float]
+) -> dict[int, tuple[float, str]]:
+    """Per target page: its best keyword-index entry's strength (the share of the entry's words the query
+    holds, times the IDF share of the query the entry holds) and that entry's anchor."""
+    idf_sum = sum(idf.get(t, 0.0) for t in terms) or 1.0
+    wanted = set(terms)
+    out: dict[int, tuple[float, str]] = {}
+    for pid, anchor, term, _ in rows:
+        tokens = set(term.split())
+        matched = tokens & wanted
+        if not matched:
+            continue
+        strength = len(matched) / len(tokens) * sum(idf.get(t, 0.0) for t in matched) / idf_sum
+        if strength > out.get(pid, (0.0, ""))[0]:
+            out[pid] = (strength, anchor)
+    return out
 
 
 def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence) -> dict[int, float]:
@@ -85,6 +107,7 @@ def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence
         if pid in found.defines:
             score += NAME_MATCH_BONUS
         score += COVERAGE_BONUS * found.coverage.get(pid, 0.0)
+        score += KEYWORD_BONUS * found.keywords.get(pid, (0.0, ""))[0]
         if demote and re.search(RELEASE_NOTES_TITLE, title):
             score *= RELEASE_NOTES_FACTOR
         combined[pid] = score

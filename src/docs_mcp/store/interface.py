@@ -107,6 +107,14 @@ class Reads(PageReads, Protocol):
         """(page id, section id, names) of sections whose names column holds a phrase (tokens, space-separated)."""
         ...
 
+    def keyword_matches(
+        self, terms: Sequence[str], scope: Scope, limit: int
+    ) -> list[tuple[int, str, str, float]]:
+        """(target page id, anchor, term, score) of the site's keyword-index entries whose term holds any of the
+        terms and whose target is a listed page of the scope, best first; the term as its indexed tokens,
+        space-separated."""
+        ...
+
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """The page's best section holding any of the terms."""
         ...
@@ -116,6 +124,10 @@ class Reads(PageReads, Protocol):
         ...
 
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]: ...
+    def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
+        """(key, title) of those of these pages that are indexed."""
+        ...
+
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]: ...
     def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
         """(page id, text, the page's number of sections) of each section."""

@@ -47,6 +47,8 @@ class PreparedPage:
     #: The `semantic` extra: the model and its float16 vectors of the sections, in order ("", b"" without).
     vector_model: str = ""
     vectors: bytes = b""
+    #: A keyword index page's entries: (term as indexed tokens, target page key, anchor); none elsewhere.
+    keywords: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def row(self) -> tuple[str, str, float, str, str, str, int]:

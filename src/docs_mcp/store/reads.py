@@ -10,6 +10,7 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
+from docs_mcp.store.keywords import keyword_matches
 from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
 
 #: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
@@ -167,6 +168,14 @@ class SQLiteReads:
             (f"names : ({match_expression(phrases)})", *args, limit),
         ).fetchall()
 
+    def keyword_matches(
+        self, terms: Sequence[str], scope: Scope, limit: int
+    ) -> list[tuple[int, str, str, float]]:
+        """(target page id, anchor, term tokens, BM25) of the keyword-index entries holding any of the terms
+        whose target is a listed page of the scope, best first."""
+        where, args = scope_sql(scope)
+        return keyword_matches(self.db, match_expression(terms), where, args, limit)
+
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
         lo, hi = self.db.execute(
@@ -198,6 +207,10 @@ class SQLiteReads:
         ids = list(page_ids)
         sql = f"SELECT id, key, title, fetched_at, hash FROM pages WHERE id IN ({_marks(ids)})"
         return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self.db.execute(sql, ids)]
+
+    def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
+        sql = f"SELECT key, title FROM pages WHERE key IN ({_marks(keys)})"
+        return self.db.execute(sql, list(keys)).fetchall()
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
         ids = list(section_ids)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
+from docs_mcp.store.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 
 #: Bumped whenever stored rows or the conversion behind stored pages change. 4: Django/Node.js/MkDocs-Bootstrap
 #: containers, rustdoc sections and noise, plain signatures, a redirected address indexed at its final
@@ -19,8 +20,10 @@ from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 #: 8: each text stored once: contentless full-text tables (their tokens recomputed from `sections` to take a
 #: page out), stored documents without the sections' texts, section texts and links zlib'd, no `terms`;
 #: `pages.hash` digests the title and text (one item re-exported under two paths is one hit).
-SCHEMA_VERSION = 8
+#: 9: `keywords`, the entries of the site's own keyword index pages (store/keywords.py).
+SCHEMA_VERSION = 9
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
+TABLES += KEYWORD_TABLES  # store/keywords.py owns its tables
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
@@ -42,7 +45,7 @@ INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
 INSERT OR IGNORE INTO vocab VALUES ('', 0);
 INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, SECTION_WEIGHTS))})');
 INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, PAGE_WEIGHTS))})');
-"""
+{KEYWORD_SCHEMA}"""
 
 
 def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from docs_mcp.store.keywords import delete_keywords, insert_keywords
 from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
 
 
@@ -49,6 +50,7 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
             "INSERT INTO page_vectors(id, model, vecs) VALUES (?,?,?)",
             (page_id, page.vector_model, page.vectors),
         )
+    insert_keywords(db, page_id, page.keywords)
 
 
 def count_terms(db: sqlite3.Connection, counts: dict[str, int], sign: int) -> None:
@@ -80,6 +82,7 @@ def delete_page(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM pages WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_data WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
+    delete_keywords(db, page_id)
 
 
 def _fts_delete(db: sqlite3.Connection, table: str, rows: list[tuple[int, FtsRow]]) -> None:

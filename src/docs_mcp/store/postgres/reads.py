@@ -10,7 +10,7 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL
-from docs_mcp.store.postgres import text
+from docs_mcp.store.postgres import keywords, text
 from docs_mcp.store.postgres.rank import Ranking, scope_sql
 
 if TYPE_CHECKING:
@@ -119,6 +119,20 @@ class PostgresReads:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
         rows = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1, out="c.id")
         return rows[0][0] if rows else None
+
+    def keyword_matches(
+        self, terms: Sequence[str], scope: Scope, limit: int
+    ) -> list[tuple[int, str, str, float]]:
+        """(target page id, anchor, term tokens, BM25) of the keyword-index entries holding any of the terms
+        whose target is a listed page of the scope, best first."""
+        where, args = scope_sql(scope)
+        return keywords.keyword_matches(self.db, terms, where, args, limit)
+
+    def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
+        """(key, title) of those of these pages that are indexed."""
+        return [
+            (k, t) for k, t in self._all("SELECT key, title FROM pages WHERE key = ANY(%s)", (list(keys),))
+        ]
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
         """Those of these pages whose full text holds the term (a phrase of its tokens), by the GIN index."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docs_mcp.errors import IndexVersionError
+from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION
 
 if TYPE_CHECKING:
     import psycopg
@@ -42,6 +43,7 @@ MIGRATIONS = (
     CREATE TABLE fts_totals(kind text PRIMARY KEY, rows bigint NOT NULL, tokens bigint NOT NULL);
     INSERT INTO fts_totals VALUES ('pages', 0, 0), ('sections', 0, 0);
     """,
+    KEYWORD_MIGRATION,  # 2: the entries of the site's own keyword index pages
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links, unpack_text
 from docs_mcp.store.postgres import text
+from docs_mcp.store.postgres.keywords import delete_keywords, insert_keywords
 
 if TYPE_CHECKING:
     import psycopg
@@ -65,6 +66,7 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
             "INSERT INTO page_vectors(id, model, vecs) VALUES (%s,%s,%s)",
             (page_id, page.vector_model, page.vectors),
         )
+    insert_keywords(db, page_id, page.keywords)
 
 
 def _copy(db: psycopg.Connection, target: str, rows) -> None:
@@ -116,6 +118,7 @@ def delete_page(db: psycopg.Connection, key: str) -> None:
     db.execute("DELETE FROM section_terms WHERE page_id=%s", (page_id,))
     for table in ("pages", "page_data", "page_vectors", "page_terms"):
         db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
+    delete_keywords(db, page_id)
     count_terms(db, bytes(terms) if terms is not None else None, -1)
 
 

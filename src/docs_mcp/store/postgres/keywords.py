@@ -1,0 +1,81 @@
+"""The PostgreSQL side of a site's keyword indexes (store/keywords.py is SQLite's): each entry of a generated
+index page (term → target page and anchor), stored with the index page that lists it, found by its term's
+words through a GIN index and ranked by FTS5's BM25 over the one term column, as SQLite ranks it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from docs_mcp.store.postgres import text
+from docs_mcp.store.postgres.rank import K1, B
+
+if TYPE_CHECKING:
+    import psycopg
+
+#: The migration that adds the table (store/postgres/schema.py runs it in order).
+KEYWORD_MIGRATION = """
+    CREATE TABLE keywords(
+        id bigserial PRIMARY KEY, page_id bigint NOT NULL, target text COLLATE "C" NOT NULL,
+        anchor text NOT NULL, term text NOT NULL, len integer NOT NULL, tsv tsvector NOT NULL);
+    CREATE INDEX keywords_page ON keywords(page_id);
+    CREATE INDEX keywords_tsv ON keywords USING gin(tsv);
+    """
+
+
+def insert_keywords(db: psycopg.Connection, page_id: int, rows: Sequence[tuple[str, str, str]]) -> None:
+    """An index page's entries: (term as indexed tokens, target key, anchor)."""
+    values = []
+    for term, target, anchor in rows:
+        tsv, length, _ = text.tsvector((term, "", "", ""))
+        values.append((page_id, target, anchor, term, length, tsv))
+    if values:
+        with db.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO keywords(page_id, target, anchor, term, len, tsv) "
+                "VALUES (%s,%s,%s,%s,%s,%s::tsvector)",
+                values,
+            )
+
+
+def delete_keywords(db: psycopg.Connection, page_id: int) -> None:
+    """The entries an index page listed."""
+    db.execute("DELETE FROM keywords WHERE page_id=%s", (page_id,))
+
+
+def _count(tokens: list[str], piece: list[str]) -> int:
+    """Occurrences of a term (a phrase when it has several tokens) in a row's tokens."""
+    k = len(piece)
+    return sum(1 for i in range(len(tokens) - k + 1) if tokens[i : i + k] == piece)
+
+
+def keyword_matches(
+    db: psycopg.Connection, terms: Sequence[str], scope_where: str, scope_args: dict, limit: int
+) -> list[tuple[int, str, str, float]]:
+    """(target page id, anchor, term tokens, BM25) of the entries holding any of the terms whose target is a
+    listed page of the scope, best first (N, n and the average length over every entry, as FTS5 counts)."""
+    tsq, pieces = text.query(terms)
+    if not pieces:
+        return []
+    n_rows, tokens = db.execute("SELECT count(*), coalesce(sum(len), 0) FROM keywords").fetchone()
+    rows = db.execute(
+        f"SELECT k.term, k.len, p.id, k.anchor, coalesce(p.listed AND {scope_where}, false) FROM keywords k "
+        "LEFT JOIN pages p ON p.key=k.target WHERE k.tsv @@ %(q)s::tsquery",
+        {**scope_args, "q": tsq},
+    ).fetchall()
+    counted = [(row, [_count(text.tokens(row[0]), p) for p in pieces]) for row in rows]
+    idf = []
+    for j in range(len(pieces)):
+        n = sum(1 for _, f in counted if f[j])
+        value = math.log((n_rows - n + 0.5) / (n + 0.5))
+        idf.append(value if value > 0 else 1e-6)
+    avg = tokens / n_rows if n_rows else 1.0
+    out = []
+    for (term, length, page_id, anchor, wanted), f in counted:
+        if wanted:
+            norm = K1 * (1 - B + B * length / avg)
+            score = sum(w * x * (K1 + 1) / (x + norm) for w, x in zip(idf, f, strict=True) if x)
+            out.append((page_id, anchor, term, score))
+    out.sort(key=lambda r: -r[3])
+    return out[:limit]
