@@ -163,13 +163,11 @@ RELEASE_NOTES_FACTOR = 0.7
 TITLE_MATCH_BONUS = 0.5
 #: Added for a page that defines a qualified name the query gives (`time.sleep`): its API reference.
 NAME_MATCH_BONUS = 1.0
-#: Weight of "the page holds the query's terms" (IDF-weighted share of its selective terms, anywhere on the
-#: page): a chapter covering the question beats small pages sharing one rare word with it. Only with the
-#: `semantic` extra's cosine blended in (ranker.py says why).
+#: Weight of "the page holds the query's terms" (IDF share of its selective terms): a chapter covering the
+#: question beats small pages sharing one rare word with it. Only beside the `semantic` cosine (ranker.py).
 COVERAGE_BONUS = 0.5
-#: Weight of "the site's own keyword index files the page under the query's words" (genindex, bookindex,
-#: index-files): the best entry's share of its own words the query holds times the query's IDF share it
-#: covers. A bridge for words the page itself does not use.
+#: Weight of "the site's keyword index (genindex, bookindex, index-files) files the page under the query's
+#: words": best entry's share of its words in the query × query IDF share it covers (words a page lacks).
 KEYWORD_BONUS = 0.5
 #: Keyword-index entries read per query (best BM25 first).
 KEYWORD_CANDIDATES = 200
@@ -203,9 +201,7 @@ DEFINED_TERM_MAX_CHARS = 60
 
 # --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
 #: Mechanisms named in $DOCS_MCP_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.
-ABLATED: frozenset[str] = frozenset(
-    name.strip() for name in os.environ.get("DOCS_MCP_ABLATE", "").split(",") if name.strip()
-)
+ABLATED = frozenset(n.strip() for n in os.environ.get("DOCS_MCP_ABLATE", "").split(",") if n.strip())
 
 
 def mechanism_on(name: str) -> bool:
