@@ -34,6 +34,16 @@ def no_short_literals(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"short-literals"})
 
 
+@pytest.fixture
+def lexical_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lexical ranker alone (no semantic model): for tests of a lexical mechanism on a three-page site, where
+    the semantic blend's z-scores over three pages would decide the order instead (tested on its own)."""
+    from docs_mcp import settings
+
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "off")
+    monkeypatch.setenv("DOCS_MCP_SEMANTIC_MODEL", "off")  # parsing workers started afresh read it
+
+
 class FixtureHandler(http.server.SimpleHTTPRequestHandler):
     """Static files plus the misbehaviours tests need (slow, errors, redirects, non-HTML, rate limits)."""
 

@@ -13,7 +13,8 @@ from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.store.index import Scope
 
-pytestmark = pytest.mark.anyio
+# The bridge and the site-name discount are lexical: measured here without the semantic blend.
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lexical_only")]
 
 PAGE = "<html><head><title>{title}</title></head><body><div role='main'><h1>{title}</h1>{body}</div></body></html>"
 CLIENT = """<div class="sect2" id="RUNTIME-CONFIG-CLIENT-STATEMENT"><h2>Statement Behavior</h2>

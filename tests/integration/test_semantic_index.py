@@ -109,8 +109,8 @@ def test_without_the_extra_indexing_and_search_import_none_of_its_packages(tmp_p
 @pytest.fixture
 def extra():
     pytest.importorskip("wordllama", reason="the `semantic` extra is not installed")
-    model = semantic.embedder("wordllama")
-    assert model is not None
+    model = semantic.embedder("auto")  # the default model, the one indexing stores vectors of
+    assert model is not None and model.name == semantic.active_model()
     return model
 
 
@@ -125,7 +125,7 @@ async def test_every_listed_page_stores_one_vector_per_section_and_a_removed_pag
         "SELECT v.model, length(v.vecs), (SELECT count(*) FROM sections s WHERE s.page_id=v.id) "
         "FROM page_vectors v"
     ).fetchall()
-    assert all(m == "wordllama" and size == 2 * extra.dim * n for m, size, n in rows)  # float16, each section
+    assert all(m == extra.name and size == 2 * extra.dim * n for m, size, n in rows)  # float16, each section
     key = app.index.db.execute("SELECT key FROM pages WHERE listed=1 ORDER BY id LIMIT 1").fetchone()[0]
     app.index.remove(key)
     assert count(app, VECTORS) == listed - 1
@@ -156,7 +156,22 @@ async def test_an_index_built_without_the_extra_gets_its_vectors_on_the_next_run
             "SELECT title, path, text FROM sections WHERE page_id=(SELECT min(id) FROM page_vectors) ORDER BY ord"
         )
     ]
-    assert stored == semantic.encode_sections(sections, "wordllama")
+    assert stored == semantic.encode_sections(sections, extra.name)
+
+
+async def test_an_index_of_another_models_vectors_gets_the_default_models_on_the_next_run(
+    extra, site, tmp_path, monkeypatch
+):
+    with monkeypatch.context() as m:
+        m.setattr(settings, "SEMANTIC_MODEL", "wordllama")  # 0.3.0's model: 256 dimensions
+        first = app_for(tmp_path / "c", site.url)
+        await build(first)
+    assert {m for (m,) in first.index.db.execute("SELECT model FROM page_vectors")} == {"wordllama"}
+    again = app_for(tmp_path / "c", site.url)
+    await build(again)  # pages still fresh: only the vectors are computed again
+    rows = again.index.db.execute("SELECT model, length(vecs) FROM page_vectors").fetchall()
+    assert len(rows) == count(again, LISTED) > 5
+    assert {m for m, _ in rows} == {extra.name} and all(size % (2 * extra.dim) == 0 for _, size in rows)
 
 
 async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks_first(
@@ -203,21 +218,22 @@ async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows
         rows = app.index.db.execute(
             "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord", (pid,)
         ).fetchall()
-        best[key] = float(np.max(extra.embed([semantic.section_text(*r) for r in rows]) @ qvec))
+        texts = [semantic.section_text(title, path, unpack_text(text)) for title, path, text in rows]
+        best[key] = float(np.max(extra.embed(texts) @ qvec))
     expected = sorted(best, key=lambda k: -best[k])[:3]
     scan = SectionScan(1 << 24, recheck_seconds=0.0)
     keys = dict(app.index.db.execute("SELECT id, key FROM pages").fetchall())
     with app.index.reading() as reads:
-        near = scan.nearest(reads, "wordllama", extra.dim, qvec, scope, 3)
+        near = scan.nearest(reads, extra.name, extra.dim, qvec, scope, 3)
     assert [keys[p] for p in near] == expected
     assert [round(c, 2) for c in near.values()] == [
         round(best[k], 2) for k in expected
     ]  # float16: 2 decimals
     app.index.remove(expected[0])
     with app.index.reading() as reads:
-        after = scan.nearest(reads, "wordllama", extra.dim, qvec, scope, 3)
+        after = scan.nearest(reads, extra.name, extra.dim, qvec, scope, 3)
     assert [keys[p] for p in after][:2] == expected[1:]
     with app.index.reading() as reads:  # a matrix past its bound is no scan, not an error
         assert (
-            SectionScan(16, recheck_seconds=0.0).nearest(reads, "wordllama", extra.dim, qvec, scope, 3) == {}
+            SectionScan(16, recheck_seconds=0.0).nearest(reads, extra.name, extra.dim, qvec, scope, 3) == {}
         )

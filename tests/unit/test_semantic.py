@@ -87,6 +87,15 @@ def test_pages_found_by_their_vectors_alone_join_the_head_at_its_lowest_lexical_
     )
 
 
+def test_a_page_found_by_its_vectors_alone_is_a_hit_only_if_nearer_than_the_found_pages_on_average():
+    combined = {1: 5.0, 2: 1.0}  # a small site: two pages share the query's words
+    cosine = {1: 0.5, 2: 0.3, 8: 0.35, 9: 0.45}  # 8 and 9: the scan's nearest, sharing no word
+    out = rerank_pages(combined, cosine, weight=0.6, top=150, extra=[9, 8])
+    assert set(out) == {1, 2, 9}  # 8 is farther than the found pages' average (0.4): not a hit
+    # The far page still sets the z-scores' scale: the two found pages keep their lexical order.
+    assert sorted(out, key=lambda p: -out[p])[0] == 1
+
+
 # --- stored vectors ------------------------------------------------------------------------------
 def test_vector_cache_scores_a_page_by_its_best_section_and_skips_blobs_of_another_size():
     cache = VectorCache(max_bytes=1 << 20)
@@ -160,3 +169,16 @@ def test_stored_vectors_are_the_models_vectors_in_section_order():
     stored = np.frombuffer(encode_sections(rows, "wordllama"), dtype=np.float16).reshape(2, model.dim)
     direct = model.embed([section_text(*r) for r in rows])
     assert np.abs(stored.astype(np.float32) - direct).max() < 1e-3
+
+
+@needs_extra
+def test_a_smaller_wordllama_is_the_first_columns_renormalised_and_stored_under_its_own_name():
+    full, small = embedder("wordllama"), embedder("wordllama-64")
+    assert small is not None and full is not None and (small.name, small.dim) == ("wordllama-64", 64)
+    texts = ["sort a list in place", "order the items of a sequence", "open a file for writing"]
+    a, b = full.embed(texts), small.embed(texts)
+    assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
+    # Matryoshka: the first 64 columns of the full vectors, renormalised, are the small model's vectors.
+    first = a[:, :64] / np.linalg.norm(a[:, :64], axis=1, keepdims=True)
+    assert np.abs(first - b).max() < 1e-3
+    assert float(b[0] @ b[1]) > float(b[0] @ b[2])  # still close in meaning

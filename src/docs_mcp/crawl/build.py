@@ -116,7 +116,7 @@ class Build:
         return prog
 
     async def _fill_vectors(self) -> None:
-        """Section vectors for pages indexed before the `semantic` extra was installed, computed in the
+        """Section vectors for pages indexed without a semantic model, computed in the
         workers like a page's rows; nothing to do (one query) once every listed page has them."""
         model = active_model()
         if model is None or self.stopped:
@@ -135,7 +135,7 @@ class Build:
                 await self._in_store(self.index.put_vectors, model, rows)
                 after = pages[-1][0]
         except IndexUnavailable as exc:
-            self.prog.errors.append(f"section vectors (the semantic extra) not stored: {exc}")
+            self.prog.errors.append(f"section vectors (semantic re-ranking) not stored: {exc}")
 
     def _conclude(self) -> None:
         """Count what the source has now, name why it has nothing, and store the outcome for every process."""

@@ -126,7 +126,7 @@ class SiteRanker:
         self._memo_lock = threading.Lock()
         #: Per scope: the words naming its site, from its home pages' titles.
         self._site_memo: dict[Scope, frozenset[str]] = {}
-        #: The `semantic` extra: section vectors of pages ranked so far, read per page on first use.
+        #: Semantic re-ranking: section vectors of pages ranked so far, read per page on first use.
         self._vectors = VectorCache(SEMANTIC_CACHE_BYTES)
         #: The same, of every page at once: pages nearest the query that its words did not find.
         self._scan = SectionScan(SEMANTIC_SCAN_BYTES)
@@ -199,7 +199,7 @@ class SiteRanker:
     def _semantic(
         self, reads: Reads, name: str, query: str, combined: dict[int, float], scope: Scope
     ) -> dict[int, float]:
-        """The `semantic` extra: the best pages re-ranked by their best section's cosine with the query, blended
+        """Semantic re-ranking: the best pages re-ranked by their best section's cosine with the query, blended
         in, with the pages nearest the query among all (`scan`) joining them. Only the best pages' vectors are
         read per search (once each); the scan's matrix follows the pages that have vectors."""
         model = embedder(name)

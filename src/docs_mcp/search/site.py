@@ -125,7 +125,7 @@ class SiteSearch:
         """Open this thread's read connection and touch the tables (the first search is then fast)."""
         self.ranker.search("warm", 1, self.scope())
         if (model := active_model()) is not None:
-            embedder(model)  # the `semantic` extra's weights (~0.3 s), loaded now rather than by a search
+            embedder(model)  # the semantic model's weights (~0.3 s), loaded now rather than by a search
 
     # --- status --------------------------------------------------------------------------------------
     def progress(self) -> tuple[int, int]:

@@ -134,7 +134,7 @@ class Reads(PageReads, Protocol):
         ...
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
-        """The `semantic` extra's stored section vectors (float16, concatenated) of these pages, where stored."""
+        """The semantic model's stored section vectors (float16, concatenated) of these pages, where stored."""
         ...
 
     def vector_pages(self, model: str, scope: Scope) -> list[int]:

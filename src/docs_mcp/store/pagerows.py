@@ -44,7 +44,7 @@ class PreparedPage:
     section_fts: tuple[FtsRow, ...]
     #: zlib'd JSON {term: sections holding it}: what this page adds to the vocabulary.
     terms: bytes
-    #: The `semantic` extra: the model and its float16 vectors of the sections, in order ("", b"" without).
+    #: Semantic re-ranking: the model and its float16 vectors of the sections, in order ("", b"" without).
     vector_model: str = ""
     vectors: bytes = b""
     #: A keyword index page's entries: (term as indexed tokens, target page key, anchor); none elsewhere.

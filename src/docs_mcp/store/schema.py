@@ -16,7 +16,7 @@ from docs_mcp.store.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: whichever configured root holds it, named at read time); page ids never reused; a `vocab` table of
 #: document frequencies kept up to date by every write; a page's stored document, links and terms in
 #: `page_data`, so `pages` rows stay small for joins; generated listings (`_modules/`, `genindex`,
-#: `search.html`, …) unlisted. 7: `page_vectors`, a listed page's section vectors (the `semantic` extra).
+#: `search.html`, …) unlisted. 7: `page_vectors`, a listed page's section vectors (semantic re-ranking).
 #: 8: each text stored once: contentless full-text tables (their tokens recomputed from `sections` to take a
 #: page out), stored documents without the sections' texts, section texts and links zlib'd, no `terms`;
 #: `pages.hash` digests the title and text (one item re-exported under two paths is one hit).
