@@ -218,12 +218,12 @@ SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto")
 SEMANTIC_WEIGHT = 0.6
 #: search_docs: pages (best lexical first) whose order the cosine may change (20 -> 150: GTK 4 tuning r@5 +.08).
 SEMANTIC_TOP = 150
-#: Section vectors kept in memory, per page read on first use (float32; 32 MB: ~30,000 sections).
+#: Section vectors kept in memory, per page read on first use (float32; 32 MB: ~65,000 at 128 dims).
 SEMANTIC_CACHE_BYTES = 32 * 1024 * 1024
 #: search_docs: pages nearest the query by their best section, among all pages of the scope, that join the
 #: re-ranked ones (a paraphrased question shares no selective word with its page).
 SEMANTIC_SCAN_TOP = 20
-#: The scan's matrix at most (float32 bytes: 128 MB holds ~130,000 sections); a bigger site is not scanned.
+#: The scan's matrix at most (float32: 128 MB holds ~260,000 sections at 128 dims); a bigger site isn't scanned.
 SEMANTIC_SCAN_BYTES = 128 * 1024 * 1024
 #: Characters of a section's text its vector is computed from (all of a 2.8 MB one: 4 s, 400 MB).
 SEMANTIC_TEXT_CHARS = 20_000

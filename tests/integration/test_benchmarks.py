@@ -94,7 +94,6 @@ def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(ques
 
 
 def test_semantic_grid_prints_each_blend_per_half(questions):
-    pytest.importorskip("wordllama", reason="the `semantic` extra is not installed")
     proc = run("semantic_grid.py", "--questions", str(questions), "--weights", "0,0.5")
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if line.startswith(("0.00 20 |", "0.50 20 |"))]

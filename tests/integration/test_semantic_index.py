@@ -108,7 +108,6 @@ def test_without_the_extra_indexing_and_search_import_none_of_its_packages(tmp_p
 # --- with the extra --------------------------------------------------------------------------------
 @pytest.fixture
 def extra():
-    pytest.importorskip("wordllama", reason="the `semantic` extra is not installed")
     model = semantic.embedder("auto")  # the default model, the one indexing stores vectors of
     assert model is not None and model.name == semantic.active_model()
     return model

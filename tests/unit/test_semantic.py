@@ -1,8 +1,6 @@
-"""The semantic signal's blending and vector bookkeeping (no model needed), and the model when installed."""
+"""The semantic signal's blending and vector bookkeeping (no model needed), and the model (a dependency)."""
 
 from __future__ import annotations
-
-import importlib.util
 
 import numpy as np
 import pytest
@@ -19,10 +17,6 @@ from docs_mcp.search.semantic import (
     rerank_pages,
     section_text,
     zscores,
-)
-
-needs_extra = pytest.mark.skipif(
-    importlib.util.find_spec("wordllama") is None, reason="the `semantic` extra is not installed"
 )
 
 
@@ -144,8 +138,7 @@ def test_model_names_are_checked_and_off_means_none():
         embedder("bert")
 
 
-# --- the model (only with the `semantic` extra) ----------------------------------------------------
-@needs_extra
+# --- the model -----------------------------------------------------------------------------------
 def test_wordllama_vectors_are_unit_length_and_close_in_meaning():
     model = embedder("wordllama")
     assert model is not None and model.dim == 256
@@ -162,7 +155,6 @@ def test_wordllama_vectors_are_unit_length_and_close_in_meaning():
     assert not empty.any()  # an empty text is the zero vector, not NaN
 
 
-@needs_extra
 def test_stored_vectors_are_the_models_vectors_in_section_order():
     model = embedder("wordllama")
     rows = [("Console backend", "Email", "writes emails to stdout"), ("Partitioning", "Tables", "split")]
@@ -171,7 +163,6 @@ def test_stored_vectors_are_the_models_vectors_in_section_order():
     assert np.abs(stored.astype(np.float32) - direct).max() < 1e-3
 
 
-@needs_extra
 def test_a_smaller_wordllama_is_the_first_columns_renormalised_and_stored_under_its_own_name():
     full, small = embedder("wordllama"), embedder("wordllama-64")
     assert small is not None and full is not None and (small.name, small.dim) == ("wordllama-64", 64)

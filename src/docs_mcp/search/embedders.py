@@ -42,9 +42,6 @@ class WordLlamaEmbedder:
     section cost as much as the longest one in its batch. The vectors are the same as `WordLlama.embed`'s.
     """
 
-    name = "wordllama"
-    dim = 256
-
     def __init__(self, dim: int = 256) -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
@@ -53,11 +50,11 @@ class WordLlamaEmbedder:
         self._tok = Tokenizer.from_file(str(folder / "tokenizers" / "l2_supercat_tokenizer_config.json"))
         self._tok.no_padding()
         self._tok.no_truncation()
+        self.dim, self.name = dim, "wordllama" if dim == 256 else f"wordllama-{dim}"
         # float16 as shipped (16 MB; float32 would double it): rows are widened only when averaged.
         table = load_file(str(folder / "weights" / "l2_supercat_256.safetensors"))["embedding.weight"]
-        if dim != self.dim:  # Matryoshka-trained: the first `dim` columns are the smaller model
-            self.name, self.dim, table = f"wordllama-{dim}", dim, table[:, :dim].copy()
-        self._table = table
+        # Matryoshka-trained: the first `dim` of the 256 columns are the smaller model.
+        self._table = table if dim == table.shape[1] else table[:, :dim].copy()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np

@@ -26,7 +26,7 @@ class SectionScan:
     """All section vectors of a scope in one float32 matrix, kept per (model, scope) and brought up to date
     with the pages that have vectors: a page indexed or removed since is added or dropped, never re-read.
 
-    Past `max_bytes` (a site of more than ~100,000 sections) there is no scan: `nearest` answers nothing.
+    Past `max_bytes` (a site of more than ~260,000 sections at 128 dimensions) there is no scan: `nearest` answers nothing.
     """
 
     def __init__(self, max_bytes: int, recheck_seconds: float = RECHECK_SECONDS):

@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docs_mcp.search.embedders import DEFAULT_MODEL, MODELS, embedder, package_folder
+from docs_mcp.settings import SEMANTIC_TEXT_CHARS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,8 +42,6 @@ def blend(lexical: Sequence[float], cosine: Sequence[float], weight: float) -> l
 # --- site search: section vectors stored in the index -------------------------------------------------
 def section_text(title: str, path: str, text: str) -> str:
     """What a section's vector is computed from: where it sits, its heading, then the start of its text."""
-    from docs_mcp.settings import SEMANTIC_TEXT_CHARS
-
     head = f"{path} > {title}" if path and path != title else title
     return f"{head}\n{text[:SEMANTIC_TEXT_CHARS]}"
 
