@@ -16,7 +16,7 @@ from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.search import ranker, semantic
-from docs_mcp.search.scan import SectionScan
+from docs_mcp.search.scan import COARSE_OVERSAMPLE, SectionScan
 from docs_mcp.store.index import Scope
 from docs_mcp.store.pagerows import unpack_text
 
@@ -228,6 +228,11 @@ async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows
     assert [round(c, 2) for c in near.values()] == [
         round(best[k], 2) for k in expected
     ]  # float16: 2 decimals
+    # One page wanted: the first dimensions pick 4 candidates of the site's pages, scored again at full size.
+    assert len(best) > COARSE_OVERSAMPLE
+    with app.index.reading() as reads:
+        (nearest,) = scan.nearest(reads, extra.name, extra.dim, qvec, scope, 1)
+    assert keys[nearest] == expected[0]
     app.index.remove(expected[0])
     with app.index.reading() as reads:
         after = scan.nearest(reads, extra.name, extra.dim, qvec, scope, 3)

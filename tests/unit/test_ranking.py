@@ -299,6 +299,35 @@ def test_passage_ending_on_a_match_finishes_its_sentence_within_reach():
     assert short.text == cut.text  # the sentence ends beyond reach: the window stays as it was
 
 
+def test_best_passage_runs_on_to_the_lines_after_its_match_within_run_on():
+    item = (
+        "9. **Maximum Number Of Host Parameters In A Single Statement**\n\n"
+        "   A host parameter is a place-holder in a statement.\n"
+        "   Each one is assigned a number, starting at one.\n"
+        "   The largest number defaults to 999, or 32766 in later versions."
+    )
+    text = paragraphs(FILLER, item, FILLER)
+    query = "maximum host parameters single statement"
+    size = item.index("\n   Each") + 1  # the window holds the heading and the first line only
+    (plain,) = passages(index_for(text), text, query, 1, size=size)
+    (on,) = passages(index_for(text), text, query, 1, size=size, run_on=200)
+    assert "32766" not in plain.text
+    assert on.text.startswith(plain.text) and on.text.endswith("or 32766 in later versions.")
+    assert len(on.text) <= len(plain.text) + 200
+    (few,) = passages(index_for(text), text, query, 1, size=size, run_on=20)
+    assert few.text == plain.text  # no whole line fits in 20 chars: the window stays as it was
+
+
+def test_only_the_best_passage_runs_on():
+    text = paragraphs(DENSE, *[FILLER] * 3, "Least squares fits need long records.", *[FILLER] * 3)
+    query = "harmonic constituents least squares phase lag"
+    plain = passages(index_for(text), text, query, 2, size=120, budget=1_000)
+    on = passages(index_for(text), text, query, 2, size=120, budget=1_000, run_on=300)
+    assert len(plain) == len(on) == 2
+    assert len(on[0].text) > len(plain[0].text)  # DENSE is the best window: it runs on into the filler
+    assert on[1] == plain[1]
+
+
 def test_a_line_longer_than_the_window_scores_its_densest_span_too():
     pad = "Nothing on this line matters to the question at all, it only pads the paragraph out. "
     answer = pad * 2 + "To watch a file for changes, call watch with the path of the file. " + pad * 2

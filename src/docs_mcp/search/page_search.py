@@ -100,14 +100,15 @@ def _section_piece(
     size = min(C.PASSAGE_CHARS, remaining // n)
     # Joining near passages may add the lines between them, but not the budget of later sections.
     budget = min(remaining, n * size + (n - 1) * C.PASSAGE_GAP_BRIDGE)
-    # Finishing a sentence may take what `remaining` has beyond that, never more: with a small max_length
-    # there is nothing beyond it, and passages stop where their window does.
+    # Finishing a sentence, then the best window's run-on, may take what `remaining` has beyond that, never
+    # more: with a small max_length there is nothing beyond it, and passages stop where their window does.
     reach = min(C.SENTENCE_REACH, (remaining - budget) // n)
+    run_on = max(0, min(C.PASSAGE_RUN_ON, remaining - budget - n * reach))
     span = doc.entry_spans(i, code)[scored.entry] if scored.entry >= 0 else None
     found = (
-        entry_first(idx, own, query, span, n, size, budget, reach)
+        entry_first(idx, own, query, span, n, size, budget, reach, run_on)
         if span
-        else passages(idx, own, query, n, size, budget, reach)
+        else passages(idx, own, query, n, size, budget, reach, run_on)
     ) or [Passage(0, truncate(own, size)[0])]
     # Passages inside nested definitions share their indentation: it costs chars and says nothing.
     shown = [Passage(p.offset, dedent(p.text)) for p in found]

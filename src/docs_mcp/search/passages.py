@@ -15,7 +15,7 @@ from docs_mcp.settings import (
     PROXIMITY_SPAN,
     PROXIMITY_WEIGHT,
 )
-from docs_mcp.text.budget import boundary_cut, finish_sentence
+from docs_mcp.text.budget import boundary_cut, finish_sentence, last_line_end
 from docs_mcp.text.terms import query_terms, tokenize, tokenize_spans
 
 
@@ -67,13 +67,14 @@ def passages(
     size: int = PASSAGE_CHARS,
     budget: int = 0,
     reach: int = 0,
+    run_on: int = 0,
 ) -> list[Passage]:
     """The `count` best non-overlapping windows of whole lines (≤ size + reach chars each; near ones merge).
 
     Windows a few lines apart are joined with the lines between while all stay within `budget` chars
     (default count × size). A window whose last line matches and stops mid-sentence runs on to the end of
     that sentence, up to `reach` more chars (not counted in `budget`): the match there is usually what the
-    reader came for.
+    reader came for. The best window also runs on by up to `run_on` chars of whole lines (added to `budget`).
 
     A window's score is the IDF-weighted coverage of distinct query terms, log-damped for repeats, plus
     the coverage of its densest PROXIMITY_SPAN chars: the sentence that answers a question usually holds
@@ -91,8 +92,11 @@ def passages(
         if any(w.start < te and ts < w.end for ts, te in taken):
             continue
         start = _lead_in_start(text, w.start, w.end, size) if w.lead_in else w.start
-        taken.append((start, finish_sentence(text, w.end, reach) if w.ends_on_match else w.end))
-    return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), budget or count * size)]
+        end = finish_sentence(text, w.end, reach) if w.ends_on_match else w.end
+        if not taken:  # the best window: the answer often follows the lines that matched
+            end = max(end, last_line_end(text, end, run_on))
+        taken.append((start, end))
+    return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), (budget or count * size) + run_on)]
 
 
 def entry_first(
@@ -104,6 +108,7 @@ def entry_first(
     size: int,
     budget: int,
     reach: int,
+    run_on: int = 0,
 ) -> list[Passage]:
     """Passages when one entry (at `span` in `text`) ranked the section: the entry first, whole when it fits
     the budget, else its term line and its best windows; then, for slots left, the section's best others."""
@@ -115,7 +120,9 @@ def entry_first(
         term_end = min(text.find("\n", a) % (b + 1) or b, a + PASSAGE_TERM_CHARS)
         room = budget - (term_end - a)
         inner = (
-            passages(index, text[term_end:b], query, count, min(size, room), room, reach) if room > 0 else []
+            passages(index, text[term_end:b], query, count, min(size, room), room, reach, run_on)
+            if room > 0
+            else []
         )
         first = [Passage(a, text[a:term_end]), *(Passage(term_end + p.offset, p.text) for p in inner)]
         first = _merge_passages(text, first)
@@ -125,7 +132,7 @@ def entry_first(
         return first
     rest = [
         p
-        for p in passages(index, text, query, count + 1, size, budget - used, reach)
+        for p in passages(index, text, query, count + 1, size, budget - used, reach, run_on)
         if p.offset + len(p.text) <= a or p.offset >= b
     ]
     return sorted(first + rest[:left], key=lambda p: p.offset)

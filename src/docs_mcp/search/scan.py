@@ -20,13 +20,19 @@ READ_BATCH = 500
 #: Seconds between two checks of which pages have vectors: reading 5,000 ids costs more than the scan itself
 #: (30-80 ms on a busy machine), and a page a refresh removed meanwhile is only a candidate the hits skip.
 RECHECK_SECONDS = 10.0
+#: The scan reads only a vector's first dimensions (Matryoshka: they carry the most) to pick candidates, then
+#: scores those pages at full size: half the memory read per search (4.2 -> 2 ms on JDK 17's 108,000 sections).
+COARSE_DIMS = 64
+#: Candidate pages per page wanted, scored again at full size.
+COARSE_OVERSAMPLE = 4
 
 
 class SectionScan:
     """All section vectors of a scope in one float32 matrix, kept per (model, scope) and brought up to date
     with the pages that have vectors: a page indexed or removed since is added or dropped, never re-read.
 
-    Past `max_bytes` (a site of more than ~260,000 sections at 128 dimensions) there is no scan: `nearest` answers nothing.
+    Past `max_bytes` (a site of more than ~260,000 sections at 128 dimensions) there is no scan: `nearest`
+    answers nothing.
     """
 
     def __init__(self, max_bytes: int, recheck_seconds: float = RECHECK_SECONDS):
@@ -52,10 +58,23 @@ class SectionScan:
             if not self._sync(reads, model, dim, scope) or self._matrix is None or self._starts is None:
                 return {}
             # einsum, not `@`: one thread, no BLAS spin-up on a busy machine (see VectorCache.cosines).
-            best = np.maximum.reduceat(np.einsum("ij,j->i", self._matrix, qvec), self._starts)
+            coarse = self._matrix.shape[1] < dim
+            head = qvec[: self._matrix.shape[1]]
+            best = np.maximum.reduceat(np.einsum("ij,j->i", self._matrix, head), self._starts)
             ids = self._ids
-        top = np.argsort(-best)[:n]
-        return {ids[i]: float(best[i]) for i in top}
+            if not coarse:
+                top = np.argsort(-best)[:n]
+                return {ids[i]: float(best[i]) for i in top}
+            wanted = min(len(ids), n * COARSE_OVERSAMPLE)
+            picked = np.argpartition(-best, wanted - 1)[:wanted] if wanted < len(ids) else range(len(ids))
+            pids = [ids[i] for i in picked]
+            blocks = [self._pages[p] for p in pids]
+        # One product over the candidates' rows: a call per page cost twice as much (80 pages, ~1.5 ms).
+        starts = np.cumsum([0] + [b.shape[0] for b in blocks[:-1]])
+        exact = np.maximum.reduceat(
+            np.einsum("ij,j->i", np.concatenate(blocks).astype(np.float32), qvec), starts
+        )
+        return {pids[i]: float(exact[i]) for i in np.argsort(-exact)[:n]}
 
     def _sync(self, reads: Reads, model: str, dim: int, scope: Scope) -> bool:
         """Bring the matrix up to the snapshot's pages; False when there are none or they exceed the cap."""
@@ -72,7 +91,9 @@ class SectionScan:
         if ids == self._seen:
             return self._matrix is not None
         self._seen = ids
-        if len(ids) * dim * 4 > self.max_bytes:  # at least one section a page: over the cap for sure
+        if (
+            len(ids) * _section_bytes(dim) > self.max_bytes
+        ):  # at least one section a page: over the cap for sure
             return False
         wanted = set(ids)
         self._pages = {p: m for p, m in self._pages.items() if p in wanted}
@@ -82,11 +103,18 @@ class SectionScan:
                 if blob and not len(blob) % (2 * dim):
                     self._pages[pid] = np.frombuffer(blob, dtype=np.float16).reshape(-1, dim)
         kept = tuple(p for p in ids if p in self._pages)
-        if sum(self._pages[p].shape[0] for p in kept) * dim * 4 > self.max_bytes or not kept:
+        if sum(self._pages[p].shape[0] for p in kept) * _section_bytes(dim) > self.max_bytes or not kept:
             self._ids, self._matrix = (), None
             return False
         blocks: Sequence[np.ndarray] = [self._pages[p] for p in kept]
-        self._matrix = np.concatenate(blocks).astype(np.float32)
+        self._matrix = np.ascontiguousarray(
+            np.concatenate(blocks)[:, : min(dim, COARSE_DIMS)], dtype=np.float32
+        )
         self._starts = np.cumsum([0] + [b.shape[0] for b in blocks[:-1]])
         self._ids = kept
         return True
+
+
+def _section_bytes(dim: int) -> int:
+    """Memory a section takes in the scan: its stored float16 vector and its float32 coarse part."""
+    return dim * 2 + min(dim, COARSE_DIMS) * 4

@@ -111,3 +111,11 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
         return text, False
     end = boundary_cut(text, 0, limit)
     return text[:end].rstrip(), True
+
+
+def last_line_end(text: str, end: int, extra: int) -> int:
+    """The end of the last whole line within `extra` chars after `end` (`end` itself if none)."""
+    stop = text.rfind("\n", end, end + extra)
+    while stop > end and text[stop - 1] == "\n":  # blank lines are not worth showing at the end
+        stop -= 1
+    return stop if stop > end else end
