@@ -189,9 +189,10 @@ KEPT_CODE_CLASSES = frozenset({"synopsis", "funcsynopsisinfo", "productionlist"}
 #: A block holding an element whose id starts so is a grammar production (Sphinx `productionlist`).
 GRAMMAR_ID_PREFIX = "grammar-token"
 
-#: Text a theme's CSS puts before an element (`::before`), written out: numpydoc's parameter types read
-#: `levels : sequence`, not `levelssequence`.
-CSS_PREFIXES: dict[str, str] = {"span.classifier": " : "}
+#: Text a theme's CSS puts before an element (`::before`, or `::after` of an empty one), written out:
+#: numpydoc's parameter types read `levels : sequence`, not `levelssequence`; gi-docgen's titles (GTK, GLib)
+#: `Gtk.Label.set_wrap_mode` (its CSS draws a ▸), not `GtkLabelset_wrap_mode`, whose words match nothing.
+CSS_PREFIXES: dict[str, str] = {"span.classifier": " : ", "span.sep": "."}
 
 #: Title elements of admonition boxes; the title becomes the box's bold label (`> **Note:** …`).
 #: A box's first child is its title when it has one of these classes (or one starting with a prefix below:

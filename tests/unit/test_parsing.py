@@ -14,6 +14,7 @@ from docs_mcp.errors import NotDocumentation
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.sources import Location, Source
 from docs_mcp.model.document import Document
+from docs_mcp.text.terms import tokenize
 
 
 def main_of(name: str):
@@ -260,6 +261,17 @@ def test_numpydoc_parameter_type_keeps_its_css_separator():
     )
     simplify(box)
     assert box.find(".//dt").text_content() == "levels : sequence"
+
+
+def test_gi_docgen_title_separators_become_dots_so_its_words_are_found():
+    box = el(
+        '<div><h1><a href="index.html">Gtk</a><span class="sep" role="presentation"></span>'
+        '<a href="class.Label.html">Label</a><span class="sep"></span>set_wrap_mode</h1></div>'
+    )
+    simplify(box)
+    title = box.find(".//h1").text_content()
+    assert title == "Gtk.Label.set_wrap_mode"
+    assert {"label", "wrap", "mode"} <= set(tokenize(title))  # glued, it read `GtkLabelset_wrap_mode`
 
 
 def test_comments_are_removed():

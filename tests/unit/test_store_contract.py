@@ -124,6 +124,20 @@ def test_pages_holding_a_term_are_those_whose_text_holds_it(store):
         assert r.pages_holding("tidepool", []) == [] and r.pages_holding("zzzqqq", ids) == []
 
 
+def test_the_sections_following_a_heading_are_its_pages_next_ones_in_order(store):
+    index, scope = _indexed(store)
+    key = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    doc = index.load_document(key)
+    with index.reading() as r:
+        (page,) = [row.id for row in r.page_rows(range(1, 10_000)) if row.key == key]
+        by_anchor = {row.anchor: row for row in r.section_rows(range(1, 100_000)) if row.page_id == page}
+        first, last = by_anchor[doc.sections[0].id], by_anchor[doc.sections[-1].id]
+        after = r.following_sections([first.id], 2)
+        assert [row.anchor for row in after] == [doc.sections[1].id, doc.sections[2].id]
+        assert after[0] == by_anchor[doc.sections[1].id]  # the whole row, its text unpacked
+        assert r.following_sections([last.id], 3) == []  # the page's last section: nothing below it
+
+
 def test_keyword_entries_lift_their_target_best_first_and_go_with_their_index_page(store):
     from docs_mcp.crawl.rows import prepare_page
 

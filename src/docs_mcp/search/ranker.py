@@ -38,6 +38,8 @@ from docs_mcp.themes import HOME_PAGES, SITE_TITLE_GENERIC
 TITLE_MEMO_SIZE = 50_000
 #: Scopes whose site words are memoized at most.
 SITE_MEMO_SIZE = 64
+#: Sections read below a hit's heading that has no text of its own, for its snippet.
+FOLLOWING_SECTIONS = 3
 
 
 def names_site(term: str, site: frozenset[str]) -> bool:
@@ -270,6 +272,13 @@ class SiteRanker:
         sections = {
             row.id: row for row in reads.section_rows([sid for _, sid, _ in ranked if sid is not None])
         }
+        # A heading with no text of its own (gi-docgen's title over "Declaration", "Description") has no
+        # snippet: its page's next section with text gives one.
+        empty = [sid for sid, row in sections.items() if not row.text.strip()]
+        below: dict[int, str] = {}
+        for row in reads.following_sections(empty, FOLLOWING_SECTIONS) if empty else ():
+            if row.text.strip():
+                below.setdefault(row.page_id, row.text)
         hits = []
         for pid, sid, score in ranked:
             page = pages.get(pid)
@@ -282,7 +291,7 @@ class SiteRanker:
             parts = [p for p in sec.path.split(" > ") if p and p != page.title]
             if sec.title and sec.title != page.title:
                 parts.append(sec.title)
-            text = snippet(sec.text, query)
+            text = snippet(sec.text if sec.text.strip() else below.get(pid, ""), query)
             hits.append(
                 SearchHit(page.key, page.title, sec.anchor, tuple(parts), text, "", page.fetched_at, score)
             )

@@ -217,6 +217,15 @@ class SQLiteReads:
         sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({_marks(ids)})"
         return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, ids)]
 
+    def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
+        ids = list(section_ids)
+        sql = (
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text FROM sections s JOIN sections t "
+            f"ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + ? WHERE s.id IN ({_marks(ids)}) "
+            "ORDER BY t.page_id, t.ord"
+        )
+        return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, [count, *ids])]
+
     def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
         """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
         ids = list(section_ids)

@@ -150,6 +150,14 @@ class PostgresReads:
         sql = "SELECT id, page_id, anchor, title, path, text FROM sections WHERE id = ANY(%s)"
         return [SectionRow(*row) for row in self._all(sql, (list(section_ids),))]
 
+    def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
+        sql = (
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text FROM sections s JOIN sections t "
+            "ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + %s WHERE s.id = ANY(%s) "
+            "ORDER BY t.page_id, t.ord"
+        )
+        return [SectionRow(*row) for row in self._all(sql, (count, list(section_ids)))]
+
     def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
         """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
         return [
