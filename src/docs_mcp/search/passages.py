@@ -130,9 +130,11 @@ def entry_first(
     left = count - len(first) + 1
     if left <= 0 or budget - used < size // 2:
         return first
+    # One run-on per answer: the entry's windows had it unless the entry came whole.
+    rest_run_on = run_on if b - a <= budget else 0
     rest = [
         p
-        for p in passages(index, text, query, count + 1, size, budget - used, reach, run_on)
+        for p in passages(index, text, query, count + 1, size, budget - used, reach, rest_run_on)
         if p.offset + len(p.text) <= a or p.offset >= b
     ]
     return sorted(first + rest[:left], key=lambda p: p.offset)
