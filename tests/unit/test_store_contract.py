@@ -124,7 +124,7 @@ def test_pages_holding_a_term_are_those_whose_text_holds_it(store):
         assert r.pages_holding("tidepool", []) == [] and r.pages_holding("zzzqqq", ids) == []
 
 
-def test_the_sections_following_a_heading_are_its_pages_next_ones_in_order(store):
+def test_sections_are_found_by_their_place_and_those_following_a_heading_in_page_order(store):
     index, scope = _indexed(store)
     key = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
     doc = index.load_document(key)
@@ -136,6 +136,9 @@ def test_the_sections_following_a_heading_are_its_pages_next_ones_in_order(store
         assert [row.anchor for row in after] == [doc.sections[1].id, doc.sections[2].id]
         assert after[0] == by_anchor[doc.sections[1].id]  # the whole row, its text unpacked
         assert r.following_sections([last.id], 3) == []  # the page's last section: nothing below it
+        places = [(page, 0), (page, len(doc.sections) - 1), (page, len(doc.sections)), (10**9, 0)]
+        assert r.section_ids_at(places) == {(page, 0): first.id, (page, len(doc.sections) - 1): last.id}
+        assert r.section_ids_at([]) == {}
 
 
 def test_keyword_entries_lift_their_target_best_first_and_go_with_their_index_page(store):

@@ -7,12 +7,13 @@ finds and scores the full-text matches, this module weighs them into one ranking
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from docs_mcp.model.hits import SearchHit
+from docs_mcp.search.hits import build_hits
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, embedder, rerank_pages
-from docs_mcp.search.snippets import snippet
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     AGGREGATE_SIZE_RATIO,
@@ -34,12 +35,13 @@ from docs_mcp.text.terms import NameMatcher, bounded_query, query_names, query_t
 from docs_mcp.text.terms import idf as term_idf
 from docs_mcp.themes import HOME_PAGES, SITE_TITLE_GENERIC
 
+if TYPE_CHECKING:
+    import numpy as np
+
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
 TITLE_MEMO_SIZE = 50_000
 #: Scopes whose site words are memoized at most.
 SITE_MEMO_SIZE = 64
-#: Sections read below a hit's heading that has no text of its own, for its snippet.
-FOLLOWING_SECTIONS = 3
 
 
 def names_site(term: str, site: frozenset[str]) -> bool:
@@ -156,8 +158,10 @@ class SiteRanker:
         idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
         found = self._evidence(reads, query, selected, scope, idf)
         combined = combine(query, terms, idf, found)
-        if SEMANTIC_WEIGHT > 0 and (model := active_model()) is not None:
-            combined = self._semantic(reads, model, query, combined, scope)
+        model, qvec = active_model() if SEMANTIC_WEIGHT > 0 else None, None
+        if model is not None and (loaded := embedder(model)) is not None:
+            qvec = loaded.embed([query])[0]
+            combined = self._semantic(reads, model, loaded.dim, qvec, combined, scope)
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
             pid: found.defines.get(pid) or found.best_section.get(pid, (None, 0.0))[0] for pid in combined
@@ -165,7 +169,9 @@ class SiteRanker:
         ordered = sorted(combined, key=lambda pid: -combined[pid])
         distinct = _one_per_content(ordered, found.titles, limit * AGGREGATE_LOOKAHEAD)
         ranked = _without_aggregate_copies(reads, distinct, section_of)[:limit]
-        return self._hits(reads, [(pid, section_of[pid], combined[pid]) for pid in ranked], query)
+        if model is not None and qvec is not None:
+            self._nearest_sections(reads, model, qvec, ranked, section_of)
+        return build_hits(reads, [(pid, section_of[pid], combined[pid]) for pid in ranked], query)
 
     def _evidence(
         self, reads: Reads, query: str, terms: list[str], scope: Scope, idf: dict[str, float]
@@ -199,24 +205,35 @@ class SiteRanker:
         )
 
     def _semantic(
-        self, reads: Reads, name: str, query: str, combined: dict[int, float], scope: Scope
+        self, reads: Reads, name: str, dim: int, qvec: np.ndarray, combined: dict[int, float], scope: Scope
     ) -> dict[int, float]:
         """Semantic re-ranking: the best pages re-ranked by their best section's cosine with the query, blended
         in, with the pages nearest the query among all (`scan`) joining them. Only the best pages' vectors are
         read per search (once each); the scan's matrix follows the pages that have vectors."""
-        model = embedder(name)
-        if model is None:
-            return combined
-        qvec = model.embed([query])[0]
         near: dict[int, float] = {}
         if mechanism_on("scan"):
-            near = self._scan.nearest(reads, name, model.dim, qvec, scope, SEMANTIC_SCAN_TOP)
+            near = self._scan.nearest(reads, name, dim, qvec, scope, SEMANTIC_SCAN_TOP)
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
-            self._vectors.add(name, model.dim, reads.vectors(name, missing))
+            self._vectors.add(name, dim, reads.vectors(name, missing))
         cosine = {**near, **self._vectors.cosines(name, qvec, head)}
         return rerank_pages(combined, cosine, SEMANTIC_WEIGHT, SEMANTIC_TOP, list(near))
+
+    def _nearest_sections(
+        self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]
+    ) -> None:
+        """A hit without a section among the text matches points at its section nearest the query, from the
+        vectors at hand: a full-text lookup per hit cost ~1 ms each, and finds none on a paraphrase."""
+        rows = {}
+        for pid in ranked:
+            if section_of.get(pid) is None:
+                row = self._vectors.best_row(name, qvec, pid)
+                row = self._scan.best_row(pid, qvec) if row is None else row
+                if row is not None:
+                    rows[pid] = row
+        ids = reads.section_ids_at(list(rows.items()))
+        section_of.update({pid: ids[(pid, row)] for pid, row in rows.items() if (pid, row) in ids})
 
     def _site_words(self, reads: Reads, scope: Scope) -> frozenset[str]:
         """The words of the scope's home pages' titles that name the site (memoized once found)."""
@@ -259,40 +276,3 @@ class SiteRanker:
                 owner = next((p for p in scope.prefixes if key.startswith(p)), "")
                 out[pid] = (title, tokens, f"{owner}\n{digest}")
         return out
-
-    @staticmethod
-    def _hits(reads: Reads, ranked: list[tuple[int, int | None, float]], query: str) -> list[SearchHit]:
-        """Build the hits with two reads in all (pages, sections), not two per hit."""
-        terms = query_terms(query)
-        ranked = [
-            (pid, sid if sid is not None else reads.best_section(pid, terms), score)
-            for pid, sid, score in ranked
-        ]
-        pages = {row.id: row for row in reads.page_rows([pid for pid, _, _ in ranked])}
-        sections = {
-            row.id: row for row in reads.section_rows([sid for _, sid, _ in ranked if sid is not None])
-        }
-        # A heading with no text of its own (gi-docgen's title over "Declaration", "Description") has no
-        # snippet: its page's next section with text gives one.
-        empty = [sid for sid, row in sections.items() if not row.text.strip()]
-        below: dict[int, str] = {}
-        for row in reads.following_sections(empty, FOLLOWING_SECTIONS) if empty else ():
-            if row.text.strip():
-                below.setdefault(row.page_id, row.text)
-        hits = []
-        for pid, sid, score in ranked:
-            page = pages.get(pid)
-            if page is None:  # cannot happen within one snapshot; never a KeyError if it did
-                continue
-            sec = sections.get(sid) if sid is not None else None
-            if sec is None:
-                hits.append(SearchHit(page.key, page.title, "", (), "", "", page.fetched_at, score))
-                continue
-            parts = [p for p in sec.path.split(" > ") if p and p != page.title]
-            if sec.title and sec.title != page.title:
-                parts.append(sec.title)
-            text = snippet(sec.text if sec.text.strip() else below.get(pid, ""), query)
-            hits.append(
-                SearchHit(page.key, page.title, sec.anchor, tuple(parts), text, "", page.fetched_at, score)
-            )
-        return hits

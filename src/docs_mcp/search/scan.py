@@ -76,6 +76,15 @@ class SectionScan:
         )
         return {pids[i]: float(exact[i]) for i in np.argsort(-exact)[:n]}
 
+    def best_row(self, page_id: int, qvec: np.ndarray) -> int | None:
+        """Which of a scanned page's sections (its place, `ord`) is nearest the query; None if not scanned."""
+        import numpy as np
+
+        block = self._pages.get(page_id)
+        if block is None:
+            return None
+        return int(np.argmax(np.einsum("ij,j->i", block.astype(np.float32), qvec)))
+
     def _sync(self, reads: Reads, model: str, dim: int, scope: Scope) -> bool:
         """Bring the matrix up to the snapshot's pages; False when there are none or they exceed the cap."""
         import numpy as np

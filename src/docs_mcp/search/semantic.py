@@ -132,6 +132,13 @@ class VectorCache:
         best = np.maximum.reduceat(np.einsum("ij,j->i", np.concatenate([b for _, b in found]), qvec), starts)
         return {pid: float(c) for (pid, _), c in zip(found, best.tolist(), strict=True)}
 
+    def best_row(self, model: str, qvec: np.ndarray, page_id: int) -> int | None:
+        """Which of a cached page's sections (its place, `ord`) is nearest the query; None if not cached."""
+        import numpy as np
+
+        block = self._pages.get((model, page_id))
+        return None if block is None else int(np.argmax(np.einsum("ij,j->i", block, qvec)))
+
 
 def rerank_pages(
     combined: dict[int, float],

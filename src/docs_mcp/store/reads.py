@@ -217,6 +217,15 @@ class SQLiteReads:
         sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({_marks(ids)})"
         return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, ids)]
 
+    def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
+        if not places:
+            return {}
+        # By page id (its index), then the places: a row-value IN list is a scan of every section.
+        wanted = set(places)
+        pages = sorted({p for p, _ in places})
+        sql = f"SELECT page_id, ord, id FROM sections WHERE page_id IN ({_marks(pages)})"
+        return {(p, o): i for p, o, i in self.db.execute(sql, pages) if (p, o) in wanted}
+
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         ids = list(section_ids)
         sql = (

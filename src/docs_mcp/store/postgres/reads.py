@@ -150,6 +150,16 @@ class PostgresReads:
         sql = "SELECT id, page_id, anchor, title, path, text FROM sections WHERE id = ANY(%s)"
         return [SectionRow(*row) for row in self._all(sql, (list(section_ids),))]
 
+    def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
+        if not places:
+            return {}
+        sql = (
+            "SELECT s.page_id, s.ord, s.id FROM sections s "
+            "JOIN unnest(%s::bigint[], %s::int[]) AS w(page_id, ord) USING (page_id, ord)"
+        )
+        rows = self._all(sql, ([p for p, _ in places], [o for _, o in places]))
+        return {(p, o): i for p, o, i in rows}
+
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         sql = (
             "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text FROM sections s JOIN sections t "
