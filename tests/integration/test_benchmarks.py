@@ -103,3 +103,36 @@ def test_semantic_grid_prints_each_blend_per_half(questions):
         tune, validate = (cell.split(" / ") for cell in row.split(" | ")[1:])
         assert tune[0] == validate[0] == "1.000", proc.stdout
     assert "section vectors" in proc.stdout
+
+
+def test_search_latency_times_each_configuration_and_its_ratio(tmp_path):
+    cache = tmp_path / "cache"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "docs_mcp",
+            "index",
+            "--source",
+            str(SITE),
+            "--cache-dir",
+            str(cache),
+            "--workers",
+            "1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    src = str(REPO / "src")
+    proc = run(
+        "search_latency.py", "--cache-dir", str(cache), "--root", str(SITE), "--rounds", "2", "--passes", "1",
+        "--queries", "5", "--config", f"lexical:{src}:off", "--config", f"semantic:{src}:auto",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rounds = [line for line in proc.stdout.splitlines() if line.startswith("round ")]
+    assert [line.split()[:3] for line in rounds] == [
+        ["round", "1", "lexical"], ["round", "1", "semantic"], ["round", "2", "lexical"], ["round", "2", "semantic"]
+    ]  # fmt: skip
+    summary = proc.stdout.split("median of 2 rounds")[1]
+    assert "lexical      p50" in summary and "(1.00x)" in summary and "semantic     p50" in summary

@@ -7,16 +7,16 @@ finds and scores the full-text matches, this module weighs them into one ranking
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.search.hits import build_hits
+from docs_mcp.search.hits import build_hits, one_per_content, without_aggregate_copies
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
-from docs_mcp.search.semantic import VectorCache, active_model, embedder, rerank_pages
+from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, rerank_pages
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
-    AGGREGATE_SIZE_RATIO,
     KEYWORD_CANDIDATES,
     MAX_QUERY_TERMS,
     NAME_CANDIDATES,
@@ -38,6 +38,9 @@ from docs_mcp.themes import HOME_PAGES, SITE_TITLE_GENERIC
 if TYPE_CHECKING:
     import numpy as np
 
+    #: The model, its size, the query's vector, and the pages the scan found nearest it (page → cosine).
+    Semantic = tuple[str, int, np.ndarray, dict[int, float]]
+
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
 TITLE_MEMO_SIZE = 50_000
 #: Scopes whose site words are memoized at most.
@@ -47,47 +50,6 @@ SITE_MEMO_SIZE = 64
 def names_site(term: str, site: frozenset[str]) -> bool:
     """Whether a query term is the site's name or its short form (`postgr` of `postgresql`)."""
     return term in site or (len(term) >= 4 and any(w.startswith(term) for w in site))
-
-
-def _one_per_content(
-    ranked: list[int], titles: dict[int, tuple[str, frozenset[str], str]], limit: int
-) -> list[int]:
-    """The best `limit` pages; a page one source serves at two addresses (`dir/`, `dir/index.html`) only once."""
-    seen: set[str] = set()
-    out = []
-    for pid in ranked:
-        digest = titles[pid][2] if pid in titles else f"page {pid}"
-        if digest not in seen:
-            seen.add(digest)
-            out.append(pid)
-            if len(out) == limit:
-                break
-    return out
-
-
-def _without_aggregate_copies(
-    reads: Reads, ranked: list[int], section_of: dict[int, int | None]
-) -> list[int]:
-    """Drop a hit whose best section is, word for word, that of a page AGGREGATE_SIZE_RATIO times smaller.
-
-    All-in-one pages (Node's all.html, mdBook's print.html, single-page builds) repeat every page of the
-    site; their copy would take a result slot from the page it came from. Sibling pages of one size that
-    share a boilerplate section are not copies of each other.
-    """
-    sids = [section_of[pid] for pid in ranked if section_of[pid] is not None]
-    if len(sids) < 2:
-        return ranked
-    smallest: dict[str, int] = {}  # section text → section count of the smallest page showing it
-    info = {}
-    for page_id, text, count in reads.section_sizes(sids):
-        if text:
-            info[page_id] = (text, count)
-            smallest[text] = min(count, smallest.get(text, count))
-    return [
-        pid
-        for pid in ranked
-        if pid not in info or info[pid][1] < AGGREGATE_SIZE_RATIO * smallest[info[pid][0]]
-    ]
 
 
 def _defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
@@ -156,20 +118,22 @@ class SiteRanker:
         if not selected:
             return []
         idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
+        # The query's vector and the scan (numpy, no store) run beside the text queries below.
+        semantic = self._start_semantic(reads, query, scope)
         found = self._evidence(reads, query, selected, scope, idf)
         combined = combine(query, terms, idf, found)
-        model, qvec = active_model() if SEMANTIC_WEIGHT > 0 else None, None
-        if model is not None and (loaded := embedder(model)) is not None:
-            qvec = loaded.embed([query])[0]
-            combined = self._semantic(reads, model, loaded.dim, qvec, combined, scope)
+        model, qvec = None, None
+        if semantic is not None:
+            model, dim, qvec, near = semantic()
+            combined = self._semantic(reads, model, dim, qvec, near, combined)
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
             pid: found.defines.get(pid) or found.best_section.get(pid, (None, 0.0))[0] for pid in combined
         }
         ordered = sorted(combined, key=lambda pid: -combined[pid])
-        distinct = _one_per_content(ordered, found.titles, limit * AGGREGATE_LOOKAHEAD)
-        ranked = _without_aggregate_copies(reads, distinct, section_of)[:limit]
-        if model is not None and qvec is not None:
+        distinct = one_per_content(ordered, found.titles, limit * AGGREGATE_LOOKAHEAD)
+        ranked = without_aggregate_copies(reads, distinct, section_of)[:limit]
+        if model is not None:
             self._nearest_sections(reads, model, qvec, ranked, section_of)
         return build_hits(reads, [(pid, section_of[pid], combined[pid]) for pid in ranked], query)
 
@@ -204,15 +168,33 @@ class SiteRanker:
             keywords,
         )
 
+    def _start_semantic(self, reads: Reads, query: str, scope: Scope) -> Callable[[], Semantic] | None:
+        """The query's vector and the pages nearest it among all (`scan`), started on a background thread; the
+        call returned gives them. None without a model. The scan's matrix follows the pages with vectors."""
+        model = active_model() if SEMANTIC_WEIGHT > 0 else None
+        loaded = embedder(model) if model is not None else None
+        if model is None or loaded is None:
+            return None
+        view = self._scan.view(reads, model, loaded.dim, scope) if mechanism_on("scan") else None
+
+        def work() -> Semantic:
+            qvec = loaded.embed([query])[0]
+            return model, loaded.dim, qvec, {} if view is None else view.nearest(qvec, SEMANTIC_SCAN_TOP)
+
+        return beside(work)
+
     def _semantic(
-        self, reads: Reads, name: str, dim: int, qvec: np.ndarray, combined: dict[int, float], scope: Scope
+        self,
+        reads: Reads,
+        name: str,
+        dim: int,
+        qvec: np.ndarray,
+        near: dict[int, float],
+        combined: dict[int, float],
     ) -> dict[int, float]:
         """Semantic re-ranking: the best pages re-ranked by their best section's cosine with the query, blended
-        in, with the pages nearest the query among all (`scan`) joining them. Only the best pages' vectors are
-        read per search (once each); the scan's matrix follows the pages that have vectors."""
-        near: dict[int, float] = {}
-        if mechanism_on("scan"):
-            near = self._scan.nearest(reads, name, dim, qvec, scope, SEMANTIC_SCAN_TOP)
+        in, with the pages nearest the query among all (`near`) joining them. Only the best pages' vectors are
+        read per search (once each)."""
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:

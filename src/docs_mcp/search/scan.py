@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docs_mcp.search.semantic import block_maxima, nearest_row
@@ -54,25 +55,16 @@ class SectionScan:
         self, reads: Reads, model: str, dim: int, qvec: np.ndarray, scope: Scope, n: int
     ) -> dict[int, float]:
         """The `n` pages of the scope whose best section is nearest the query: page id → that cosine."""
-        import numpy as np
+        view = self.view(reads, model, dim, scope)
+        return {} if view is None else view.nearest(qvec, n)
 
+    def view(self, reads: Reads, model: str, dim: int, scope: Scope) -> ScanView | None:
+        """The matrix brought up to the snapshot's pages, held for one search: the product needs no store
+        and no lock, so it can run beside the search's text queries. None when there is no scan."""
         with self._lock:
             if not self._sync(reads, model, dim, scope) or self._matrix is None or self._starts is None:
-                return {}
-            # einsum, not `@`: one thread, no BLAS spin-up on a busy machine (see VectorCache.cosines).
-            coarse = self._matrix.shape[1] < dim
-            head = qvec[: self._matrix.shape[1]]
-            best = np.maximum.reduceat(np.einsum("ij,j->i", self._matrix, head), self._starts)
-            ids = self._ids
-            if not coarse:
-                top = np.argsort(-best)[:n]
-                return {ids[i]: float(best[i]) for i in top}
-            wanted = min(len(ids), n * COARSE_OVERSAMPLE)
-            picked = np.argpartition(-best, wanted - 1)[:wanted] if wanted < len(ids) else range(len(ids))
-            pids = [ids[i] for i in picked]
-            blocks = [self._pages[p] for p in pids]
-        exact = block_maxima(blocks, qvec)
-        return {pids[i]: float(exact[i]) for i in np.argsort(-exact)[:n]}
+                return None
+            return ScanView(self._matrix, self._starts, self._ids, self._pages, dim)
 
     def best_row(self, page_id: int, qvec: np.ndarray) -> int | None:
         """Which of a scanned page's sections (its place, `ord`) is nearest the query; None if not scanned."""
@@ -115,6 +107,34 @@ class SectionScan:
         self._starts = np.cumsum([0] + [b.shape[0] for b in blocks[:-1]])
         self._ids = kept
         return True
+
+
+@dataclass(frozen=True)
+class ScanView:
+    """The scan's matrix as one search found it (a later sync replaces the scan's arrays, never changes these)."""
+
+    matrix: np.ndarray
+    starts: np.ndarray
+    ids: tuple[int, ...]
+    pages: dict[int, np.ndarray]
+    dim: int
+
+    def nearest(self, qvec: np.ndarray, n: int) -> dict[int, float]:
+        """The `n` pages whose best section is nearest the query: page id → that cosine."""
+        import numpy as np
+
+        # einsum, not `@`: one thread, no BLAS spin-up on a busy machine (see semantic.block_maxima).
+        head = qvec[: self.matrix.shape[1]]
+        best = np.maximum.reduceat(np.einsum("ij,j->i", self.matrix, head), self.starts)
+        if self.matrix.shape[1] >= self.dim:
+            return {self.ids[i]: float(best[i]) for i in np.argsort(-best)[:n]}
+        wanted = min(len(self.ids), n * COARSE_OVERSAMPLE)
+        picked = (
+            np.argpartition(-best, wanted - 1)[:wanted] if wanted < len(self.ids) else range(len(self.ids))
+        )
+        pids = [self.ids[i] for i in picked]
+        exact = block_maxima([self.pages[p] for p in pids], qvec)
+        return {pids[i]: float(exact[i]) for i in np.argsort(-exact)[:n]}
 
 
 def _section_bytes(dim: int) -> int:

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from docs_mcp.search.embedders import DEFAULT_MODEL, MODELS, embedder, package_folder
 from docs_mcp.settings import SEMANTIC_TEXT_CHARS
 
 if TYPE_CHECKING:
     import numpy as np
+
+T = TypeVar("T")
+#: Threads running semantic work beside a search's text queries (numpy and the tokenizer release the GIL).
+BACKGROUND_THREADS = 2
 
 
 # --- blending (pure Python: tested without any model) ------------------------------------------------
@@ -37,6 +42,18 @@ def blend(lexical: Sequence[float], cosine: Sequence[float], weight: float) -> l
     if len(lexical) != len(cosine):
         raise ValueError(f"{len(lexical)} lexical scores but {len(cosine)} cosines")
     return [(1 - weight) * a + weight * b for a, b in zip(zscores(lexical), zscores(cosine), strict=True)]
+
+
+@cache
+def _background() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="docs-mcp-semantic")
+
+
+def beside(work: Callable[[], T]) -> Callable[[], T]:
+    """Start `work` on a background thread; the call returned gives its result, doing the work itself if no
+    thread has taken it up yet (a busy server never waits in a queue for what the caller can do)."""
+    future = _background().submit(work)
+    return lambda: work() if future.cancel() else future.result()
 
 
 # --- site search: section vectors stored in the index -------------------------------------------------

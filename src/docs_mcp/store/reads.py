@@ -195,13 +195,14 @@ class SQLiteReads:
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
         """Those of these pages whose full text holds the term (a page's FTS rowid is its id)."""
-        # Every page holding the term, filtered here: with `rowid IN (…)` FTS5 reads each listed row
-        # (15-25 ms a term on the Python docs), without it only the term's list of pages (0.1 ms).
-        wanted = set(page_ids)
-        rows = self.db.execute(
-            "SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?", (match_expression([term]),)
-        )
-        return [r for (r,) in rows if r in wanted]
+        ids = list(page_ids)
+        if not ids:
+            return []
+        # `+rowid`: the list is checked against the term's pages inside SQLite. A plain `rowid IN (…)` makes
+        # FTS5 read each listed row (15-25 ms a term on the Python docs); all the term's pages brought into
+        # Python and filtered there cost 0.4 ms a term on JDK 17's Javadoc, this 0.2.
+        sql = f"SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? AND +rowid IN ({_marks(ids)})"
+        return [r for (r,) in self.db.execute(sql, (match_expression([term]), *ids))]
 
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
         ids = list(page_ids)
