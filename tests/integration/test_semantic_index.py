@@ -14,6 +14,7 @@ from conftest import SITE, LocalSite
 from docs_mcp import settings
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
+from docs_mcp.crawl.rows import entry_rows, vector_input
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.search import ranker, semantic
 from docs_mcp.search.scan import COARSE_OVERSAMPLE, SectionScan
@@ -40,8 +41,8 @@ async def build(app: App) -> None:
         await app.fetcher.aclose()
 
 
-def count(app: App, sql: str) -> int:
-    return app.index.db.execute(sql).fetchone()[0]
+def count(app: App, sql: str, *args: object) -> int:
+    return app.index.db.execute(sql, args).fetchone()[0]
 
 
 def without_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,6 +80,7 @@ from docs_mcp.search import semantic
 semantic._installed = lambda name: False  # as without the extra, even where it is installed
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
+from docs_mcp.crawl.rows import entry_rows, vector_input
 from docs_mcp import settings
 from docs_mcp.errors import DocsMCPError
 app = App(parser().parse_args(["serve", "--cache-dir", sys.argv[1], "--no-index", "--source", sys.argv[2]]),
@@ -113,7 +115,7 @@ def extra():
     return model
 
 
-async def test_every_listed_page_stores_one_vector_per_section_and_a_removed_page_takes_them_along(
+async def test_every_listed_page_stores_a_vector_per_section_then_per_long_entry_and_a_removed_page_takes_them(
     extra, site_copy: LocalSite, tmp_path
 ):
     app = app_for(tmp_path / "c", site_copy.url)
@@ -121,10 +123,15 @@ async def test_every_listed_page_stores_one_vector_per_section_and_a_removed_pag
     listed = count(app, LISTED)
     assert listed > 5 and count(app, VECTORS) == listed
     rows = app.index.db.execute(
-        "SELECT v.model, length(v.vecs), (SELECT count(*) FROM sections s WHERE s.page_id=v.id) "
-        "FROM page_vectors v"
+        "SELECT p.key, v.model, length(v.vecs), (SELECT count(*) FROM sections s WHERE s.page_id=v.id) "
+        "FROM page_vectors v JOIN pages p ON p.id=v.id"
     ).fetchall()
-    assert all(m == extra.name and size == 2 * extra.dim * n for m, size, n in rows)  # float16, each section
+    entries = {}
+    for key, model, size, sections in rows:
+        _, doc = await app.tools.document(key)
+        entries[key] = [e for e in entry_rows(doc) if len(e[2]) >= semantic.ENTRY_VECTOR_MIN_CHARS]
+        assert model == extra.name and size == 2 * extra.dim * (sections + len(entries[key]))  # float16
+    assert sum(map(len, entries.values())) > 20  # the long reference page's methods
     key = app.index.db.execute("SELECT key FROM pages WHERE listed=1 ORDER BY id LIMIT 1").fetchone()[0]
     app.index.remove(key)
     assert count(app, VECTORS) == listed - 1
@@ -134,6 +141,36 @@ async def test_every_listed_page_stores_one_vector_per_section_and_a_removed_pag
     )
     unlisted = "SELECT count(*) FROM page_vectors v JOIN pages p ON p.id=v.id WHERE p.listed=0"
     assert count(app, unlisted) == 0
+
+
+async def test_an_entry_of_a_long_section_is_stored_after_the_sections_at_a_share_of_its_cosine(
+    extra, site, tmp_path
+):
+    import numpy as np
+
+    app = app_for(tmp_path / "c", site.url)
+    await build(app)
+    key = site.url + "big-reference.html"
+    _, doc = await app.tools.document(key)
+    pid, blob = app.index.db.execute(
+        "SELECT v.id, v.vecs FROM page_vectors v JOIN pages p ON p.id=v.id WHERE p.key=?", (key,)
+    ).fetchone()
+    stored = np.frombuffer(blob, dtype=np.float16).reshape(-1, extra.dim).astype(np.float32)
+    entries = [e for e in entry_rows(doc) if len(e[2]) >= semantic.ENTRY_VECTOR_MIN_CHARS]
+    assert len(stored) == len(doc.sections) + len(entries) and len(entries) > 20
+    k = next(k for k, e in enumerate(entries) if e[0] == "TidePredictor.split_bins")
+    name, place, text = entries[k]
+    assert place.endswith("Comparison") and len(text) > 500  # one method of the class's comparison section
+    own = extra.embed([semantic.section_text(name, place, text)])[0]
+    row = stored[len(doc.sections) + k]
+    assert np.allclose(row, semantic.ENTRY_VECTOR_SCALE * own, atol=2e-3)
+    # A question in the entry's own words is nearer it than any section; the page's cosine is its share.
+    qvec = extra.embed([text])[0]
+    sections, entry = stored[: len(doc.sections)] @ qvec, float(row @ qvec)
+    assert entry > float(sections.max())
+    cache = semantic.VectorCache(1 << 24)
+    cache.add(extra.name, extra.dim, [(pid, blob)])
+    assert cache.cosines(extra.name, qvec, [pid])[pid] == pytest.approx(entry, abs=1e-3)
 
 
 async def test_an_index_built_without_the_extra_gets_its_vectors_on_the_next_run(
@@ -148,14 +185,18 @@ async def test_an_index_built_without_the_extra_gets_its_vectors_on_the_next_run
     again = app_for(tmp_path / "c", site.url)
     await build(again)  # every page is fresh: nothing is fetched, only the vectors are filled in
     assert count(again, VECTORS) == count(again, LISTED) > 5
-    stored = again.index.db.execute("SELECT vecs FROM page_vectors ORDER BY id LIMIT 1").fetchone()[0]
-    sections = [
-        (title, path, unpack_text(text))  # texts are stored zlib'd
-        for title, path, text in again.index.db.execute(
-            "SELECT title, path, text FROM sections WHERE page_id=(SELECT min(id) FROM page_vectors) ORDER BY ord"
-        )
-    ]
-    assert stored == semantic.encode_sections(sections, extra.name)
+    # The same vectors as a page indexed with the model: its sections', then its long sections' entries.
+    filled = dict(
+        again.index.db.execute("SELECT p.key, v.vecs FROM page_vectors v JOIN pages p ON p.id=v.id")
+    )
+    reference = site.url + "big-reference.html"
+    for key in (reference, min(filled)):
+        _, doc = await again.tools.document(key)
+        assert filled[key] == semantic.encode_sections(*vector_input(doc), name=extra.name)
+    sections = count(
+        again, "SELECT count(*) FROM sections s JOIN pages p ON p.id=s.page_id AND p.key=?", reference
+    )
+    assert len(filled[reference]) > 2 * extra.dim * sections  # entries' vectors after the sections'
 
 
 async def test_an_index_of_another_models_vectors_gets_the_default_models_on_the_next_run(

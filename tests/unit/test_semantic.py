@@ -158,7 +158,7 @@ def test_wordllama_vectors_are_unit_length_and_close_in_meaning():
 def test_stored_vectors_are_the_models_vectors_in_section_order():
     model = embedder("wordllama")
     rows = [("Console backend", "Email", "writes emails to stdout"), ("Partitioning", "Tables", "split")]
-    stored = np.frombuffer(encode_sections(rows, "wordllama"), dtype=np.float16).reshape(2, model.dim)
+    stored = np.frombuffer(encode_sections(rows, name="wordllama"), dtype=np.float16).reshape(2, model.dim)
     direct = model.embed([section_text(*r) for r in rows])
     assert np.abs(stored.astype(np.float32) - direct).max() < 1e-3
 

@@ -103,8 +103,14 @@ def test_section_vectors_are_stored_for_listed_pages_and_found_by_model_and_scop
     with index.reading() as r:
         ids = sorted(row.id for row in r.page_rows(range(1, 10_000)))
         before = r.vector_pages("m", scope)  # vectors the build stored itself, with the semantic extra
+        keys = {row.id: row.key for row in r.page_rows(ids)}
+    missing = index.without_vectors("m", scope, 1000)  # (id, key) by id: what a fill computes vectors for
+    assert missing and [pid for pid, _ in missing] == sorted(pid for pid in ids if pid in dict(missing))
+    assert all(keys[pid] == key and pid not in before for pid, key in missing)
+    assert index.without_vectors("m", scope, 2, after=missing[0][0]) == missing[1:3]
     fresh = [pid for pid in ids[:3] if pid not in before]
     assert index.put_vectors("m", [(pid, bytes([pid % 256, 1])) for pid in fresh]) == len(fresh)
+    assert not {pid for pid, _ in index.without_vectors("m", scope, 1000)} & set(fresh)
     assert index.put_vectors("m", [(max(ids) + 1000, b"\x00")]) == 0  # a page since removed: skipped
     with index.reading() as r:
         assert r.vector_pages("m", scope) == sorted({*before, *fresh})

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from docs_mcp.crawl.digest import digest
 from docs_mcp.crawl.discover import discover
+from docs_mcp.crawl.rows import VectorInput, vector_input
 from docs_mcp.crawl.writer import PageWriter
 from docs_mcp.errors import (
     DiskFull,
@@ -126,16 +127,23 @@ class Build:
             while pages := await self._in_store(
                 self.index.without_vectors, model, self.scope, SEMANTIC_FILL_BATCH, after
             ):
+                inputs = await self._in_store(self._vector_inputs, pages)
                 # In-process (one worker) they run on the store's thread: never in the pool searches use.
                 run_on = self.executor or self.store
                 blobs = await asyncio.gather(
-                    *(loop.run_in_executor(run_on, encode_sections, rows, model) for _, rows in pages)
+                    *(loop.run_in_executor(run_on, encode_sections, *vin, model) for _, vin in inputs)
                 )
-                rows = [(pid, blob) for (pid, _), blob in zip(pages, blobs, strict=True)]
+                rows = [(pid, blob) for (pid, _), blob in zip(inputs, blobs, strict=True)]
                 await self._in_store(self.index.put_vectors, model, rows)
                 after = pages[-1][0]
         except IndexUnavailable as exc:
             self.prog.errors.append(f"section vectors (semantic re-ranking) not stored: {exc}")
+
+    def _vector_inputs(self, pages: list[tuple[int, str]]) -> list[tuple[int, VectorInput]]:
+        """What each page's vectors are computed from, read back from the index (a page removed meanwhile
+        has none)."""
+        docs = [(pid, self.index.load_document(key)) for pid, key in pages]
+        return [(pid, vector_input(doc)) for pid, doc in docs if doc is not None]
 
     def _conclude(self) -> None:
         """Count what the source has now, name why it has nothing, and store the outcome for every process."""

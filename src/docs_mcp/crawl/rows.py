@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from docs_mcp.model.document import Document
+from docs_mcp.search.ranking import entries_alone
 from docs_mcp.search.semantic import active_model, encode_sections
 from docs_mcp.store.pagerows import (
     ZLIB_LEVEL,
@@ -28,6 +29,32 @@ def text_digest(doc: Document) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 
+#: A page's sections' (title, path, text) and entries' (name, place, text): what its vectors are computed from.
+VectorInput = tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]
+
+
+def vector_input(doc: Document) -> VectorInput:
+    """What a page's vectors are computed from (`encode_sections`): its sections' (title, path, text), then its
+    entries'; for a page indexed now and for one whose vectors are filled in later alike."""
+    sections = [(s.title, _path(doc, i), s.text) for i, s in enumerate(doc.sections)]
+    return sections, entry_rows(doc)
+
+
+def _path(doc: Document, i: int) -> str:
+    """Where section i sits: its ancestors' titles, or the page's title for a top section."""
+    return " > ".join(doc.path(i)[:-1]) or doc.title
+
+
+def entry_rows(doc: Document) -> list[tuple[str, str, str]]:
+    """(name, place, text) of the entries ranked on their own, embedded after the page's sections: an option
+    or pragma in a 70,000-char list is near a question that its section's vector (the list's start) is not."""
+    return [
+        (e.name, " > ".join(doc.path(i)), text)
+        for i, s in enumerate(doc.sections)
+        for _, e, text in entries_alone(s)
+    ]
+
+
 def prepare_page(
     key: str,
     doc: Document,
@@ -38,13 +65,12 @@ def prepare_page(
     """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page)."""
     rows = []
     for i, s in enumerate(doc.sections):
-        path = " > ".join(doc.path(i)[:-1]) or doc.title
-        rows.append((i, s.id, s.level, s.title, path, s.text, "\n".join(s.names)))
+        rows.append((i, s.id, s.level, s.title, _path(doc, i), s.text, "\n".join(s.names)))
     page_fts, fts, df = ("", "", "", ""), (), {}
     if listed:
         page_fts, fts, df = fts_rows(doc.title, [(r[3], r[4], r[5], r[6]) for r in rows])
     model = active_model() if listed else None
-    vectors = encode_sections([r[3:6] for r in rows], model) if model else b""
+    vectors = encode_sections(*vector_input(doc), model) if model else b""
     stored = tuple((*r[:5], pack_text(r[5]), r[6]) for r in rows)
     return PreparedPage(
         key,

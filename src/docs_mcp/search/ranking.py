@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from docs_mcp.model.document import Document
-from docs_mcp.model.section import Section
+from docs_mcp.model.section import Entry, Section
 from docs_mcp.settings import (
     HEADING_BOOST,
     NAMES_BOOST,
@@ -139,15 +139,24 @@ class PageIndex:
         return entry, best
 
 
-def _entry_units(section: Section) -> list[tuple[int, Counter[str], int, set[str]]]:
-    """The entries of a section that are ranked on their own: those whose words are known."""
-    out = []
+def entries_alone(section: Section) -> list[tuple[int, Entry, str]]:
+    """The entries of a section that count on their own, with their text: those of a section too long to be
+    shown whole whose words are known (a short section is its entries' unit)."""
     if len(section.text) <= SMALL_SECTION_CHARS:
-        return out
-    for k, e in enumerate(section.entries):
-        if e.text_span is not None:
-            tokens = tokenize(section.text[e.text_span[0] : e.text_span[1]])
-            out.append((k, Counter(tokens), len(tokens), set(tokenize(e.name))))
+        return []
+    return [
+        (k, e, section.text[e.text_span[0] : e.text_span[1]])
+        for k, e in enumerate(section.entries)
+        if e.text_span is not None
+    ]
+
+
+def _entry_units(section: Section) -> list[tuple[int, Counter[str], int, set[str]]]:
+    """The entries of a section that are ranked on their own: term counts, length and name terms."""
+    out = []
+    for k, e, text in entries_alone(section):
+        tokens = tokenize(text)
+        out.append((k, Counter(tokens), len(tokens), set(tokenize(e.name))))
     return out
 
 

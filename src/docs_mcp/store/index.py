@@ -288,8 +288,6 @@ class SiteIndex:
         with self.reading() as r:
             return r.headings(key)
 
-    def without_vectors(
-        self, model: str, scope: Scope, limit: int, after: int = 0
-    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
+    def without_vectors(self, model: str, scope: Scope, limit: int, after: int = 0) -> list[tuple[int, str]]:
         with self.reading() as r:
             return r.without_vectors(model, scope, limit, after)

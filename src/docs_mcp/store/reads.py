@@ -102,19 +102,15 @@ class SQLiteReads:
         ).fetchall()
         return [(lv, a, t) for lv, a, t in rows]
 
-    def without_vectors(
-        self, model: str, scope: Scope, limit: int, after: int = 0
-    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
-        """Listed pages of a scope with no vectors of `model` (indexed before the extra was installed), by id
-        from `after` on, each with its sections' (title, path, text) in order."""
+    def without_vectors(self, model: str, scope: Scope, limit: int, after: int = 0) -> list[tuple[int, str]]:
+        """(id, key) of the listed pages of a scope with no vectors of `model` (indexed without it, or with
+        another model), by id from `after` on."""
         where, args = scope_sql(scope)
-        ids = self.db.execute(
-            f"SELECT p.id FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=? "
+        return self.db.execute(
+            f"SELECT p.id, p.key FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=? "
             f"WHERE p.listed=1 AND v.id IS NULL AND p.id>? AND {where} ORDER BY p.id LIMIT ?",
             (model, after, *args, limit),
         ).fetchall()
-        sql = "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord"
-        return [(pid, [(t, p, unpack_text(x)) for t, p, x in self.db.execute(sql, (pid,))]) for (pid,) in ids]
 
     # --- ranking -----------------------------------------------------------------------------------
     def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:

@@ -77,17 +77,14 @@ class PostgresReads:
         )
         return [(lv, a, t) for lv, a, t in rows]
 
-    def without_vectors(
-        self, model: str, scope: Scope, limit: int, after: int = 0
-    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
+    def without_vectors(self, model: str, scope: Scope, limit: int, after: int = 0) -> list[tuple[int, str]]:
         where, args = scope_sql(scope)
-        ids = self._all(
-            "SELECT p.id FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=%(model)s "
+        rows = self._all(
+            "SELECT p.id, p.key FROM pages p LEFT JOIN page_vectors v ON v.id=p.id AND v.model=%(model)s "
             f"WHERE p.listed AND v.id IS NULL AND p.id>%(after)s AND {where} ORDER BY p.id LIMIT %(limit)s",
             {"model": model, "after": after, **args, "limit": limit},
         )
-        sql = "SELECT title, path, text FROM sections WHERE page_id=%s ORDER BY ord"
-        return [(pid, [tuple(r) for r in self._all(sql, (pid,))]) for (pid,) in ids]
+        return [(pid, key) for pid, key in rows]
 
     # --- ranking: FTS5's BM25 (rank.py) ------------------------------------------------------------
     def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:

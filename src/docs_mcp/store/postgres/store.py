@@ -220,7 +220,7 @@ class PostgresStore:
 
     def without_vectors(
         self, model: str, scope: interface.Scope, limit: int, after: int = 0
-    ) -> list[tuple[int, list[tuple[str, str, str]]]]:
+    ) -> list[tuple[int, str]]:
         with self.reading() as r:
             return r.without_vectors(model, scope, limit, after)
 
