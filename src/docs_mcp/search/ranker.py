@@ -206,7 +206,8 @@ class SiteRanker:
         self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]
     ) -> None:
         """A hit without a section among the text matches points at its section nearest the query, from the
-        vectors at hand: a full-text lookup per hit cost ~1 ms each, and finds none on a paraphrase."""
+        vectors at hand: a full-text lookup per hit cost ~1 ms each, and finds none on a paraphrase. Where the
+        nearest row is an entry's (past the sections: no section there), the hits take the full-text lookup."""
         rows = {}
         for pid in ranked:
             if section_of.get(pid) is None:

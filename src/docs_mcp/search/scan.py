@@ -67,7 +67,8 @@ class SectionScan:
             return ScanView(self._matrix, self._starts, self._ids, self._pages, dim)
 
     def best_row(self, page_id: int, qvec: np.ndarray) -> int | None:
-        """Which of a scanned page's sections (its place, `ord`) is nearest the query; None if not scanned."""
+        """Which of a scanned page's rows (a section's `ord`, or past them an entry) is nearest the query; None
+        if not scanned."""
         block = self._pages.get(page_id)
         return None if block is None else nearest_row(block, qvec)
 

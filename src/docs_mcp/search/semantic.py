@@ -164,7 +164,8 @@ class VectorCache:
         return {pid: float(c) for (pid, _), c in zip(found, best.tolist(), strict=True)}
 
     def best_row(self, model: str, qvec: np.ndarray, page_id: int) -> int | None:
-        """Which of a cached page's sections (its place, `ord`) is nearest the query; None if not cached."""
+        """Which of a cached page's rows (a section's `ord`, or past them an entry) is nearest the query; None if
+        not cached."""
         block = self._pages.get((model, page_id))
         return None if block is None else nearest_row(block, qvec)
 
@@ -182,7 +183,7 @@ def block_maxima(blocks: Sequence[np.ndarray], qvec: np.ndarray) -> np.ndarray:
 
 
 def nearest_row(block: np.ndarray, qvec: np.ndarray) -> int:
-    """The row of one page's section vectors (its section's `ord`) nearest the query."""
+    """The row of one page's vectors nearest the query: a section's `ord`, or past the sections an entry's."""
     import numpy as np
 
     return int(np.argmax(np.einsum("ij,j->i", block.astype(np.float32, copy=False), qvec)))
