@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,28 @@ def test_blend_weight_moves_the_order_from_lexical_to_cosine():
     assert order(blend(lexical, cosine, 1.0)) == [2, 1, 0]
     # The scales do not matter, only each signal's spread: BM25 in the tens, cosines in tenths.
     assert blend([30.0, 20.0, 10.0], cosine, 0.5) == pytest.approx(blend(lexical, cosine, 0.5))
+
+
+def test_work_beside_runs_on_another_thread_and_its_errors_reach_the_caller():
+    result = semantic.beside(lambda: threading.current_thread().name)
+    assert result().startswith("docs-mcp-semantic")
+
+    def fails() -> None:
+        raise ValueError("no vector")
+
+    with pytest.raises(ValueError, match="no vector"):
+        semantic.beside(fails)()
+
+
+def test_with_every_background_thread_busy_the_caller_does_the_work_itself():
+    release = threading.Event()
+    busy = [semantic.beside(release.wait) for _ in range(semantic.BACKGROUND_THREADS)]
+    try:
+        waiting = semantic.beside(lambda: threading.current_thread().name)
+        assert waiting() == threading.current_thread().name  # not queued behind the busy threads
+    finally:
+        release.set()
+    assert all(done() for done in busy)
 
 
 def test_blend_refuses_scores_that_do_not_pair_up():
