@@ -268,4 +268,5 @@ def test_a_run_that_cannot_write_says_so_and_is_not_a_success(tmp_path):
         holder.execute("ROLLBACK")
     assert report.unwritten == 5 and report.pages == 0
     assert "cannot use the site index" in report.errors[0] and "database is locked" in report.errors[0]
-    assert verdict(report).endswith("5 pages could not be stored in the index")  # so `index` exits 1
+    # So `index` exits 1, and says why.
+    assert "5 pages could not be stored in the index: cannot use the site index" in verdict(report)

@@ -48,14 +48,24 @@ def test_blend_weight_moves_the_order_from_lexical_to_cosine():
 
 
 def test_work_beside_runs_on_another_thread_and_its_errors_reach_the_caller():
-    result = semantic.beside(lambda: threading.current_thread().name)
-    assert result().startswith("docs-mcp-semantic")
+    started = threading.Event()
+
+    def name() -> str:
+        started.set()
+        return threading.current_thread().name
 
     def fails() -> None:
+        started.set()
         raise ValueError("no vector")
 
+    result = semantic.beside(name)
+    assert started.wait(10)  # taken up by a background thread (asked for before that, the caller does it)
+    assert result().startswith("docs-mcp-semantic")
+    started.clear()
+    failed = semantic.beside(fails)
+    assert started.wait(10)
     with pytest.raises(ValueError, match="no vector"):
-        semantic.beside(fails)()
+        failed()
 
 
 def test_with_every_background_thread_busy_the_caller_does_the_work_itself():

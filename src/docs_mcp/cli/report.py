@@ -101,8 +101,7 @@ def verdict(p: Progress) -> str:
     if not p.reached:
         return f"{p.source}: unreachable ({why}); the {p.pages:,} pages indexed before are kept"
     if p.unwritten:
-        cause = f": {p.store_error}" if p.store_error else ""
-        return f"{p.source}: {p.unwritten:,} pages could not be stored in the index{cause}"
+        return f"{p.source}: {p.unwritten_cause()}"
     return ""
 
 

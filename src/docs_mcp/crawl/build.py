@@ -152,7 +152,8 @@ class Build:
             prog.pages = self.index.page_count(self.scope)
             if not prog.pages and not prog.cause:
                 if prog.unwritten:
-                    prog.cause = f"{prog.unwritten:,} pages could not be stored in the index"
+                    # With the store's error: "no page indexed" alone hides a full disk.
+                    prog.cause = prog.unwritten_cause()
                 elif prog.robots_skipped:
                     prog.cause = f"robots.txt disallows its pages ({prog.robots_skipped:,} skipped)"
                 elif prog.not_found:

@@ -115,6 +115,11 @@ class Progress:
         )
         return answered > 0 or self.unanswered == 0
 
+    def unwritten_cause(self) -> str:
+        """How many pages the index could not store, and why (the store's first error: a full disk, a lock)."""
+        why = f": {self.store_error}" if self.store_error else ""
+        return f"{self.unwritten:,} pages could not be stored in the index{why}"
+
     def note_error(self, message: str, cause: str = "", detail: str = "", unanswered: bool = False) -> None:
         """Count a failure: its message for the summary; the first one's cause and detail for the outcome."""
         self.failed += 1
