@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import SITE
 
+from docs_mcp.cli.main import main
+
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # each script runs up to 300 s
 
@@ -107,23 +109,9 @@ def test_semantic_grid_prints_each_blend_per_half(questions):
 
 def test_search_latency_times_each_configuration_and_its_ratio(tmp_path):
     cache = tmp_path / "cache"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "docs_mcp",
-            "index",
-            "--source",
-            str(SITE),
-            "--cache-dir",
-            str(cache),
-            "--workers",
-            "1",
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    with pytest.raises(SystemExit) as built:
+        main(["index", "--source", str(SITE), "--cache-dir", str(cache), "--workers", "1"])
+    assert built.value.code == 0
     src = str(REPO / "src")
     proc = run(
         "search_latency.py", "--cache-dir", str(cache), "--root", str(SITE), "--rounds", "2", "--passes", "1",

@@ -80,7 +80,6 @@ from docs_mcp.search import semantic
 semantic._installed = lambda name: False  # as without the extra, even where it is installed
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
-from docs_mcp.crawl.rows import entry_rows, vector_input
 from docs_mcp import settings
 from docs_mcp.errors import DocsMCPError
 app = App(parser().parse_args(["serve", "--cache-dir", sys.argv[1], "--no-index", "--source", sys.argv[2]]),
@@ -129,7 +128,7 @@ async def test_every_listed_page_stores_a_vector_per_section_then_per_long_entry
     entries = {}
     for key, model, size, sections in rows:
         _, doc = await app.tools.document(key)
-        entries[key] = [e for e in entry_rows(doc) if len(e[2]) >= semantic.ENTRY_VECTOR_MIN_CHARS]
+        entries[key] = entry_rows(doc)
         assert model == extra.name and size == 2 * extra.dim * (sections + len(entries[key]))  # float16
     assert sum(map(len, entries.values())) > 20  # the long reference page's methods
     key = app.index.db.execute("SELECT key FROM pages WHERE listed=1 ORDER BY id LIMIT 1").fetchone()[0]
@@ -156,7 +155,7 @@ async def test_an_entry_of_a_long_section_is_stored_after_the_sections_at_a_shar
         "SELECT v.id, v.vecs FROM page_vectors v JOIN pages p ON p.id=v.id WHERE p.key=?", (key,)
     ).fetchone()
     stored = np.frombuffer(blob, dtype=np.float16).reshape(-1, extra.dim).astype(np.float32)
-    entries = [e for e in entry_rows(doc) if len(e[2]) >= semantic.ENTRY_VECTOR_MIN_CHARS]
+    entries = entry_rows(doc)
     assert len(stored) == len(doc.sections) + len(entries) and len(entries) > 20
     k = next(k for k, e in enumerate(entries) if e[0] == "TidePredictor.split_bins")
     name, place, text = entries[k]

@@ -10,7 +10,7 @@ import hashlib
 
 from docs_mcp.model.document import Document
 from docs_mcp.search.ranking import entries_alone
-from docs_mcp.search.semantic import active_model, encode_sections
+from docs_mcp.search.semantic import ENTRY_VECTOR_MIN_CHARS, active_model, encode_sections
 from docs_mcp.store.pagerows import (
     ZLIB_LEVEL,
     PreparedPage,
@@ -46,12 +46,14 @@ def _path(doc: Document, i: int) -> str:
 
 
 def entry_rows(doc: Document) -> list[tuple[str, str, str]]:
-    """(name, place, text) of the entries ranked on their own, embedded after the page's sections: an option
-    or pragma in a 70,000-char list is near a question that its section's vector (the list's start) is not."""
+    """(name, place, text) of the entries ranked on their own and long enough to be embedded, after the page's
+    sections: an option or pragma in a 70,000-char list is near a question that its section's vector (the
+    list's start) is not."""
     return [
         (e.name, " > ".join(doc.path(i)), text)
         for i, s in enumerate(doc.sections)
         for _, e, text in entries_alone(s)
+        if len(text) >= ENTRY_VECTOR_MIN_CHARS
     ]
 
 

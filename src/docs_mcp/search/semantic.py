@@ -117,7 +117,6 @@ def encode_sections(
         return b""
     import numpy as np
 
-    entries = [e for e in entries if len(e[2]) >= ENTRY_VECTOR_MIN_CHARS]
     vecs = model.embed([section_text(*r) for r in [*rows, *entries]])
     vecs[len(rows) :] *= ENTRY_VECTOR_SCALE
     return vecs.astype(np.float16).tobytes()
