@@ -13,9 +13,9 @@ ROOT = "https://docs.example.org/"
 PROSE = "Tide gauges record the water level every six minutes and store each reading with its datum. "
 
 
-def is_navigation(body: str) -> bool:
+def is_navigation(body: str, page: str = "<html><body><main>{}</main></body></html>") -> bool:
     loc = SourceSet.from_specs([ROOT]).resolve(ROOT + "page.html")
-    return digest(RawPage(loc, f"<html><body><main>{body}</main></body></html>", "html"), loc.key)[2]
+    return digest(RawPage(loc, page.format(body), "html"), loc.key)[2]
 
 
 def test_a_table_of_contents_is_navigation():
@@ -53,6 +53,15 @@ def test_a_reference_page_with_many_cross_links_is_not_navigation():
         for n in range(40)
     )
     assert not is_navigation(f"<h1>gauge</h1><dl>{items}</dl>")
+
+
+def test_a_short_reference_page_beside_its_sites_sidebar_is_not_navigation():
+    # gi-docgen: no <main>, the method's text in <body> beside a <nav> of every class and method.
+    sidebar = "".join(f'<li><a href="method.Gauge.read_{n}.html">Gauge.read_{n}</a></li>' for n in range(60))
+    body = "<h1>Gauge.read_datum</h1><p>Reads the datum the gauge records its water level against.</p>"
+    page = f"<html><body><nav><ul>{sidebar}</ul></nav>{{}}</body></html>"
+    assert not is_navigation(body, page)
+    assert is_navigation(f"<h1>Contents</h1><ul>{sidebar}</ul>", page)  # a contents page beside it still is
 
 
 def test_a_page_that_ends_with_its_index_is_content():

@@ -9,11 +9,18 @@ import re
 import signal
 import threading
 import time
+from copy import deepcopy
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.convert.keyword_index import keyword_entries
-from docs_mcp.convert.parsing import find_main, generated_index_chars, normalize_space, parse_html
+from docs_mcp.convert.parsing import (
+    find_main,
+    generated_index_chars,
+    normalize_space,
+    parse_html,
+    strip_noise,
+)
 from docs_mcp.convert.pipeline import build_document
 from docs_mcp.crawl.rows import prepare_page
 from docs_mcp.fetch.discovery import normalize_url, page_links, parse_llms_txt
@@ -56,15 +63,28 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
         keywords = keyword_links(root, raw.location, key)
         links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
         main = find_main(root)
-        anchors = main.findall(".//a")
-        link_chars = sum(len(normalize_space(a.text_content())) for a in anchors)
-        total = len(normalize_space(main.text_content())) or 1
-        navigation = (
-            len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
-        ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
+        navigation = mostly_links(main) and mostly_links(without_noise(main))
         doc = build_document(raw, url, root, main)
     listed = not navigation and not generated(raw.location)
     return prepare_page(key, doc, listed, links, keywords), links, navigation
+
+
+def without_noise(main: HtmlElement) -> HtmlElement:
+    """A copy of the content without the site's chrome: gi-docgen puts a method's page in <body> beside a
+    sidebar of 60 links (GTK 4: 974 of 5,792 pages), which counted would make it a table of contents."""
+    copy = deepcopy(main)
+    strip_noise(copy)
+    return copy
+
+
+def mostly_links(main: HtmlElement) -> bool:
+    """Whether an element's text is mostly link text (a table of contents) or a generated keyword index."""
+    anchors = main.findall(".//a")
+    link_chars = sum(len(normalize_space(a.text_content())) for a in anchors)
+    total = len(normalize_space(main.text_content())) or 1
+    return (
+        len(anchors) >= NAVIGATION_MIN_LINKS and link_chars / total > NAVIGATION_LINK_SHARE
+    ) or generated_index_chars(main) >= GENERATED_INDEX_SHARE * total
 
 
 def keyword_links(root: HtmlElement, loc: Location, key: str) -> list[tuple[str, str, str]]:
