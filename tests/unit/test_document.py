@@ -176,6 +176,29 @@ def test_short_path_keeps_a_top_heading_that_is_not_the_title():
     assert doc.short_path(1) == ["Introduction", "Setup"]
 
 
+def test_places_name_each_sections_ancestors_or_the_page_title_and_skip_untitled_sections():
+    doc = Document(
+        "p.html",
+        "src",
+        "Site manual",
+        (
+            Section("top", "", 0, None, text="preamble"),
+            Section("intro", "Introduction", 1, None, text="a"),
+            Section("setup", "Setup", 2, "intro", text="b"),
+            Section("unnamed", "", 3, "setup", text="c"),
+            Section("steps", "Steps", 4, "unnamed", text="d"),
+        ),
+    )
+    assert doc.places() == [
+        "Site manual",
+        "Site manual",
+        "Introduction",
+        "Introduction",
+        "Introduction > Setup",
+    ]
+    assert doc.path(4) == ["Introduction", "Setup", "Steps"]
+
+
 def test_document_of_a_page_has_its_title_source_and_a_content_hash():
     doc = page("seed.html")
     assert (doc.title, doc.source, doc.url) == ("Tidal datums", "site", "seed.html")

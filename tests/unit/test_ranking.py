@@ -383,3 +383,48 @@ def test_code_matches_nothing_but_keeps_the_section_long():
     d = Document("p.html", "src", "Page", tuple(sections), render=render_section)
     assert "resample(x)" not in d.sections[0].text and d.sections[0].code_words == 60
     assert ids(d, PageIndex(d).rank("resample"))[0] == "howto"
+
+
+GAUGE = doc(
+    ("gauge", "Tide gauge", 1, None, "A tide gauge records the water level."),
+    (
+        "install",
+        "Installing the gauge",
+        2,
+        "gauge",
+        "Mount the gauge on a pier. The gauge needs power and a "
+        "network cable to send its readings to the station.",
+    ),
+    (
+        "display",
+        "Reading the display",
+        2,
+        "gauge",
+        "The display shows the latest readings of the gauge in "
+        "metres above the datum, refreshed every six minutes.",
+    ),
+    (
+        "calibration",
+        "Calibration",
+        2,
+        "gauge",
+        "Over months the pressure sensor's zero point wanders, so recorded water heights become inaccurate.",
+    ),
+)
+
+
+def test_the_section_nearest_the_query_in_meaning_moves_up_taking_the_scores_in_turn(monkeypatch):
+    from docs_mcp import settings
+    from docs_mcp.search.semantic import page_cosines
+
+    query = "wrong gauge water heights"
+    blended = PageIndex(GAUGE).rank(query)
+    nearest = GAUGE.sections[int(page_cosines(GAUGE, query).argmax())].id
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "off")  # no model: BM25 alone
+    lexical = PageIndex(GAUGE).rank(query)
+    # BM25 puts the calibration first, by a hair; the overview, nearest the query by its vector, goes ahead.
+    assert ids(GAUGE, lexical)[:2] == ["calibration", "gauge"]
+    assert nearest == "gauge"
+    assert ids(GAUGE, blended)[:2] == ["gauge", "calibration"]
+    # Each place keeps its BM25 score, so as many sections pass select_sections' floor as without the model.
+    assert [s.score for s in blended] == [s.score for s in lexical]

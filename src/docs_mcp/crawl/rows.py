@@ -10,7 +10,7 @@ import hashlib
 
 from docs_mcp.model.document import Document
 from docs_mcp.search.ranking import entries_alone
-from docs_mcp.search.semantic import ENTRY_VECTOR_MIN_CHARS, active_model, encode_sections
+from docs_mcp.search.semantic import ENTRY_VECTOR_MIN_CHARS, active_model, encode_sections, section_rows
 from docs_mcp.store.pagerows import (
     ZLIB_LEVEL,
     PreparedPage,
@@ -36,13 +36,7 @@ VectorInput = tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]
 def vector_input(doc: Document) -> VectorInput:
     """What a page's vectors are computed from (`encode_sections`): its sections' (title, path, text), then its
     entries'; for a page indexed now and for one whose vectors are filled in later alike."""
-    sections = [(s.title, _path(doc, i), s.text) for i, s in enumerate(doc.sections)]
-    return sections, entry_rows(doc)
-
-
-def _path(doc: Document, i: int) -> str:
-    """Where section i sits: its ancestors' titles, or the page's title for a top section."""
-    return " > ".join(doc.path(i)[:-1]) or doc.title
+    return section_rows(doc), entry_rows(doc)
 
 
 def entry_rows(doc: Document) -> list[tuple[str, str, str]]:
@@ -66,8 +60,8 @@ def prepare_page(
 ) -> PreparedPage:
     """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page)."""
     rows = []
-    for i, s in enumerate(doc.sections):
-        rows.append((i, s.id, s.level, s.title, _path(doc, i), s.text, "\n".join(s.names)))
+    for i, (s, place) in enumerate(zip(doc.sections, doc.places(), strict=True)):
+        rows.append((i, s.id, s.level, s.title, place, s.text, "\n".join(s.names)))
     page_fts, fts, df = ("", "", "", ""), (), {}
     if listed:
         page_fts, fts, df = fts_rows(doc.title, [(r[3], r[4], r[5], r[6]) for r in rows])

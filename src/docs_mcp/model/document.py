@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from docs_mcp.errors import InvalidArgument, SectionNotFound
+from docs_mcp.model.paths import heading_paths
 from docs_mcp.model.section import Entry, Ref, Renderer, Section, as_data
 from docs_mcp.settings import UNKNOWN_ID_LIST_CAP
 from docs_mcp.text.tidy import clip, fold_space
@@ -280,13 +281,17 @@ class Document:
 
     def path(self, i: int) -> list[str]:
         """Titles from the top-level heading down to section i."""
-        by_id = {s.id: s for s in self.sections}
-        out, sec = [], self.sections[i]
-        while sec is not None:
-            if sec.title:
-                out.append(sec.title)
-            sec = by_id.get(sec.parent) if sec.parent else None
-        return out[::-1]
+        return list(self._paths()[i])
+
+    def places(self) -> list[str]:
+        """Where each section sits, for its vector: its ancestors' titles (`A > B`), or the page's title."""
+        return [" > ".join(p[:-1]) or self.title for p in self._paths()]
+
+    def _paths(self) -> list[tuple[str, ...]]:
+        cached = self._memo.get(("paths",))
+        if cached is None:
+            cached = self._memo[("paths",)] = heading_paths(self.sections)
+        return cached
 
     def short_path(self, i: int) -> list[str]:
         """Heading path without a leading page title (it is shown once already)."""

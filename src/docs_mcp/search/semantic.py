@@ -19,6 +19,8 @@ from docs_mcp.settings import SEMANTIC_TEXT_CHARS
 if TYPE_CHECKING:
     import numpy as np
 
+    from docs_mcp.model.document import Document
+
 T = TypeVar("T")
 #: Threads running semantic work beside a search's text queries (numpy and the tokenizer release the GIL).
 BACKGROUND_THREADS = 2
@@ -61,6 +63,28 @@ def section_text(title: str, path: str, text: str) -> str:
     """What a section's vector is computed from: where it sits, its heading, then the start of its text."""
     head = f"{path} > {title}" if path and path != title else title
     return f"{head}\n{text[:SEMANTIC_TEXT_CHARS]}"
+
+
+def section_rows(doc: Document) -> list[tuple[str, str, str]]:
+    """Each section's (title, place, text): what its vector is computed from (`section_text`)."""
+    return [(s.title, place, s.text) for s, place in zip(doc.sections, doc.places(), strict=True)]
+
+
+def page_cosines(doc: Document, query: str) -> np.ndarray | None:
+    """Each section's cosine with the query, the page's vectors computed on first use and kept with the
+    document (bash's 450,000-char manual: 120 ms once); None without a model."""
+    model = active_model()
+    loaded = embedder(model) if model is not None else None
+    if model is None or loaded is None or not doc.sections:
+        return None
+    import numpy as np
+
+    key = ("vectors", model)
+    vectors = doc._memo.get(key)
+    if vectors is None:
+        vectors = loaded.embed([section_text(*r) for r in section_rows(doc)])
+        doc._memo[key] = vectors
+    return np.einsum("ij,j->i", vectors, loaded.embed([query])[0])
 
 
 def active_model() -> str | None:
