@@ -335,6 +335,13 @@ def test_page_title_falls_back_to_the_h1_then_untitled():
     assert page_title(parse_html("<body><p>nothing</p></body>")) == "(untitled)"
 
 
+def test_page_title_of_a_fragment_comes_from_its_json_metadata_comment():
+    # Go's documentation: no <title>, no h1, the page's metadata as JSON in a comment before it.
+    page = '<!--{\n\t"Title": "The Tidepool Specification",\n\t"Path": "/ref/spec"\n}-->\n<h2>Introduction</h2><p>x</p>'
+    assert page_title(parse_html(page)) == "The Tidepool Specification"
+    assert page_title(parse_html("<!--{not json}--><h2>Introduction</h2><p>x</p>")) == "(untitled)"
+
+
 @pytest.mark.parametrize(
     ("name", "title"),
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import lxml.html
@@ -114,8 +115,22 @@ def page_title(root: lxml.html.HtmlElement) -> str:
     title = normalize_space(root.findtext(".//title") or "")
     if h1_text and (not title or title.startswith(h1_text)):
         title = h1_text
-    title = title or h1_text or "(untitled)"
+    title = title or h1_text or _comment_title(root) or "(untitled)"
     return clip(title, MAX_TITLE_CHARS)
+
+
+def _comment_title(root: lxml.html.HtmlElement) -> str:
+    """The "Title" of metadata written as JSON in a comment before the page: Go's documentation pages are
+    fragments that open with `<!--{"Title": "The Go Programming Language Specification", …}-->`."""
+    for node in root.itersiblings(preceding=True):
+        text = (node.text or "").strip() if isinstance(node, etree._Comment) else ""
+        if text.startswith("{"):
+            try:
+                meta = json.loads(text)
+            except ValueError:
+                return ""
+            return normalize_space(str(meta.get("Title") or "")) if isinstance(meta, dict) else ""
+    return ""
 
 
 def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
