@@ -256,6 +256,29 @@ async def test_redirect_inside_the_root_is_followed(server, site):
     assert out.startswith("# Working with tide series")
 
 
+STUB = (
+    '<html><head><title>Install (Tidepool)</title><meta http-equiv="Refresh" content="0; url={}"></head>'
+    '<body><p>The node you are looking for is at <a href="{}">Install</a>.</p></body></html>'
+)
+
+
+async def test_a_page_that_only_refreshes_to_another_is_read_from_there(site_copy):
+    # Texinfo writes one such page per node (zsh: 150 of 186 files); a browser goes on, so does the reader.
+    (site_copy.directory / "Install.html").write_text(STUB.format("guide/quickstart.html#install", "x"))
+    server = build_server(make_tools(site_copy.url))
+    out = await text_of(server, "search_in_doc", url=site_copy.url + "Install.html", query="install")
+    assert out.startswith(f"# Quickstart\n{site_copy.url}guide/quickstart.html · ")
+    assert "## Install #install" in out
+
+
+async def test_a_refresh_off_the_roots_is_refused_naming_where_it_leads(site_copy):
+    (site_copy.directory / "Away.html").write_text(STUB.format("http://elsewhere.invalid/x.html", "x"))
+    msg = await error_of(
+        build_server(make_tools(site_copy.url)), "get_doc_toc", url=site_copy.url + "Away.html"
+    )
+    assert "redirects elsewhere" in msg and "elsewhere.invalid" in msg and "not allowed" in msg
+
+
 async def test_too_large_page_is_refused(site):
     server = build_server(make_tools(site.url, max_body_bytes=100_000))
     msg = await error_of(server, "get_doc_toc", url=site.url + "big-reference.html")

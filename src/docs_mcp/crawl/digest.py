@@ -25,6 +25,7 @@ from docs_mcp.convert.pipeline import build_document
 from docs_mcp.crawl.rows import prepare_page
 from docs_mcp.fetch.discovery import normalize_url, page_links, parse_llms_txt
 from docs_mcp.fetch.fetching import RawPage
+from docs_mcp.fetch.refresh import refresh_target
 from docs_mcp.fetch.sources import Location
 from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS, mechanism_on
 from docs_mcp.store.pagerows import PreparedPage
@@ -65,7 +66,8 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
         main = find_main(root)
         navigation = mostly_links(main) and mostly_links(without_noise(main))
         doc = build_document(raw, url, root, main)
-    listed = not navigation and not generated(raw.location)
+    # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
+    listed = not navigation and not generated(raw.location) and refresh_target(raw.text) is None
     return prepare_page(key, doc, listed, links, keywords), links, navigation
 
 

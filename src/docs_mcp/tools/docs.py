@@ -99,8 +99,11 @@ class DocsTools:
             if stored is not None:
                 return stored
         from docs_mcp.convert.pipeline import build_document
+        from docs_mcp.fetch.refresh import fetch_following
 
-        raw = await self.fetcher.fetch(loc)
+        raw = await fetch_following(self.fetcher, self.sources, loc)
+        if raw.location.key != loc.key:  # named by where it was sent: the next call reads the page itself
+            shown = self.sources.display_url(raw.location)
         try:
             # Parsing is CPU work: off the event loop, in a pool of its own (see cpu.py).
             return await self.cpu.run(build_document, raw, shown)
