@@ -21,7 +21,7 @@ def body(s: str) -> str:
 
 
 def test_snippet_fits_the_budget():
-    assert SNIPPET_CHARS == 200
+    assert SNIPPET_CHARS == 300
     for query in ("retention policy", "gauges", "zyzzyva", ""):
         assert len(snippet(LONG, query)) <= SNIPPET_CHARS, query
 
