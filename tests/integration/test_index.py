@@ -57,6 +57,26 @@ async def test_sitemap_lists_the_pages_and_nothing_off_root(site_copy, tmp_path)
     assert rel(app, site_copy) == {"sphinx.html", "guide/quickstart.html"}
 
 
+async def test_a_page_that_only_refreshes_is_crawled_like_a_redirect_and_read_from_its_target(
+    site_copy, tmp_path
+):
+    u, d = site_copy.url, site_copy.directory
+    (d / "Install.html").write_text(
+        '<html><head><meta http-equiv="Refresh" content="0; url=guide/quickstart.html#install"></head>'
+        '<body><p>The node you are looking for is at <a href="guide/quickstart.html#install">Install</a>.</p>'
+    )
+    (d / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{u}Install.html</loc></url><url><loc>{u}sphinx.html</loc></url></urlset>"
+    )
+    app = app_for(tmp_path / "c", u)
+    [report] = await build(app)
+    assert rel(app, site_copy) == {"sphinx.html", "guide/quickstart.html"} and report.redirected == 1
+    # With the index in place, the stub's address still reads the page it leads to.
+    out = await app.tools.search_in_doc(u + "Install.html", "install")
+    assert out.startswith(f"# Quickstart\n{u}guide/quickstart.html · ") and "#install" in out
+
+
 async def test_sitemap_index_named_in_robots_with_gzip(site_copy, tmp_path):
     u, d = site_copy.url, site_copy.directory
     (d / "robots.txt").write_text(f"User-agent: *\nDisallow: /mkdocs.html\nSitemap: {u}maps/index.xml\n")

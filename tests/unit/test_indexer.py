@@ -58,10 +58,14 @@ def test_a_reference_page_with_many_cross_links_is_not_navigation():
 def test_a_short_reference_page_beside_its_sites_sidebar_is_not_navigation():
     # gi-docgen: no <main>, the method's text in <body> beside a <nav> of every class and method.
     sidebar = "".join(f'<li><a href="method.Gauge.read_{n}.html">Gauge.read_{n}</a></li>' for n in range(60))
-    body = "<h1>Gauge.read_datum</h1><p>Reads the datum the gauge records its water level against.</p>"
+    body = (
+        "<h1>Gauge.read_datum</h1><p>Reads the datum the gauge records its water level against.</p>"
+        "<h2>Returns</h2><p>The datum, in metres above chart datum, or None before the first reading.</p>"
+    )
     page = f"<html><body><nav><ul>{sidebar}</ul></nav>{{}}</body></html>"
     assert not is_navigation(body, page)
     assert is_navigation(f"<h1>Contents</h1><ul>{sidebar}</ul>", page)  # a contents page beside it still is
+    assert is_navigation("<h1>Contents</h1>", page)  # its contents in the <nav>: nothing but the title left
 
 
 def test_a_page_that_ends_with_its_index_is_content():

@@ -340,6 +340,8 @@ def test_page_title_of_a_fragment_comes_from_its_json_metadata_comment():
     page = '<!--{\n\t"Title": "The Tidepool Specification",\n\t"Path": "/ref/spec"\n}-->\n<h2>Introduction</h2><p>x</p>'
     assert page_title(parse_html(page)) == "The Tidepool Specification"
     assert page_title(parse_html("<!--{not json}--><h2>Introduction</h2><p>x</p>")) == "(untitled)"
+    nested = "<!--" + '{"a":' * 5_000 + "1" + "}" * 5_000 + "--><p>x</p>"
+    assert page_title(parse_html(nested)) == "(untitled)"
 
 
 @pytest.mark.parametrize(

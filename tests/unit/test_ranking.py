@@ -8,6 +8,7 @@ import itertools
 import math
 
 import lxml.html
+import pytest
 from conftest import SITE, make_tools
 
 from docs_mcp.convert.render import render_section
@@ -428,3 +429,14 @@ def test_the_section_nearest_the_query_in_meaning_moves_up_taking_the_scores_in_
     assert ids(GAUGE, blended)[:2] == ["gauge", "calibration"]
     # Each place keeps its BM25 score, so as many sections pass select_sections' floor as without the model.
     assert [s.score for s in blended] == [s.score for s in lexical]
+
+
+@pytest.mark.parametrize("query", ["option value default", "gauge", "returns"])
+def test_ranking_by_meaning_lists_each_section_once_and_keeps_every_word_match(query):
+    big = page("big-reference.html")  # 138 sections: BM25 ranks 99-116 of them, past the 30 re-ordered
+    blended = PageIndex(big).rank(query)
+    lexical = PageIndex(big).rank(query, meaning=False)
+    assert len(lexical) > 30
+    assert len(blended) == len({s.index for s in blended})
+    assert {s.index for s in lexical} <= {s.index for s in blended}
+    assert all(s.score > 0 for s in blended)

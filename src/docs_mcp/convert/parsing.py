@@ -119,6 +119,10 @@ def page_title(root: lxml.html.HtmlElement) -> str:
     return clip(title, MAX_TITLE_CHARS)
 
 
+#: Metadata comments longer than this are not read for a title (Go's are ~100 chars).
+COMMENT_TITLE_CHARS = 2_000
+
+
 def _comment_title(root: lxml.html.HtmlElement) -> str:
     """The "Title" of metadata written as JSON in a comment before the page: Go's documentation pages are
     fragments that open with `<!--{"Title": "The Go Programming Language Specification", …}-->`."""
@@ -126,8 +130,8 @@ def _comment_title(root: lxml.html.HtmlElement) -> str:
         text = (node.text or "").strip() if isinstance(node, etree._Comment) else ""
         if text.startswith("{"):
             try:
-                meta = json.loads(text)
-            except ValueError:
+                meta = json.loads(text[:COMMENT_TITLE_CHARS])
+            except (ValueError, RecursionError):  # not JSON, cut, or nested past the parser's depth
                 return ""
             return normalize_space(str(meta.get("Title") or "")) if isinstance(meta, dict) else ""
     return ""

@@ -25,6 +25,7 @@ from docs_mcp.errors import (
 )
 from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, script_links
 from docs_mcp.fetch.fetching import Fetcher, RawPage
+from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Progress, failure
 from docs_mcp.search.semantic import active_model, encode_sections
@@ -258,6 +259,7 @@ class Build:
         if raw is None:
             return
         final = in_scope(self.sources, self.source, raw.location.key) if raw.location.key != key else key
+        final = refreshed_within(self.sources, self.source, raw) or final  # a <meta> refresh: the same
         if final and final != key:  # redirected within the source: indexed once, at its final address
             if state:
                 await self._in_store(index.remove, uid)

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 #: A page whose main text is mostly link text is a table of contents or an index: crawl it, don't rank it.
 NAVIGATION_LINK_SHARE = 0.6
 NAVIGATION_MIN_LINKS = 30
+#: Text a page keeps without its chrome, at least, to be judged without it (GTK 4's method pages: 138+ chars).
+NAVIGATION_MIN_TEXT = 100
 #: A page whose text is at least this share generated keyword index is navigation too; a one-page book that
 #: ends with its index is content first.
 GENERATED_INDEX_SHARE = 0.5
@@ -64,11 +66,22 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
         keywords = keyword_links(root, raw.location, key)
         links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
         main = find_main(root)
-        navigation = mostly_links(main) and mostly_links(without_noise(main))
+        navigation = navigation_page(main)
         doc = build_document(raw, url, root, main)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
-    listed = not navigation and not generated(raw.location) and refresh_target(raw.text) is None
+    sent = refresh_target(raw.text) if raw.kind == "html" else None
+    refresh = sent is not None and urljoin(raw.location.key, sent).split("#")[0] != raw.location.key
+    listed = not navigation and not generated(raw.location) and not refresh
     return prepare_page(key, doc, listed, links, keywords), links, navigation
+
+
+def navigation_page(main: HtmlElement) -> bool:
+    """Mostly links, with the site's chrome and without it; a page that keeps next to no text without its
+    chrome (a table of contents inside a <nav>) is judged with it."""
+    if not mostly_links(main):
+        return False
+    bare = without_noise(main)
+    return mostly_links(bare) or len(normalize_space(bare.text_content())) < NAVIGATION_MIN_TEXT
 
 
 def without_noise(main: HtmlElement) -> HtmlElement:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 
@@ -15,7 +15,7 @@ from docs_mcp.settings import MAX_REDIRECTS
 if TYPE_CHECKING:
     from docs_mcp.fetch.fetching import Fetcher
     from docs_mcp.fetch.page import RawPage
-    from docs_mcp.fetch.sources import Location, SourceSet
+    from docs_mcp.fetch.sources import Location, Source, SourceSet
 
 #: A refresh is in the page's head: its first characters (zsh's stubs carry 2,500 chars of CSS before it).
 REFRESH_SCAN_CHARS = 16_000
@@ -23,34 +23,61 @@ _URL = re.compile(r"^\s*\d*(?:\.\d*)?\s*[;,]?\s*url\s*=\s*(['\"]?)(?P<url>[^'\"]
 
 
 def refresh_target(text: str) -> str | None:
-    """The address a page's `<meta http-equiv="refresh">` sends the reader to, as written; None without one."""
+    """The address a page's `<head>` refresh sends the reader to, as written; None without one."""
     head = text[:REFRESH_SCAN_CHARS]
     if "refresh" not in head.lower():
         return None
     try:
-        root = lxml.html.fromstring(head)
+        found = lxml.html.fromstring(head).find(".//head")
     except (ValueError, lxml.etree.ParserError):
         return None
-    for meta in root.iter("meta"):
+    for meta in found.iter("meta") if found is not None else ():
         if (meta.get("http-equiv") or "").strip().lower() == "refresh":
-            found = _URL.match(meta.get("content") or "")
-            if found and found.group("url").strip():
-                return found.group("url").strip()
+            target = _URL.match(meta.get("content") or "")
+            if target and target.group("url").strip():
+                return target.group("url").strip()
     return None
+
+
+def refresh_location(sources: SourceSet, raw: RawPage) -> Location | None:
+    """Where an HTML page that only sends the reader on leads (URLNotAllowed off the roots); None otherwise.
+    A local page's target is looked up under its own root, not the first root that has the path."""
+    target = refresh_target(raw.text) if raw.kind == "html" else None
+    if target is None:
+        return None
+    here = raw.location
+    joined = urljoin(here.key, target)
+    try:
+        if here.source.is_local and not urlsplit(joined).scheme:
+            return sources.resolve(f"{here.source.name}:{joined}")
+        return sources.resolve(joined)
+    except DocsMCPError as exc:
+        raise URLNotAllowed(f"{echo(here.key)} redirects elsewhere: {exc}") from None
+
+
+def refreshed_within(sources: SourceSet, source: Source, raw: RawPage) -> str | None:
+    """The key of the page a refresh leads to within `source` (the crawl follows it like an HTTP redirect);
+    None for any other page, and for a refresh leading off the source (that page stays, unlisted)."""
+    try:
+        sent = refresh_location(sources, raw)
+    except URLNotAllowed:
+        return None
+    return sent.key if sent is not None and sent.source is source else None
 
 
 async def fetch_following(fetcher: Fetcher, sources: SourceSet, loc: Location) -> RawPage:
     """`fetcher.fetch(loc)`, then the page its refresh names, for as long as pages only send the reader on."""
-    raw = await fetcher.fetch(loc)
-    for _ in range(MAX_REDIRECTS):
-        target = refresh_target(raw.text) if raw.kind == "html" else None
-        if target is None:
+    raw, seen = await fetcher.fetch(loc), {loc.key}
+    for _ in range(MAX_REDIRECTS + 1):
+        nxt = refresh_location(sources, raw)
+        if (
+            nxt is None or nxt.key == raw.location.key
+        ):  # a page refreshing itself (or its #fragment) is the page
             return raw
-        try:
-            nxt = sources.resolve(urljoin(raw.location.key, target))
-        except DocsMCPError as exc:
-            raise URLNotAllowed(f"{echo(raw.location.key)} redirects elsewhere: {exc}") from None
-        if nxt.key == raw.location.key:
-            return raw  # a page that refreshes itself (or its own #fragment) is the page
+        if nxt.key in seen:
+            raise FetchError(
+                f"{echo(loc.key)} redirects in a loop ({echo(nxt.key)} again); it cannot be read"
+            )
+        seen.add(nxt.key)
         raw = await fetcher.fetch(nxt)
     raise FetchError(f"{echo(loc.key)}: more than {MAX_REDIRECTS} redirects; the page cannot be read")

@@ -30,6 +30,8 @@ CODE_LENGTH_CAP = 5_000
 IN_PAGE_WEIGHT = 0.4
 IN_PAGE_HEAD = 30  # at 0.4, 10: 235 tuning, 100: 237
 IN_PAGE_NEAREST = 5  # 0: 236, 10: 237
+#: The score of a word match that meaning pushed past the last BM25 score (below any floor; still listed).
+PUSHED_DOWN_SCORE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,8 @@ class PageIndex:
         # A term seen only in headings is as rare as the rarest body term.
         return max(self.bm25.idf.get(term, self.max_idf), 0.0)
 
-    def rank(self, query: str) -> list[ScoredSection]:
+    def rank(self, query: str, meaning: bool = True) -> list[ScoredSection]:
+        """Sections by BM25 (with the heading, names and entry boosts), then by meaning too (`meaning`)."""
         terms = query_terms(query)
         if not terms:
             return []
@@ -126,7 +129,7 @@ class PageIndex:
             if score > 0 and (base > 0 or heading > 0):
                 out.append(ScoredSection(i, score, entry))
         out.sort(key=lambda s: -s.score)
-        return self._with_meaning(query, out) if mechanism_on("in-page-semantic") else out
+        return self._with_meaning(query, out) if meaning and mechanism_on("in-page-semantic") else out
 
     def _with_meaning(self, query: str, ranked: list[ScoredSection]) -> list[ScoredSection]:
         """The best sections re-ordered by their cosine with the query blended in, the sections nearest it
@@ -135,18 +138,22 @@ class PageIndex:
         cosine = page_cosines(self.doc, query) if ranked else None
         if cosine is None:
             return ranked
-        head = ranked[:IN_PAGE_HEAD]
+        head, tail = ranked[:IN_PAGE_HEAD], {s.index: s for s in ranked[IN_PAGE_HEAD:]}
         inside = {s.index for s in head}
         nearest = [int(i) for i in (-cosine).argsort()[:IN_PAGE_NEAREST]]
-        units = head + [ScoredSection(i, 0.0) for i in nearest if i not in inside and self.tokens[i]]
+        # A near section BM25 ranked lower joins with its own score (and leaves the tail); any other, with none.
+        units = head + [
+            tail.pop(i, ScoredSection(i, 0.0)) for i in nearest if i not in inside and self.tokens[i]
+        ]
         mixed = blend([u.score for u in units], [float(cosine[u.index]) for u in units], IN_PAGE_WEIGHT)
         order = sorted(range(len(units)), key=lambda k: -mixed[k])
         scores = sorted((u.score for u in units), reverse=True)
         placed = [
-            ScoredSection(units[k].index, score, units[k].entry)
+            ScoredSection(units[k].index, score or PUSHED_DOWN_SCORE, units[k].entry)
             for k, score in zip(order, scores, strict=True)
+            if score or units[k].score  # a section with none of the words counts only above one with them
         ]
-        return [s for s in placed if s.score > 0] + ranked[IN_PAGE_HEAD:]
+        return placed + list(tail.values())
 
     def _best_entry(self, i: int, terms: list[str]) -> tuple[int, float]:
         """Section i's entry that scores best on its own, and its score ((-1, 0.0) if none).

@@ -76,7 +76,7 @@ def search_cache(
     for doc in documents:
         if source and doc.source != source:
             continue
-        ranked = page_index(doc).rank(query)
+        ranked = page_index(doc).rank(query, meaning=False)  # a page's vectors cost ~100 ms each: not for 50
         if ranked:
             best = ranked[0]
             sec = doc.sections[best.index]
