@@ -81,3 +81,12 @@ def test_snippet_is_centred_on_a_half_width_katakana_term_inside_a_run():
     out = snippet(text, "ﾃﾞｰﾀﾍﾞｰｽ")
     assert "ﾃﾞｰﾀﾍﾞｰｽ設定" in out
     assert out.startswith("…")
+
+
+def test_a_longer_snippet_holds_what_the_shorter_one_showed():
+    # The start is picked by the same window whatever the size: a bigger one only runs on further.
+    gap = "tide gauges " * 10  # 120 chars: two terms fit in 200 chars, three only in 300
+    text = f"{FILLER} retention policy {FILLER} expired {gap}segments {gap}compaction {FILLER}"
+    for query in ("retention policy expired segments compaction", "retention", "zyzzyva"):
+        short, long = body(snippet(text, query, 200)), body(snippet(text, query, 300))
+        assert short in long and len(long) > len(short), query

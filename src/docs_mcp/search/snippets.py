@@ -12,6 +12,9 @@ from docs_mcp.text.tidy import fold_space
 
 #: Context kept before the first matched term of the window.
 LEAD_CHARS = 30
+#: The window that picks where a snippet starts; the snippet runs on from there to its size. Picked at the
+#: full size, a window holding more of the words may start elsewhere, and lose what the smaller one showed.
+FOCUS_CHARS = 200
 
 
 @lru_cache(maxsize=256)
@@ -46,7 +49,8 @@ def _span(hits: list[tuple[int, str]], i: int, j: int, distinct: int) -> int:
 
 
 def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
-    """The window of `text` holding the most distinct query terms, trimmed to whole words, with ellipses."""
+    """`size` chars of `text` from the FOCUS_CHARS window holding the most distinct query terms, trimmed to
+    whole words, with ellipses."""
     if "\n" in text or "\t" in text or "  " in text:  # index text is normalized already: skip the copy
         text = fold_space(text)
     if len(text) <= size:
@@ -61,7 +65,7 @@ def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
         best_i, best_key, j = 0, (0, 0), 0
         counts: dict[str, int] = {}
         for i in range(len(hits)):
-            while j < len(hits) and hits[j][0] < hits[i][0] + size - LEAD_CHARS:
+            while j < len(hits) and hits[j][0] < hits[i][0] + min(size, FOCUS_CHARS) - LEAD_CHARS:
                 counts[hits[j][1]] = counts.get(hits[j][1], 0) + 1
                 j += 1
             if len(counts) >= best_key[0]:
