@@ -33,6 +33,11 @@ def page(name: str) -> Document:
     return asyncio.run(make_tools(str(SITE)).document(name))[1]
 
 
+def manual(*sections: Section) -> Document:
+    """A page titled "Site manual" built from hand-made sections."""
+    return Document("p.html", "src", "Site manual", sections)
+
+
 def synthetic(n: int) -> Document:
     return Document(
         "many.html",
@@ -164,30 +169,20 @@ def test_short_path_drops_the_page_title():
 
 
 def test_short_path_keeps_a_top_heading_that_is_not_the_title():
-    doc = Document(
-        "p.html",
-        "src",
-        "Site manual",
-        (
-            Section("intro", "Introduction", 1, None, text="a"),
-            Section("setup", "Setup", 2, "intro", text="b"),
-        ),
+    doc = manual(
+        Section("intro", "Introduction", 1, None, text="a"),
+        Section("setup", "Setup", 2, "intro", text="b"),
     )
     assert doc.short_path(1) == ["Introduction", "Setup"]
 
 
 def test_places_name_each_sections_ancestors_or_the_page_title_and_skip_untitled_sections():
-    doc = Document(
-        "p.html",
-        "src",
-        "Site manual",
-        (
-            Section("top", "", 0, None, text="preamble"),
-            Section("intro", "Introduction", 1, None, text="a"),
-            Section("setup", "Setup", 2, "intro", text="b"),
-            Section("unnamed", "", 3, "setup", text="c"),
-            Section("steps", "Steps", 4, "unnamed", text="d"),
-        ),
+    doc = manual(
+        Section("top", "", 0, None, text="preamble"),
+        Section("intro", "Introduction", 1, None, text="a"),
+        Section("setup", "Setup", 2, "intro", text="b"),
+        Section("unnamed", "", 3, "setup", text="c"),
+        Section("steps", "Steps", 4, "unnamed", text="d"),
     )
     assert doc.places() == [
         "Site manual",

@@ -70,9 +70,8 @@ async def fetch_following(fetcher: Fetcher, sources: SourceSet, loc: Location) -
     raw, seen = await fetcher.fetch(loc), {loc.key}
     for _ in range(MAX_REDIRECTS + 1):
         nxt = refresh_location(sources, raw)
-        if (
-            nxt is None or nxt.key == raw.location.key
-        ):  # a page refreshing itself (or its #fragment) is the page
+        # A page refreshing itself (or its own #fragment) is the page.
+        if nxt is None or nxt.key == raw.location.key:
             return raw
         if nxt.key in seen:
             raise FetchError(

@@ -75,7 +75,7 @@ def page_cosines(doc: Document, query: str) -> np.ndarray | None:
     document (bash's 450,000-char manual: 120 ms once); None without a model."""
     model = active_model()
     loaded = embedder(model) if model is not None else None
-    if model is None or loaded is None or not doc.sections:
+    if loaded is None or not doc.sections:
         return None
     import numpy as np
 
