@@ -440,3 +440,52 @@ def test_ranking_by_meaning_lists_each_section_once_and_keeps_every_word_match(q
     assert len(blended) == len({s.index for s in blended})
     assert {s.index for s in lexical} <= {s.index for s in blended}
     assert all(s.score > 0 for s in blended)
+
+
+DRIFT = (
+    "Each gauge has a serial number and a height printed on its case, next to the time of its last service.",
+    "As the sensor ages, the heights the gauge records drift and become wrong.",
+    "A gauge can be mounted on a pier or on a wall.",
+    "The display shows the latest reading of the gauge, refreshed every six minutes.",
+)
+
+
+def drift_windows(scores: list[float]) -> tuple[str, object, list]:
+    """DRIFT's paragraphs as one section's lines and candidate windows (one a line), best word score first."""
+    from docs_mcp.search.passages import _Lines, _Window
+
+    text = "\n\n".join(DRIFT)
+    spans = [(text.index(t), text.index(t) + len(t)) for t in DRIFT]
+    windows = [_Window(score, i, *spans[i], True, False) for i, score in enumerate(scores)]
+    return text, _Lines(spans, [], [], []), windows
+
+
+def test_a_passage_worded_like_the_question_moves_up_taking_the_word_scores_in_turn(monkeypatch):
+    from docs_mcp import settings
+    from docs_mcp.search.passages import _by_meaning
+
+    query = "why are my gauge's heights wrong after some time"
+    text, lines, windows = drift_windows([3.0, 2.9, 1.2, 1.1])
+    index = PageIndex(doc(("gauge", "Gauge", 1, None, text)))
+    blended = _by_meaning(index, text, query, lines, windows)
+    # The serial number scores by a hair more; the drift answers the question.
+    assert [w.line for w in blended] == [1, 0, 3, 2]
+    # Each place keeps its word score: as many windows stay above zero as without the model.
+    assert [w.score for w in blended] == [3.0, 2.9, 1.2, 1.1]
+    # The page keeps its lines' sums for its next query, and gives the same order from them.
+    assert set(index.piece_sums) == set(DRIFT)
+    assert _by_meaning(index, text, query, lines, windows) == blended
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "off")
+    assert _by_meaning(index, text, query, lines, windows) == windows
+
+
+def test_the_best_passage_of_a_section_is_picked_by_meaning_too(monkeypatch):
+    from docs_mcp import settings
+
+    query = "why are my gauge's heights wrong after some time"
+    d = doc(("gauge", "Gauge", 1, None, "\n\n".join(DRIFT)))
+    picked = passages(PageIndex(d), d.sections[0].text, query, 1, 110)
+    assert picked[0].text.startswith("As the sensor ages")
+    # By words alone the serial number wins: it holds "gauge", "height" and "time".
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"passage-semantic"}))
+    assert passages(PageIndex(d), d.sections[0].text, query, 1, 110)[0].text.startswith("Each gauge")

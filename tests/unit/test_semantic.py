@@ -18,6 +18,7 @@ from docs_mcp.search.semantic import (
     encode_sections,
     rerank_pages,
     section_text,
+    span_cosines,
     zscores,
 )
 
@@ -187,6 +188,24 @@ def test_wordllama_vectors_are_unit_length_and_close_in_meaning():
     assert np.linalg.norm(q) == pytest.approx(1.0, abs=1e-5)
     assert float(q @ near) > float(q @ far) + 0.2
     assert not empty.any()  # an empty text is the zero vector, not NaN
+
+
+def test_a_passage_embedded_from_its_lines_is_near_the_vector_of_its_whole_text(monkeypatch):
+    text = "The console backend\n\n  writes every email\nto the standard output.\nNothing is sent."
+    first, second, third, fourth = (0, 19), (21, 41), (42, 65), (66, 82)
+    assert [text[a:b] for a, b in (second, third)] == ["  writes every email", "to the standard output."]
+    # A passage is its first line, then each next line with the line breaks before it.
+    spans = [[first, (first[1], second[1]), (second[1], third[1])], [third, (third[1], fourth[1])]]
+    query = "print outgoing emails to the terminal"
+    cosines = span_cosines(query, text, spans)
+    model = embedder(active_model())
+    q, one, two = model.embed([query, text[: third[1]], text[third[0] :]])
+    # Each piece is tokenized as a text of its own, with one start token more: on lines of three words the
+    # cosine moves by ~0.02.
+    assert cosines == pytest.approx([float(q @ one), float(q @ two)], abs=0.03)
+    assert cosines[0] > cosines[1] and float(q @ one) > float(q @ two)
+    monkeypatch.setattr(settings, "SEMANTIC_MODEL", "off")
+    assert span_cosines(query, text, spans) is None
 
 
 def test_stored_vectors_are_the_models_vectors_in_section_order():

@@ -57,6 +57,11 @@ class WordLlamaEmbedder:
         self._table = table if dim == table.shape[1] else table[:, :dim].copy()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return unit(self.sums(texts))
+
+    def sums(self, texts: Sequence[str]) -> np.ndarray:
+        """Each text's token vectors summed: a text's vector is its sum made unit length, so a run of lines
+        has the sum of its lines' sums (a passage is embedded from lines embedded once)."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -65,8 +70,8 @@ class WordLlamaEmbedder:
         last = len(self._table) - 1
         for i, enc in enumerate(self._tok.encode_batch(list(texts), add_special_tokens=False)):
             if enc.ids:
-                out[i] = self._table[np.minimum(np.asarray(enc.ids), last)].mean(0, dtype=np.float32)
-        return _unit(out)
+                out[i] = self._table[np.minimum(np.asarray(enc.ids), last)].sum(0, dtype=np.float32)
+        return out
 
 
 class MiniLMEmbedder:
@@ -135,7 +140,7 @@ class MiniLMEmbedder:
                 ids[row, :n] = encs[i].ids
                 mask[row, :n] = 1.0
             out[idx] = self._forward(ids, mask)
-        return _unit(out)
+        return unit(out)
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         import numpy as np
@@ -191,7 +196,8 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + np.sign(x) * erf)
 
 
-def _unit(vecs: np.ndarray) -> np.ndarray:
+def unit(vecs: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (an all-zero row stays zero)."""
     import numpy as np
 
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, replace
 
 from docs_mcp.convert.definitions import defined_name
-from docs_mcp.search.ranking import PageIndex
+from docs_mcp.search.ranking import PASSAGE_HEAD, PASSAGE_WEIGHT, PIECE_MEMO_SIZE, PageIndex
+from docs_mcp.search.semantic import blend, span_cosines
 from docs_mcp.settings import (
     DEFINITION_NAME_MIN_TERMS,
     PASSAGE_CHARS,
     PASSAGE_GAP_BRIDGE,
     PROXIMITY_SPAN,
     PROXIMITY_WEIGHT,
+    mechanism_on,
 )
 from docs_mcp.text.budget import boundary_cut, finish_sentence, last_line_end
 from docs_mcp.text.terms import query_terms, tokenize, tokenize_spans
@@ -84,6 +87,7 @@ def passages(
         return []
     lines = _read_lines(index, text, weights)
     windows = sorted(_windows(text, lines, weights, size), key=lambda w: (-w.score, w.line))
+    windows = _by_meaning(index, text, query, lines, windows)
     taken: list[tuple[int, int]] = []
     for w in windows:
         if len(taken) >= count or w.score <= 0:
@@ -96,6 +100,34 @@ def passages(
             end = max(end, last_line_end(text, end, run_on))
         taken.append((start, end))
     return [Passage(s, text[s:e]) for s, e in _merge(sorted(taken), (budget or count * size) + run_on)]
+
+
+def _by_meaning(
+    index: PageIndex, text: str, query: str, lines: _Lines, windows: list[_Window]
+) -> list[_Window]:
+    """The PASSAGE_HEAD best windows re-ordered by their cosine with the query blended in (the answer is often
+    worded unlike the question); each takes the score of its new place, so as many stay above zero."""
+    head = windows[:PASSAGE_HEAD]
+    if len(head) < 2 or not mechanism_on("passage-semantic"):
+        return windows
+    if len(index.piece_sums) > PIECE_MEMO_SIZE:
+        index.piece_sums.clear()
+    cosine = span_cosines(query, text, [_pieces(lines, w) for w in head], index.piece_sums)
+    if cosine is None:
+        return windows
+    mixed = blend([w.score for w in head], [float(c) for c in cosine], PASSAGE_WEIGHT)
+    order = sorted(range(len(head)), key=lambda k: -mixed[k])
+    return [replace(head[k], score=w.score) for k, w in zip(order, head, strict=True)] + windows[len(head) :]
+
+
+def _pieces(lines: _Lines, w: _Window) -> list[tuple[int, int]]:
+    """A window's text in char ranges that windows share: its first line, then each next line with the line
+    breaks before it (tokenized apart, they give the whole text's tokens and one start token each)."""
+    spans, first = lines.spans, w.line
+    if w.end <= spans[first][1]:  # cut inside one long line
+        return [(w.start, w.end)]
+    last = bisect_left(spans, w.end, lo=first, key=lambda span: span[1])
+    return [spans[first], *((spans[k - 1][1], spans[k][1]) for k in range(first + 1, last + 1))]
 
 
 def _read_lines(index: PageIndex, text: str, weights: dict[str, float]) -> _Lines:

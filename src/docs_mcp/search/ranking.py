@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from docs_mcp.model.document import Document
 from docs_mcp.model.section import Entry, Section
@@ -16,6 +17,9 @@ from docs_mcp.settings import (
     mechanism_on,
 )
 from docs_mcp.text.terms import idf, query_terms, tokenize
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Okapi BM25's term-frequency saturation and length normalization (the usual values).
 BM25_K1, BM25_B = 1.5, 0.75
@@ -30,6 +34,14 @@ CODE_LENGTH_CAP = 5_000
 IN_PAGE_WEIGHT = 0.4
 IN_PAGE_HEAD = 30  # at 0.4, 10: 235 tuning, 100: 237
 IN_PAGE_NEAREST = 5  # 0: 236, 10: 237
+#: The weight of a candidate passage's cosine with the query against its word score (z-scores over a section's
+#: PASSAGE_HEAD best windows). In-doc solved, eleven sets, tuning / validation half: words alone 283 / 291;
+#: 0.2 286 / 289, 0.4 292 / 291, 0.6 289 / 285; at 0.4, head 10 288 / 290, 40 292 / 288; the best word
+#: window kept first 289 / 290; the 3 paragraphs nearest the query joining the head 289 / 287.
+PASSAGE_WEIGHT = 0.4
+PASSAGE_HEAD = 20
+#: Lines' token sums a page keeps for its passages' vectors (float16, 256 bytes each at 128 dims), at most.
+PIECE_MEMO_SIZE = 4_000
 #: The score of a word match that meaning pushed past the last BM25 score (below any floor; still listed).
 PUSHED_DOWN_SCORE = 1e-9
 
@@ -104,6 +116,8 @@ class PageIndex:
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
         #: Tokens of markdown lines with their offsets, keyed by text: passages re-read the same sections.
         self.block_tokens: dict[str, list[tuple[str, int]]] = {}
+        #: Token-vector sums of lines, by text (semantic.span_cosines): the page's next query re-reads them.
+        self.piece_sums: dict[str, np.ndarray] = {}
         #: Per section: (entry index, term counts, length, name terms) of each entry ranked on its own.
         self.entries = [_entry_units(s) for s in doc.sections] if mechanism_on("entry-units") else []
 

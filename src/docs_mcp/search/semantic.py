@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING, TypeVar
 
-from docs_mcp.search.embedders import DEFAULT_MODEL, MODELS, embedder, package_folder
+from docs_mcp.search.embedders import DEFAULT_MODEL, MODELS, Embedder, embedder, package_folder, unit
 from docs_mcp.settings import SEMANTIC_TEXT_CHARS
 
 if TYPE_CHECKING:
@@ -73,18 +73,50 @@ def section_rows(doc: Document) -> list[tuple[str, str, str]]:
 def page_cosines(doc: Document, query: str) -> np.ndarray | None:
     """Each section's cosine with the query, the page's vectors computed on first use and kept with the
     document (bash's 450,000-char manual: 120 ms once); None without a model."""
-    model = active_model()
-    loaded = embedder(model) if model is not None else None
+    loaded = _active_embedder()
     if loaded is None or not doc.sections:
         return None
     import numpy as np
 
-    key = ("vectors", model)
+    key = ("vectors", loaded.name)
     vectors = doc._memo.get(key)
     if vectors is None:
         vectors = loaded.embed([section_text(*r) for r in section_rows(doc)])
         doc._memo[key] = vectors
     return np.einsum("ij,j->i", vectors, loaded.embed([query])[0])
+
+
+def span_cosines(
+    query: str,
+    text: str,
+    spans: Sequence[Sequence[tuple[int, int]]],
+    memo: dict[str, np.ndarray] | None = None,
+) -> np.ndarray | None:
+    """Each span's cosine with the query; a span is a run of pieces of `text` (char ranges: its lines). None
+    without a model. A static model's vector is its tokens' mean, so each piece is embedded once and a span's
+    vector is its pieces' sum (each piece adds a start token: on the test fixture big-reference.html, every
+    window's two vectors have a cosine ≥ 0.9999998): a section's 20 best windows overlap, and embedding each
+    whole cost 3.6 ms. `memo` keeps each piece's sum (float16) by its text, for the page's next queries."""
+    loaded = _active_embedder()
+    if loaded is None or not spans:
+        return None
+    import numpy as np
+
+    sums = getattr(loaded, "sums", None)
+    if sums is None:  # a contextual model reads each span's text
+        vectors = loaded.embed([text[span[0][0] : span[-1][1]] for span in spans])
+    else:
+        known = {} if memo is None else memo
+        pieces = {piece: text[slice(*piece)] for span in spans for piece in span}
+        new = list(dict.fromkeys(t for t in pieces.values() if t not in known))
+        known.update(zip(new, sums(new).astype(np.float16), strict=True))
+        vectors = unit(np.stack([np.sum([known[pieces[p]] for p in span], 0, np.float32) for span in spans]))
+    return vectors @ loaded.embed([query])[0]
+
+
+def _active_embedder() -> Embedder | None:
+    model = active_model()
+    return embedder(model) if model is not None else None
 
 
 def active_model() -> str | None:
