@@ -40,8 +40,9 @@ IN_PAGE_NEAREST = 5  # 0: 236, 10: 237
 #: window kept first 289 / 290; the 3 paragraphs nearest the query joining the head 289 / 287.
 PASSAGE_WEIGHT = 0.4
 PASSAGE_HEAD = 20
-#: Lines' token sums a page keeps for its passages' vectors (float16, 256 bytes each at 128 dims), at most.
-PIECE_MEMO_SIZE = 4_000
+#: Lines' token sums a page keeps for its passages' vectors, at most (float16 at 128 dims with its key: ~0.6 KB
+#: each, so ≤ ~0.6 MB a page and ~30 MB over the 50 pages the document cache holds).
+PIECE_MEMO_SIZE = 1_000
 #: The score of a word match that meaning pushed past the last BM25 score (below any floor; still listed).
 PUSHED_DOWN_SCORE = 1e-9
 
