@@ -106,10 +106,14 @@ def span_cosines(
     if sums is None:  # a contextual model reads each span's text
         vectors = loaded.embed([text[span[0][0] : span[-1][1]] for span in spans])
     else:
-        known = {} if memo is None else memo
+        memo = {} if memo is None else memo
         pieces = {piece: text[slice(*piece)] for span in spans for piece in span}
-        new = list(dict.fromkeys(t for t in pieces.values() if t not in known))
-        known.update(zip(new, sums(new).astype(np.float16), strict=True))
+        # Read into a dict of this call's own: another thread may clear the page's memo meanwhile.
+        known = {t: v for t in set(pieces.values()) if (v := memo.get(t)) is not None}
+        new = [t for t in dict.fromkeys(pieces.values()) if t not in known]
+        fresh = dict(zip(new, sums(new).astype(np.float16), strict=True))
+        memo.update(fresh)
+        known.update(fresh)
         vectors = unit(np.stack([np.sum([known[pieces[p]] for p in span], 0, np.float32) for span in spans]))
     return vectors @ loaded.embed([query])[0]
 
