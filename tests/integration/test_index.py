@@ -74,7 +74,9 @@ async def test_a_page_that_only_refreshes_is_crawled_like_a_redirect_and_read_fr
     assert rel(app, site_copy) == {"sphinx.html", "guide/quickstart.html"} and report.redirected == 1
     # With the index in place, the stub's address still reads the page it leads to.
     out = await app.tools.search_in_doc(u + "Install.html", "install")
-    assert out.startswith(f"# Quickstart\n{u}guide/quickstart.html · ") and "#install" in out
+    assert (
+        out.startswith(f"# Quickstart\n{u}guide/quickstart.html#install · ") and "## Install #install" in out
+    )
 
 
 async def test_sitemap_index_named_in_robots_with_gzip(site_copy, tmp_path):

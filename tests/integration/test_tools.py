@@ -267,8 +267,17 @@ async def test_a_page_that_only_refreshes_to_another_is_read_from_there(site_cop
     (site_copy.directory / "Install.html").write_text(STUB.format("guide/quickstart.html#install", "x"))
     server = build_server(make_tools(site_copy.url))
     out = await text_of(server, "search_in_doc", url=site_copy.url + "Install.html", query="install")
-    assert out.startswith(f"# Quickstart\n{site_copy.url}guide/quickstart.html · ")
+    assert out.startswith(f"# Quickstart\n{site_copy.url}guide/quickstart.html#install · ")
     assert "## Install #install" in out
+
+
+async def test_a_page_that_refreshes_to_a_unit_is_read_from_that_unit(site_copy):
+    (site_copy.directory / "Install.html").write_text(STUB.format("guide/quickstart.html#install", "x"))
+    server = build_server(make_tools(site_copy.url))
+    top = await text_of(server, "get_doc_content", url=site_copy.url + "guide/quickstart.html")
+    sent = await text_of(server, "get_doc_content", url=site_copy.url + "Install.html")
+    assert "started at #install" in sent and "started at" not in top
+    assert sent.startswith("# Quickstart") and sent.index("## Install") < 400
 
 
 async def test_a_refresh_off_the_roots_is_refused_naming_where_it_leads(site_copy):

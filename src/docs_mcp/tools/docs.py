@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from dataclasses import replace
 from typing import Protocol
 
 from docs_mcp import settings as C
@@ -91,7 +92,10 @@ class DocsTools:
                     "the site or the page is slow: retry later or pick another page"
                 ) from None
 
-        return loc, await self.cache.get(loc.key, load)
+        doc = await self.cache.get(loc.key, load)
+        if not loc.fragment and "#" in doc.url:  # a page that only sends the reader on names a unit there
+            loc = replace(loc, fragment=doc.url.partition("#")[2])
+        return loc, doc
 
     async def _load(self, loc: Location, shown: str) -> Document:
         if self.store is not None:
@@ -103,7 +107,8 @@ class DocsTools:
 
         raw = await fetch_following(self.fetcher, self.sources, loc)
         if raw.location.key != loc.key:  # named by where it was sent: the next call reads the page itself
-            shown = self.sources.display_url(raw.location)
+            sent = raw.location
+            shown = self.sources.display_url(sent) + (f"#{sent.fragment}" if sent.fragment else "")
         try:
             # Parsing is CPU work: off the event loop, in a pool of its own (see cpu.py).
             return await self.cpu.run(build_document, raw, shown)
