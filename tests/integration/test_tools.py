@@ -280,6 +280,12 @@ async def test_a_page_that_refreshes_to_a_unit_is_read_from_that_unit(site_copy)
     assert sent.startswith("# Quickstart") and sent.index("## Install") < 400
 
 
+async def test_a_local_file_named_with_a_hash_is_read_whole_not_from_a_unit(tmp_path):
+    (tmp_path / "a#b.md").write_text("# Notes\n\nSome text about tides.\n\n## Part b\n\nMore.\n")
+    out = await text_of(build_server(make_tools(str(tmp_path))), "get_doc_content", url="a%23b.md")
+    assert out.startswith("# Notes\na#b.md · chars 0-49") and "no unit" not in out and "started at" not in out
+
+
 async def test_a_refresh_off_the_roots_is_refused_naming_where_it_leads(site_copy):
     (site_copy.directory / "Away.html").write_text(STUB.format("http://elsewhere.invalid/x.html", "x"))
     msg = await error_of(

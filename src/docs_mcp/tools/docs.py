@@ -93,7 +93,9 @@ class DocsTools:
                 ) from None
 
         doc = await self.cache.get(loc.key, load)
-        if not loc.fragment and "#" in doc.url:  # a page that only sends the reader on names a unit there
+        # A page that only sends the reader on is named by where it leads, with the unit its refresh names;
+        # a page read where it was asked keeps its own name, `#` and all (a local file's name may hold one).
+        if not loc.fragment and doc.url != shown and "#" in doc.url:
             loc = replace(loc, fragment=doc.url.partition("#")[2])
         return loc, doc
 
