@@ -25,7 +25,7 @@ from docs_mcp.convert.pipeline import build_document
 from docs_mcp.crawl.rows import prepare_page
 from docs_mcp.fetch.discovery import normalize_url, page_links, parse_llms_txt
 from docs_mcp.fetch.fetching import RawPage
-from docs_mcp.fetch.refresh import refresh_target
+from docs_mcp.fetch.refresh import refreshes_away
 from docs_mcp.fetch.sources import Location
 from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS, mechanism_on
 from docs_mcp.store.pagerows import PreparedPage
@@ -69,9 +69,7 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
         navigation = navigation_page(main)
         doc = build_document(raw, url, root, main)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
-    sent = refresh_target(raw.text) if raw.kind == "html" else None
-    refresh = sent is not None and urljoin(raw.location.key, sent).split("#")[0] != raw.location.key
-    listed = not navigation and not generated(raw.location) and not refresh
+    listed = not navigation and not generated(raw.location) and not refreshes_away(raw)
     return prepare_page(key, doc, listed, links, keywords), links, navigation
 
 

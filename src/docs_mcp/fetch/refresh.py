@@ -39,10 +39,21 @@ def refresh_target(text: str) -> str | None:
     return None
 
 
+def _page_target(raw: RawPage) -> str | None:
+    return refresh_target(raw.text) if raw.kind == "html" else None
+
+
+def refreshes_away(raw: RawPage) -> bool:
+    """Whether a fetched page only sends the reader to another page (a refresh to itself or to its own
+    #fragment is the page): it then stands in for its target, and is no result of its own."""
+    target = _page_target(raw)
+    return target is not None and urljoin(raw.location.key, target).split("#")[0] != raw.location.key
+
+
 def refresh_location(sources: SourceSet, raw: RawPage) -> Location | None:
     """Where an HTML page that only sends the reader on leads (URLNotAllowed off the roots); None otherwise.
     A local page's target is looked up under its own root, not the first root that has the path."""
-    target = refresh_target(raw.text) if raw.kind == "html" else None
+    target = _page_target(raw)
     if target is None:
         return None
     here = raw.location
