@@ -14,7 +14,7 @@ from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.hits import build_hits, one_per_content, without_aggregate_copies
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
-from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, rerank_pages
+from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, query_vector, rerank_pages
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     KEYWORD_CANDIDATES,
@@ -178,7 +178,7 @@ class SiteRanker:
         view = self._scan.view(reads, model, loaded.dim, scope) if mechanism_on("scan") else None
 
         def work() -> Semantic:
-            qvec = loaded.embed([query])[0]
+            qvec = query_vector(model, query)
             return model, loaded.dim, qvec, {} if view is None else view.nearest(qvec, SEMANTIC_SCAN_TOP)
 
         return beside(work)

@@ -10,7 +10,7 @@ import math
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
 from docs_mcp.search.embedders import DEFAULT_MODEL, MODELS, Embedder, embedder, package_folder, unit
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 #: Threads running semantic work beside a search's text queries (numpy and the tokenizer release the GIL).
 BACKGROUND_THREADS = 2
+#: Queries whose vectors are kept (a few hundred bytes each).
+QUERY_VECTORS = 256
 
 
 # --- blending (pure Python: tested without any model) ------------------------------------------------
@@ -83,7 +85,7 @@ def page_cosines(doc: Document, query: str) -> np.ndarray | None:
     if vectors is None:
         vectors = loaded.embed([section_text(*r) for r in section_rows(doc)])
         doc._memo[key] = vectors
-    return np.einsum("ij,j->i", vectors, loaded.embed([query])[0])
+    return np.einsum("ij,j->i", vectors, query_vector(loaded.name, query))
 
 
 def span_cosines(
@@ -115,7 +117,18 @@ def span_cosines(
         memo.update(fresh)
         known.update(fresh)
         vectors = unit(np.stack([np.sum([known[pieces[p]] for p in span], 0, np.float32) for span in spans]))
-    return vectors @ loaded.embed([query])[0]
+    return vectors @ query_vector(loaded.name, query)
+
+
+@lru_cache(maxsize=QUERY_VECTORS)
+def query_vector(model: str, query: str) -> np.ndarray:
+    """The query's vector (read-only), embedded once: one search_in_doc asks for it per section it reads."""
+    loaded = embedder(model)
+    if loaded is None:
+        raise ValueError(f"semantic model {model!r} is not installed")
+    vector = loaded.embed([query])[0]
+    vector.flags.writeable = False
+    return vector
 
 
 def _active_embedder() -> Embedder | None:
