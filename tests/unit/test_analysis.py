@@ -12,6 +12,7 @@ from docs_mcp.text.terms import (
     cjk_bigrams,
     index_text,
     names_match,
+    query_literals,
     query_names,
     query_terms,
     tokenize,
@@ -92,6 +93,21 @@ def test_query_names_are_qualified_called_snake_case_names_and_options():
     assert query_names("Counter missing key KeyError or zero") == []  # CamelCase alone is left to BM25
     assert query_names("what does `-O` do (and -W)") == ["-O", "-W"]
     assert query_names("re-use a well-known name") == []
+
+
+def test_query_literals_are_operators_and_syntax_as_written_not_words_names_or_options():
+    assert query_literals("what do ~+ and ~- expand to?") == ["~+", "~-"]
+    assert query_literals('why does cmd 2>&1 >file print, unlike "=~".') == ["2>&1", ">file", "=~"]
+    assert query_literals("A..B vs A...B; is :: or -> an operator? x.(T) too") == [
+        "A..B",
+        "A...B",
+        "::",
+        "->",
+        "x.(T)",
+    ]
+    # Words, dotted names, versions, paths, options and sentence punctuation are not literals.
+    assert query_literals("Why does os.path.join(a) in 3.11 do I/O, with --jobs or -e? Really.") == []
+    assert query_literals("a b c d e f g h".replace(" ", " $x ")) == ["$x"]  # each literal once
 
 
 def test_query_names_skip_abbreviations_urls_and_file_names():

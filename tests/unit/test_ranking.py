@@ -386,6 +386,56 @@ def test_code_matches_nothing_but_keeps_the_section_long():
     assert ids(d, PageIndex(d).rank("resample"))[0] == "howto"
 
 
+SHELL = doc(
+    ("shell", "Shell", 1, None, "The shell reads commands and runs them."),
+    (
+        "redirect",
+        "Redirections",
+        2,
+        "shell",
+        "Before a command runs, 2>&1 sends its errors where its output goes.",
+    ),
+    ("terminal", "Terminal", 2, "shell", "Errors of a command appear on the terminal."),
+    ("jobs", "Jobs", 2, "shell", "A job is a pipeline started in the background."),
+    ("history", "History", 2, "shell", "The history list keeps the commands typed."),
+    ("prompt", "Prompt", 2, "shell", "The prompt is printed before each command is read."),
+)
+
+
+def test_a_literal_the_tokenizer_drops_ranks_the_section_holding_it_as_written(monkeypatch):
+    from docs_mcp import settings
+
+    query = "why do errors show with 2>&1"
+    assert ids(SHELL, PageIndex(SHELL).rank(query, meaning=False))[0] == "redirect"
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"literals"}))
+    assert ids(SHELL, PageIndex(SHELL).rank(query, meaning=False))[0] == "terminal"  # the words alone
+
+
+def test_a_literal_alone_finds_the_section_whose_code_holds_it():
+    html = (
+        "<h2 id='files'>Files</h2><p>Write errors and output to files with redirections.</p>"
+        "<h2 id='both'>Both</h2><p>One file for both streams:</p><pre>cmd &gt;log 2&gt;&amp;1</pre>"
+    )
+    sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
+    d = Document("p.html", "src", "Page", tuple(sections), render=render_section)
+    assert "2>&1" not in d.sections[1].text  # the section's text leaves its code out
+    assert ids(d, PageIndex(d).rank("2>&1", meaning=False)) == ["both"]
+
+
+def test_the_passage_shown_holds_the_literal_asked_about(monkeypatch):
+    from docs_mcp import settings
+
+    literal_line = "Use ~+ for the current directory and ~- for the previous one."
+    stack_line = "The directory stack holds directory names; dirs lists the directory stack."
+    text = paragraphs(*[FILLER] * 3, stack_line, *[FILLER] * 3, literal_line, *[FILLER] * 3)
+    query = "what directory do ~+ and ~- name"
+    (best,) = passages(index_for(text), text, query, 1, size=200)
+    assert literal_line in best.text
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"literals"}))
+    (best,) = passages(index_for(text), text, query, 1, size=200)
+    assert stack_line in best.text  # the words alone
+
+
 GAUGE = doc(
     ("gauge", "Tide gauge", 1, None, "A tide gauge records the water level."),
     (

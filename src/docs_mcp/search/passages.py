@@ -83,9 +83,12 @@ def passages(
     several of its rarer words close together, where a long option list spreads them over many lines.
     """
     weights = {t: index.idf(t) or 0.1 for t in query_terms(query)}
+    # A literal (`2>&1`) is a term of its own, found in the text as written (never a token: no clash).
+    literals = {lit: index.literal_idf(p) for lit, p in index.literals(query).items() if lit in text}
+    weights.update(literals)
     if not weights:
         return []
-    lines = _read_lines(index, text, weights)
+    lines = _read_lines(index, text, weights, list(literals))
     windows = sorted(_windows(text, lines, weights, size), key=lambda w: (-w.score, w.line))
     windows = _by_meaning(index, text, query, lines, windows)
     taken: list[tuple[int, int]] = []
@@ -130,8 +133,8 @@ def _pieces(lines: _Lines, w: _Window) -> list[tuple[int, int]]:
     return [spans[first], *((spans[k - 1][1], spans[k][1]) for k in range(first + 1, last + 1))]
 
 
-def _read_lines(index: PageIndex, text: str, weights: dict[str, float]) -> _Lines:
-    """The text's non-blank lines and where the query terms (the keys of `weights`) occur on them."""
+def _read_lines(index: PageIndex, text: str, weights: dict[str, float], literals: list[str]) -> _Lines:
+    """The text's non-blank lines and where the query terms (the keys of `weights`) and literals occur."""
     spans, pos = [], 0
     for line in text.split("\n"):
         if line.strip():
@@ -146,10 +149,27 @@ def _read_lines(index: PageIndex, text: str, weights: dict[str, float]) -> _Line
             toks = index.block_tokens[chunk] = tokenize_spans(chunk)
         first_hit.append(len(hits))
         line_hits = [(t, s + p) for t, p in toks if t in weights]
+        if literals:
+            line_hits = sorted(
+                line_hits + [(lit, s + p) for lit in literals for p in _places(lit, chunk)], key=_at
+            )
         hits.extend(line_hits)
         terms.append([t for t, _ in line_hits])
     first_hit.append(len(hits))
     return _Lines(spans, hits, first_hit, terms)
+
+
+def _places(literal: str, line: str) -> list[int]:
+    """Where a literal starts in a line, each occurrence."""
+    out, at = [], line.find(literal)
+    while at >= 0:
+        out.append(at)
+        at = line.find(literal, at + len(literal))
+    return out
+
+
+def _at(hit: tuple[str, int]) -> int:
+    return hit[1]
 
 
 def _windows(text: str, lines: _Lines, weights: dict[str, float], size: int) -> list[_Window]:

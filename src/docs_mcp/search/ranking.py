@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,7 +18,7 @@ from docs_mcp.settings import (
     SMALL_SECTION_CHARS,
     mechanism_on,
 )
-from docs_mcp.text.terms import idf, query_terms, tokenize
+from docs_mcp.text.terms import idf, query_literals, query_terms, tokenize
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,6 +45,8 @@ PASSAGE_HEAD = 20
 #: Lines' token sums a page keeps for its passages' vectors, at most (float16 at 128 dims with its key: ~0.6 KB
 #: each, so ≤ ~0.6 MB a page and ~30 MB over the 50 pages the document cache holds).
 PIECE_MEMO_SIZE = 1_000
+#: Literals whose places a page keeps, at most (each a list of its sections).
+LITERAL_MEMO_SIZE = 1_000
 #: The score of a word match that meaning pushed past the last BM25 score (below any floor; still listed).
 PUSHED_DOWN_SCORE = 1e-9
 
@@ -72,13 +76,14 @@ class BM25:
                 self.postings.setdefault(term, []).append((i, n))
         self.idf = {t: idf(len(corpus), len(p)) for t, p in self.postings.items()}
 
-    def scores(self, terms: list[str]) -> list[float]:
-        """Each document's BM25 score for the terms (0.0 for a document holding none of them)."""
+    def scores(self, terms: list[str], more: Sequence[list[tuple[int, int]]] = ()) -> list[float]:
+        """Each document's BM25 score for the terms and `more` postings (each a term of its own, as
+        [(document, frequency)]); 0.0 for a document holding none of them."""
         out = [0.0] * len(self.lengths)
         k1, b = BM25_K1, BM25_B
-        for term in terms:
-            weight = self.idf.get(term, 0.0)
-            for i, n in self.postings.get(term, ()):
+        found = [(self.idf.get(t, 0.0), self.postings.get(t, [])) for t in terms]
+        for weight, postings in [*found, *((idf(len(self.lengths), len(p)), p) for p in more)]:
+            for i, n in postings:
                 out[i] += weight * (n * (k1 + 1) / (n + k1 * (1 - b + b * self.lengths[i] / self.average)))
         return out
 
@@ -119,8 +124,30 @@ class PageIndex:
         self.block_tokens: dict[str, list[tuple[str, int]]] = {}
         #: Token-vector sums of lines, by text (semantic.span_cosines): the page's next query re-reads them.
         self.piece_sums: dict[str, np.ndarray] = {}
+        #: Where each literal a query held stands in the sections' bodies (`literals`), by literal.
+        self.literal_postings: dict[str, list[tuple[int, int]]] = {}
         #: Per section: (entry index, term counts, length, name terms) of each entry ranked on its own.
         self.entries = [_entry_units(s) for s in doc.sections] if mechanism_on("entry-units") else []
+
+    def literals(self, query: str) -> dict[str, list[tuple[int, int]]]:
+        """The query's literals (`2>&1`, `~+`) and where each stands verbatim in the sections' bodies, as
+        [(section, count)]: the tokens never hold one, so it is a term of its own. None when switched off."""
+        if not mechanism_on("literals"):
+            return {}
+        out = {}
+        for lit in query_literals(query):
+            found = self.literal_postings.get(lit)
+            if found is None:
+                if len(self.literal_postings) > LITERAL_MEMO_SIZE:
+                    self.literal_postings.clear()
+                found = [(i, n) for i, s in enumerate(self.doc.sections) if (n := _occurrences(s, lit))]
+                self.literal_postings[lit] = found
+            out[lit] = found
+        return out
+
+    def literal_idf(self, postings: list[tuple[int, int]]) -> float:
+        """A literal's IDF over the sections (one the page's bodies do not hold as written counts as the rarest)."""
+        return idf(len(self.doc.sections), len(postings) or 1)
 
     def idf(self, term: str) -> float:
         # A term seen only in headings is as rare as the rarest body term.
@@ -129,9 +156,10 @@ class PageIndex:
     def rank(self, query: str, meaning: bool = True) -> list[ScoredSection]:
         """Sections by BM25 (with the heading, names and entry boosts), then by meaning too (`meaning`)."""
         terms = query_terms(query)
-        if not terms:
+        literals = [p for p in self.literals(query).values() if p]
+        if not terms and not literals:
             return []
-        scores = self.bm25.scores(terms)
+        scores = self.bm25.scores(terms, literals)
         out = []
         for i, base in enumerate(scores):
             if not self.tokens[i]:  # a heading with no text of its own: its subsections compete instead
@@ -187,6 +215,14 @@ class PageIndex:
             if alone > best:
                 entry, best = k, alone
         return entry, best
+
+
+def _occurrences(section: Section, literal: str) -> int:
+    """How often a literal stands in a section's own body, code included (an example is often where `2>&1`
+    is): its markdown as written, or its HTML, where `<`, `>` and `&` are escaped."""
+    if section.body_md is not None:
+        return section.body_md.count(literal)
+    return section.body_html.count(html.escape(literal, quote=False))
 
 
 def entries_alone(section: Section) -> list[tuple[int, Entry, str]]:

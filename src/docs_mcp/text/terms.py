@@ -110,6 +110,39 @@ def query_terms(query: str) -> list[str]:
 _DOTTED = re.compile(r"(?<![\w./:-])[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+|(?=\())|\b[A-Za-z][A-Za-z0-9]*_\w*")
 #: A command-line option in a query: `-O`, `--system-site-packages`, also in backticks or parentheses.
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+#: Characters the tokenizer drops that make a written token an operator or syntax literal (`2>&1`, `~+`, `=~`,
+#: `**/`, `&str`): the words of a section never hold it, its text does, verbatim.
+_SYMBOLS = frozenset("~!@#$%^&*+=<>|\\{}[]")
+#: Two or more such characters in a row (`::`, `A..B`, `x.(T)`) make a literal too; one dot, slash or hyphen
+#: between words (`os.path`, `I/O`, `re-use`) does not.
+_PUNCTUATION_RUN = re.compile(r"[^\w\s]{2,}")
+#: Quotes around a literal, and sentence punctuation after it where it follows a word, a quote or a bracket
+#: (`"~+".`, `2>&1,`, `utcnow()?`): `::` and `...` are literals themselves.
+_QUOTES, _TRAILING, _CLOSING = "\"'`“”‘’", ",;:!?.", "\"'`“”‘’)]}"
+#: Literals a query keeps, at most.
+MAX_QUERY_LITERALS = 5
+
+
+def query_literals(query: str) -> list[str]:
+    """The operator and syntax literals a query holds, as written (`~+`, `2>&1`, `::`, `A..B`): the tokenizer
+    drops their characters, so only the sections' text, read verbatim, can match them. Words, dotted names and
+    options (`os.path`, `--jobs`) are left to the terms and names."""
+    out: list[str] = []
+    for raw in bounded_query(query).split():
+        tok = ""
+        while tok != raw:  # quotes, then a sentence's punctuation after a word, a quote or a bracket
+            tok, raw = raw, raw.strip(_QUOTES)
+            if raw[-1:] in _TRAILING and (raw[-2:-1].isalnum() or raw[-2:-1] in _CLOSING):
+                raw = raw[:-1]
+        if len(tok) < 2 or tok in out or _OPTION.fullmatch(tok):
+            continue
+        if _SYMBOLS.intersection(tok) or _PUNCTUATION_RUN.search(tok):
+            out.append(tok)
+            if len(out) == MAX_QUERY_LITERALS:
+                break
+    return out
+
+
 #: Dotted words that are file names or hosts, not APIs (`config.yaml`, `docs.python.org`).
 _NOT_API_SUFFIXES = frozenset(
     [
