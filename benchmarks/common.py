@@ -121,6 +121,11 @@ def load_questions(path: Path | str | None = None, limit: int | None = None) -> 
 HALVES = ("tune", "validate")
 
 
+def of_half(questions: list[dict[str, Any]], which: str | None) -> list[dict[str, Any]]:
+    """The questions of one half (`tune`, `validate`), or all of them when `which` is None."""
+    return [q for q in questions if which in (None, half(q))]
+
+
 def half(q: dict[str, Any]) -> str:
     """A question's half of its set: even ids (`py-002`) are for tuning, odd ones (`py-001`) for validation.
 

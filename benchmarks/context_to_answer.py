@@ -389,7 +389,7 @@ def failures(
 
 async def run_all(args: argparse.Namespace) -> None:
     """Run every selected policy on every question, print and optionally write the results."""
-    questions = cm.load_questions(args.questions, args.limit)
+    questions = cm.of_half(cm.load_questions(args.questions, args.limit), args.half)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     unknown = set(policies) - set(POLICIES)
     if unknown:
@@ -454,6 +454,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--json", default=None, help="write per-question rows to this JSON file (a folder with --all/--sets)"
+    )
+    parser.add_argument(
+        "--half",
+        choices=cm.HALVES,
+        default=None,
+        help="only this half of each set (even ids tune, odd ids validate), e.g. for an ablation",
     )
     parser.add_argument("--verbose", action="store_true", help="list per-question failures")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")

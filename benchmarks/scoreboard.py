@@ -100,7 +100,7 @@ def search_figures(ranks: dict[str, int | None], ids: set[str]) -> tuple[float, 
 
 async def run_set(name: str, path: Path, args: argparse.Namespace) -> dict[str, Any] | None:
     """Every policy and the search figures on one set; None when its docs are not installed."""
-    questions = cm.load_questions(path, args.limit)
+    questions = cm.of_half(cm.load_questions(path, args.limit), args.half)
     docs = cm.questions_docs(path)
     if not docs.is_dir():
         print(f"{name}: skipped, its docs are not installed at {docs}", file=sys.stderr)

@@ -81,6 +81,16 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
     assert "| in-doc     | all      | 100% (2/2)" in md
 
 
+def test_context_to_answer_runs_one_half_alone(questions):
+    res = run(
+        "context_to_answer.py", "--questions", str(questions), "--policies", "in-doc", "--half", "validate"
+    )
+    assert res.returncode == 0, res.stderr
+    rows = [line for line in res.stdout.splitlines() if line.startswith("| in-doc")]
+    assert any("| validate" in r and "100% (1/1)" in r for r in rows), rows
+    assert not any("| tune" in r and "(1/1)" in r for r in rows), rows  # fx-002, the tuning question, not run
+
+
 def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(questions, tmp_path):
     out = tmp_path / "benchmarks.md"
     out.write_text("# Benchmarks\n\n## Site search\n\nthe Python docs' figures\n", encoding="utf-8")

@@ -30,6 +30,12 @@ def doc(*rows: tuple[str, str, int, str | None, str]) -> Document:
     return Document("p.html", "src", rows[0][1], sections, render=render_section)
 
 
+def html_doc(html: str) -> Document:
+    """A page built from an HTML fragment, split into sections as a fetched page is."""
+    sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
+    return Document("p.html", "src", "Page", tuple(sections), render=render_section)
+
+
 def ids(d: Document, ranked) -> list[str]:
     return [d.sections[s.index].id for s in ranked]
 
@@ -368,8 +374,7 @@ def test_section_defining_a_queried_name_outranks_one_that_mentions_it_as_often(
         "<h2 id='guide'>Guide</h2><p>See tidepool.resample for details; resample keeps gaps.</p>"
         "<h2 id='api'>API</h2><dl><dt>tidepool.resample(series, rule)</dt><dd><p>Regrid; keeps gaps.</p></dd></dl>"
     )
-    sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
-    d = Document("p.html", "src", "Page", tuple(sections), render=render_section)
+    d = html_doc(html)
     assert ids(d, PageIndex(d).rank("tidepool.resample gaps"))[0] == "api"
 
 
@@ -380,8 +385,7 @@ def test_code_matches_nothing_but_keeps_the_section_long():
         "<h2 id='howto'>How to</h2><p>To resample a series, pick a rule; resample keeps gaps and never invents data "
         "points beyond the record, so the result is as long as the input.</p>"
     )
-    sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
-    d = Document("p.html", "src", "Page", tuple(sections), render=render_section)
+    d = html_doc(html)
     assert "resample(x)" not in d.sections[0].text and d.sections[0].code_words == 60
     assert ids(d, PageIndex(d).rank("resample"))[0] == "howto"
 
@@ -416,8 +420,7 @@ def test_a_literal_alone_finds_the_section_whose_code_holds_it():
         "<h2 id='files'>Files</h2><p>Write errors and output to files with redirections.</p>"
         "<h2 id='both'>Both</h2><p>One file for both streams:</p><pre>cmd &gt;log 2&gt;&amp;1</pre>"
     )
-    sections = split_html(lxml.html.fragment_fromstring(html, create_parent="div"))
-    d = Document("p.html", "src", "Page", tuple(sections), render=render_section)
+    d = html_doc(html)
     assert "2>&1" not in d.sections[1].text  # the section's text leaves its code out
     assert ids(d, PageIndex(d).rank("2>&1", meaning=False)) == ["both"]
 

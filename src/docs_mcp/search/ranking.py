@@ -131,7 +131,7 @@ class PageIndex:
 
     def literals(self, query: str) -> dict[str, list[tuple[int, int]]]:
         """The query's literals (`2>&1`, `~+`) and where each stands verbatim in the sections' bodies, as
-        [(section, count)]: the tokens never hold one, so it is a term of its own. None when switched off."""
+        [(section, count)]: the tokens never hold one, so it is a term of its own. Empty when switched off."""
         if not mechanism_on("literals"):
             return {}
         out = {}
