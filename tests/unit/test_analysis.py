@@ -110,6 +110,15 @@ def test_query_literals_are_operators_and_syntax_as_written_not_words_names_or_o
     assert query_literals("a b c d e f g h".replace(" ", " $x ")) == ["$x"]  # each literal once
 
 
+def test_query_literals_leave_abbreviations_addresses_and_sentence_punctuation_out():
+    assert query_literals("search a pattern, e.g., with a filter (i.e., grep etc.)") == []
+    assert query_literals("see http://example.org/a.html or me@example.org, with --jobs=4") == []
+    assert query_literals("difference between $* and $@? is =~, or ==?!") == ["$*", "$@", "=~", "=="]
+    assert query_literals("what does ?: mean, and ...?") == ["?:", "..."]
+    assert query_literals("utcnow()? or exit().") == ["utcnow()", "exit()"]
+    assert query_literals("A...B vs ...") == ["A...B"]  # `...` is inside `A...B`: counted once
+
+
 def test_query_names_skip_abbreviations_urls_and_file_names():
     assert query_names("e.g. O(n) see docs.python.org/3/library/time.html and config.yaml") == []
 

@@ -418,11 +418,20 @@ def test_a_literal_the_tokenizer_drops_ranks_the_section_holding_it_as_written(m
 def test_a_literal_alone_finds_the_section_whose_code_holds_it():
     html = (
         "<h2 id='files'>Files</h2><p>Write errors and output to files with redirections.</p>"
-        "<h2 id='both'>Both</h2><p>One file for both streams:</p><pre>cmd &gt;log 2&gt;&amp;1</pre>"
+        "<h2 id='both'>Both</h2><pre>cmd &gt;log 2&gt;&amp;1</pre>"
     )
     d = html_doc(html)
-    assert "2>&1" not in d.sections[1].text  # the section's text leaves its code out
+    assert not d.sections[1].text  # a section of code alone: no text, no words
     assert ids(d, PageIndex(d).rank("2>&1", meaning=False)) == ["both"]
+
+
+def test_a_literal_of_markdown_markup_alone_is_not_matched_in_markdown():
+    page = doc(
+        ("note", "Note", 2, None, "**Note** the gauges are read hourly, **always**."),
+        ("power", "Power", 2, None, "x ** y raises x to the power y."),
+    )
+    assert ids(page, PageIndex(page).rank("** power", meaning=False)) == ["power"]  # by its word alone
+    assert PageIndex(page).rank("**", meaning=False) == []  # bold markers are not the operator
 
 
 def test_the_passage_shown_holds_the_literal_asked_about(monkeypatch):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass, replace
+from operator import itemgetter
 
 from docs_mcp.convert.definitions import defined_name
-from docs_mcp.search.ranking import PASSAGE_HEAD, PASSAGE_WEIGHT, PIECE_MEMO_SIZE, PageIndex
+from docs_mcp.search.ranking import PASSAGE_HEAD, PASSAGE_WEIGHT, PIECE_MEMO_SIZE, PageIndex, in_markdown
 from docs_mcp.search.semantic import blend, span_cosines
 from docs_mcp.settings import (
     DEFINITION_NAME_MIN_TERMS,
@@ -18,7 +19,7 @@ from docs_mcp.settings import (
     mechanism_on,
 )
 from docs_mcp.text.budget import boundary_cut, finish_sentence, last_line_end
-from docs_mcp.text.terms import query_terms, tokenize, tokenize_spans
+from docs_mcp.text.terms import places, query_terms, tokenize, tokenize_spans
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,11 @@ def passages(
     """
     weights = {t: index.idf(t) or 0.1 for t in query_terms(query)}
     # A literal (`2>&1`) is a term of its own, found in the text as written (never a token: no clash).
-    literals = {lit: index.literal_idf(p) for lit, p in index.literals(query).items() if lit in text}
+    literals = {
+        lit: index.literal_idf(p)
+        for lit, p in index.literals(query).items()
+        if lit in text and in_markdown(lit)
+    }
     weights.update(literals)
     if not weights:
         return []
@@ -150,26 +155,12 @@ def _read_lines(index: PageIndex, text: str, weights: dict[str, float], literals
         first_hit.append(len(hits))
         line_hits = [(t, s + p) for t, p in toks if t in weights]
         if literals:
-            line_hits = sorted(
-                line_hits + [(lit, s + p) for lit in literals for p in _places(lit, chunk)], key=_at
-            )
+            found = [(lit, s + p) for lit in literals for p in places(lit, chunk)]
+            line_hits = sorted(line_hits + found, key=itemgetter(1))
         hits.extend(line_hits)
         terms.append([t for t, _ in line_hits])
     first_hit.append(len(hits))
     return _Lines(spans, hits, first_hit, terms)
-
-
-def _places(literal: str, line: str) -> list[int]:
-    """Where a literal starts in a line, each occurrence."""
-    out, at = [], line.find(literal)
-    while at >= 0:
-        out.append(at)
-        at = line.find(literal, at + len(literal))
-    return out
-
-
-def _at(hit: tuple[str, int]) -> int:
-    return hit[1]
 
 
 def _windows(text: str, lines: _Lines, weights: dict[str, float], size: int) -> list[_Window]:

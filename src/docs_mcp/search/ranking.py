@@ -47,6 +47,8 @@ PASSAGE_HEAD = 20
 PIECE_MEMO_SIZE = 1_000
 #: Literals whose places a page keeps, at most (each a list of its sections).
 LITERAL_MEMO_SIZE = 1_000
+#: Markdown's own markup characters (emphasis, headings, code spans).
+MARKUP = frozenset("*_#`")
 #: The score of a word match that meaning pushed past the last BM25 score (below any floor; still listed).
 PUSHED_DOWN_SCORE = 1e-9
 
@@ -77,8 +79,7 @@ class BM25:
         self.idf = {t: idf(len(corpus), len(p)) for t, p in self.postings.items()}
 
     def scores(self, terms: list[str], more: Sequence[list[tuple[int, int]]] = ()) -> list[float]:
-        """Each document's BM25 score for the terms and `more` postings (each a term of its own, as
-        [(document, frequency)]); 0.0 for a document holding none of them."""
+        """Each document's BM25 score for the terms and `more` [(document, frequency)] postings (0.0 if none)."""
         out = [0.0] * len(self.lengths)
         k1, b = BM25_K1, BM25_B
         found = [(self.idf.get(t, 0.0), self.postings.get(t, [])) for t in terms]
@@ -130,8 +131,7 @@ class PageIndex:
         self.entries = [_entry_units(s) for s in doc.sections] if mechanism_on("entry-units") else []
 
     def literals(self, query: str) -> dict[str, list[tuple[int, int]]]:
-        """The query's literals (`2>&1`, `~+`) and where each stands verbatim in the sections' bodies, as
-        [(section, count)]: the tokens never hold one, so it is a term of its own. Empty when switched off."""
+        """The query's literals (`2>&1`, `~+`: no token holds one) and their [(section, count)] in the bodies."""
         if not mechanism_on("literals"):
             return {}
         out = {}
@@ -160,9 +160,11 @@ class PageIndex:
         if not terms and not literals:
             return []
         scores = self.bm25.scores(terms, literals)
+        # A heading with no text of its own is left out (its subsections compete), unless its code holds a literal.
+        held = {i for postings in literals for i, _ in postings}
         out = []
         for i, base in enumerate(scores):
-            if not self.tokens[i]:  # a heading with no text of its own: its subsections compete instead
+            if not self.tokens[i] and i not in held:
                 continue
             heading = sum(self.idf(t) for t in terms if t in self.titles[i])
             named = sum(self.idf(t) for t in terms if t in self.names[i])
@@ -217,11 +219,16 @@ class PageIndex:
         return entry, best
 
 
+def in_markdown(literal: str) -> bool:
+    """Whether a literal can be told apart in markdown: `**` alone would match every bold word there."""
+    return not set(literal) <= MARKUP
+
+
 def _occurrences(section: Section, literal: str) -> int:
     """How often a literal stands in a section's own body, code included (an example is often where `2>&1`
     is): its markdown as written, or its HTML, where `<`, `>` and `&` are escaped."""
     if section.body_md is not None:
-        return section.body_md.count(literal)
+        return section.body_md.count(literal) if in_markdown(literal) else 0
     return section.body_html.count(html.escape(literal, quote=False))
 
 

@@ -116,31 +116,54 @@ _SYMBOLS = frozenset("~!@#$%^&*+=<>|\\{}[]")
 #: Two or more such characters in a row (`::`, `A..B`, `x.(T)`) make a literal too; one dot, slash or hyphen
 #: between words (`os.path`, `I/O`, `re-use`) does not.
 _PUNCTUATION_RUN = re.compile(r"[^\w\s]{2,}")
-#: Quotes around a literal, and sentence punctuation after it where it follows a word, a quote or a bracket
-#: (`"~+".`, `2>&1,`, `utcnow()?`): `::` and `...` are literals themselves.
-_QUOTES, _TRAILING, _CLOSING = "\"'`“”‘’", ",;:!?.", "\"'`“”‘’)]}"
+#: Quotes around a literal, and the sentence punctuation after it (`"~+".`, `2>&1,`, `$@?`, `utcnow()?`):
+#: `::`, `?:` and `...` stay literals of their own.
+_QUOTES, _SENTENCE = "\"'`“”‘’", ",;:!?"
+#: Addresses and e-mail addresses hold such characters but are not literals.
+_ADDRESS = re.compile(r"\w://|^[\w.+-]+@[\w-]+\.\w")
 #: Literals a query keeps, at most.
 MAX_QUERY_LITERALS = 5
 
 
 def query_literals(query: str) -> list[str]:
     """The operator and syntax literals a query holds, as written (`~+`, `2>&1`, `::`, `A..B`): the tokenizer
-    drops their characters, so only the sections' text, read verbatim, can match them. Words, dotted names and
-    options (`os.path`, `--jobs`) are left to the terms and names."""
+    drops their characters, so only the sections' text, read verbatim, can match them. Words, dotted names,
+    abbreviations and options (`os.path`, `e.g.`, `--jobs=4`) are left to the terms and names."""
     out: list[str] = []
-    for raw in bounded_query(query).split():
-        tok = ""
-        while tok != raw:  # quotes, then a sentence's punctuation after a word, a quote or a bracket
-            tok, raw = raw, raw.strip(_QUOTES)
-            if raw[-1:] in _TRAILING and (raw[-2:-1].isalnum() or raw[-2:-1] in _CLOSING):
-                raw = raw[:-1]
-        if len(tok) < 2 or tok in out or _OPTION.fullmatch(tok):
+    for tok in map(_bare, bounded_query(query).split()):
+        if len(tok) < 2 or tok in out or _OPTION.match(tok) or _ADDRESS.search(tok):
             continue
         if _SYMBOLS.intersection(tok) or _PUNCTUATION_RUN.search(tok):
             out.append(tok)
             if len(out) == MAX_QUERY_LITERALS:
                 break
+    # `...` inside `A...B` of the same query would count the same characters twice.
+    return [lit for lit in out if not any(lit != other and lit in other for other in out)]
+
+
+def places(literal: str, text: str) -> list[int]:
+    """Where a literal starts in a text, each occurrence."""
+    out, at = [], text.find(literal)
+    while at >= 0:
+        out.append(at)
+        at = text.find(literal, at + len(literal))
     return out
+
+
+def _bare(token: str) -> str:
+    """A token without the quotes around it and the sentence punctuation after it."""
+    before = ""
+    while token != before:
+        before, token = token, token.strip(_QUOTES)
+        if any(ch.isalnum() for ch in token):
+            token = token.rstrip(_SENTENCE)
+            if token.endswith(".") and (token[-2:-1].isalnum() or token[-2:-1] in ")]}"):
+                token = token[:-1]  # a full stop (`e.g.` is then `e.g`, no literal)
+            if token.endswith(")") and "(" not in token:
+                token = token[:-1]  # the end of a parenthesis around words
+        elif len(token) > 2 and (token[-1] in ",;!?" or (token[-1] == "." and token[-2] in _QUOTES)):
+            token = token[:-1]  # `$@?` is `$@`, `"=~".` is `=~`; `::`, `?:` and `...` stay whole
+    return token
 
 
 #: Dotted words that are file names or hosts, not APIs (`config.yaml`, `docs.python.org`).
