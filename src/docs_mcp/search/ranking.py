@@ -78,12 +78,13 @@ class BM25:
                 self.postings.setdefault(term, []).append((i, n))
         self.idf = {t: idf(len(corpus), len(p)) for t, p in self.postings.items()}
 
-    def scores(self, terms: list[str], more: Sequence[list[tuple[int, int]]] = ()) -> list[float]:
-        """Each document's BM25 score for the terms and `more` [(document, frequency)] postings (0.0 if none)."""
+    def scores(
+        self, terms: list[str], more: Sequence[tuple[float, list[tuple[int, int]]]] = ()
+    ) -> list[float]:
+        """Each document's BM25 score for the terms and `more` (IDF, [(document, frequency)]) (0.0 if none)."""
         out = [0.0] * len(self.lengths)
         k1, b = BM25_K1, BM25_B
-        found = [(self.idf.get(t, 0.0), self.postings.get(t, [])) for t in terms]
-        for weight, postings in [*found, *((idf(len(self.lengths), len(p)), p) for p in more)]:
+        for weight, postings in [*((self.idf.get(t, 0.0), self.postings.get(t, [])) for t in terms), *more]:
             for i, n in postings:
                 out[i] += weight * (n * (k1 + 1) / (n + k1 * (1 - b + b * self.lengths[i] / self.average)))
         return out
@@ -156,15 +157,15 @@ class PageIndex:
     def rank(self, query: str, meaning: bool = True) -> list[ScoredSection]:
         """Sections by BM25 (with the heading, names and entry boosts), then by meaning too (`meaning`)."""
         terms = query_terms(query)
-        literals = [p for p in self.literals(query).values() if p]
+        literals = [(self.literal_idf(p), p) for p in self.literals(query).values() if p]
         if not terms and not literals:
             return []
         scores = self.bm25.scores(terms, literals)
-        # A heading with no text of its own is left out (its subsections compete), unless its code holds a literal.
-        held = {i for postings in literals for i, _ in postings}
         out = []
         for i, base in enumerate(scores):
-            if not self.tokens[i] and i not in held:
+            # A heading with no text of its own is left out (its subsections compete), unless its code holds a
+            # literal: no word can score it, so any score is a literal's.
+            if not self.tokens[i] and not base:
                 continue
             heading = sum(self.idf(t) for t in terms if t in self.titles[i])
             named = sum(self.idf(t) for t in terms if t in self.names[i])
