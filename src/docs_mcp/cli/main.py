@@ -10,7 +10,15 @@ import sys
 
 from docs_mcp.cli.app import App, for_terminal, say
 from docs_mcp.cli.arguments import parse, program
-from docs_mcp.cli.report import ProgressBar, build_line, index_if_empty, start_line, summary, verdict
+from docs_mcp.cli.report import (
+    ProgressBar,
+    build_line,
+    index_if_empty,
+    index_line,
+    start_line,
+    summary,
+    verdict,
+)
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.model.progress import Progress
 
@@ -30,9 +38,7 @@ async def _index(args: argparse.Namespace) -> int:
         await app.tools.aclose()
     for r in reports:
         print(for_terminal(summary(r)))
-    print(
-        f"index: {app.index.page_count():,} pages, {app.index.section_count():,} sections in {app.index.location}"
-    )
+    print(index_line(app))
     problems = [v for v in map(verdict, reports) if v]
     for problem in problems:
         say(problem)

@@ -155,6 +155,23 @@ async def index_if_empty(app: App) -> None:
 
     empty = [s for s in app.sources.sources if not app.index.page_count(Scope.of([s]))]
     if empty:
-        print(f"indexing {', '.join(s.name for s in empty)} first…", file=sys.stderr)
+        print(f"indexing {', '.join(s.name for s in empty)} first, into {where(app)}…", file=sys.stderr)
         for r in await app.indexer.run(sources=empty, on_progress=ProgressBar()):
             print(summary(r), file=sys.stderr)
+
+
+def where(app: App) -> str:
+    """The index's place, and what moves it: said when a command first writes there."""
+    if app.settings.index_url:
+        return app.index.location if app.index is not None else "the shared index"
+    moved = "--cache-dir or DOCS_MCP_CACHE_DIR moves it"
+    return f"{app.index.location if app.index is not None else app.settings.cache_dir} ({moved})"
+
+
+def index_line(app: App) -> str:
+    """After `index`: what these sources have now, where, and the file's total when it holds other sources too."""
+    assert app.index is not None and app.search is not None
+    pages, everything = app.index.page_count(app.search.scope()), app.index.page_count()
+    names = ", ".join(s.name for s in app.sources.sources)
+    others = f"; the index holds {everything:,} pages in all" if everything != pages else ""
+    return f"index: {pages:,} pages of {names} in {where(app)}{others}"
