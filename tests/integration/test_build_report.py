@@ -79,12 +79,12 @@ async def test_a_sitemap_failing_with_503_is_named_in_the_summary_and_the_status
     assert "\n  ! could not read /docs/sitemap.xml (HTTP 503); pages found via crawl" in summary(report)
     assert build_line(report).endswith(" · could not read /docs/sitemap.xml (HTTP 503)")
     note = "the last build of tides could not read /docs/sitemap.xml (HTTP 503)"
-    assert app.search.status_line() == f"index: 3 pages; {note}"
+    assert app.search.status_line() == f"index: 3 pages, refreshed just now; {note}"
     # Another process on the same index reads it from the stored outcome.
     again = app_for(tmp_path, f"tides={origin.url}docs/")
-    assert again.search.status_line() == f"index: 3 pages; {note}"
+    assert again.search.status_line() == f"index: 3 pages, refreshed just now; {note}"
     [state] = again.search.states()
-    assert start_line(state, False).endswith("; last build could not read /docs/sitemap.xml (HTTP 503)")
+    assert start_line(state, False, 7).endswith("; last build could not read /docs/sitemap.xml (HTTP 503)")
 
 
 @pytest.mark.parametrize(("behaviour", "why"), [(hang_up, "RemoteProtocolError"), (too_slow, "timed out")])

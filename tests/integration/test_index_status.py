@@ -147,7 +147,7 @@ async def test_status_tells_no_match_from_an_empty_index(tmp_path):
     assert "the index is empty (run `docslice index" in await app.tools.search_docs("tidal datum")
     await app.indexer.run()
     out = await app.tools.search_docs("zyzzyva quokka")
-    assert out.startswith("search_docs 'zyzzyva quokka': no match. index: 17 pages.")
+    assert out.startswith("search_docs 'zyzzyva quokka': no match. index: 17 pages, refreshed just now.")
 
 
 # --- the server's stderr: one line per source at start and after each build ----------------------------

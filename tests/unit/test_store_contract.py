@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -79,6 +80,10 @@ def test_an_indexed_site_reads_back_its_pages_documents_and_headings(store):
     assert index.headings(key) and all(level > 0 for level, _, _ in index.headings(key))
     assert index.section_count() >= len(keys)
     assert index.newest(scope) > 0 and index.newest(Scope(("https://elsewhere.invalid/",))) == 0
+    # Stale pages are counted by when they were last fetched: none before the build, all before now.
+    assert index.older_than(scope, 0.0) == 0
+    assert index.older_than(scope, time.time() + 1) == len(keys)
+    assert index.older_than(Scope(("https://elsewhere.invalid/",)), time.time() + 1) == 0
 
 
 def test_page_ids_are_never_reused_and_a_removed_page_takes_its_terms_back(store):

@@ -17,6 +17,7 @@ from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.model.progress import Builds
 from docs_mcp.search.semantic import active_model
 from docs_mcp.search.site import SiteSearch
+from docs_mcp.store.interface import Scope
 from docs_mcp.store.opening import open_store
 from docs_mcp.text.controls import escaped
 from docs_mcp.tools.docs import DocsTools
@@ -98,6 +99,15 @@ class App:
         self.builds.announce([s.root for s in self.sources.sources])
         self._rebuild = asyncio.ensure_future(self.indexer.run(background=True))
         self._rebuild.add_done_callback(lambda _: self.builds.settle())
+
+    def empty_roots(self) -> list[str]:
+        """The roots of sources with no page in the index (all of them when it cannot say)."""
+        if self.index is None:
+            return []
+        try:
+            return [s.root for s in self.sources.sources if not self.index.page_count(Scope.of([s]))]
+        except DocsMCPError:
+            return [s.root for s in self.sources.sources]
 
     def readiness(self) -> str:
         """Why this process cannot answer searches ("" when it can): no usable store, or an empty index."""

@@ -16,10 +16,12 @@ from docs_mcp.cli.report import (
     index_if_empty,
     index_line,
     start_line,
+    stopped_line,
     summary,
     verdict,
 )
 from docs_mcp.errors import DocsMCPError
+from docs_mcp.fetch.sources import Source
 from docs_mcp.model.progress import Progress
 
 #: Seconds the server waits before indexing, so the handshake is not slowed by imports and parsing.
@@ -64,9 +66,9 @@ def _serve(args: argparse.Namespace) -> int:
     app = App(args)
     if app.index_notice:
         say(app.index_notice + ("" if app.index is not None else "; serving pages without site search"))
-    if app.search is not None and app.settings.auto_index:
+    if app.settings.auto_index:
         # Searches say "building" from the first second, not "the index is empty".
-        app.builds.announce([s.root for s in app.sources.sources])
+        app.builds.announce(app.empty_roots())
 
     def start_background():
         return asyncio.create_task(_background(app))
@@ -113,28 +115,46 @@ async def _background(app: App) -> None:
     app.loop = asyncio.get_running_loop()  # a rebuild after damage while serving starts here
     if app.search is None:
         return
+    ttl_days = app.settings.index_ttl_days
     try:  # in a thread: a shared index's database may take seconds to answer, or be down
-        states = await asyncio.to_thread(app.search.states, True)
+        states = await asyncio.to_thread(app.search.states, True, ttl_days * 86400)
     except DocsMCPError as exc:
         say(f"{exc}; serving, and searching once it answers")
         return
     for state in states:
-        say(start_line(state, app.settings.auto_index))
+        say(start_line(state, app.settings.auto_index, ttl_days))
+    # A complete index younger than its TTL is used as it is: no build, no request to the site.
+    due = [s.source for s in states if s.due()] if app.settings.auto_index else []
+    app.builds.announce([s.source.root for s in states if s.source in due and s.due() == "build"])
     await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:
         await asyncio.to_thread(app.search.warm)
-        if app.settings.auto_index:
-
-            def after_each(p: Progress) -> None:
-                if p.finished is not None:
-                    say(build_line(p))
-
-            await app.indexer.run(on_progress=after_each, background=True)
+        if due:
+            await _build_in_background(app, due)
     except Exception as exc:  # the server must keep serving even if indexing fails
         logging.getLogger("docs_mcp").exception("background indexing failed")
         say(f"background indexing failed: {exc.__class__.__name__}: {exc}")
     finally:
         app.builds.settle()
+
+
+async def _build_in_background(app: App, due: list[Source]) -> None:
+    """Build or refresh the sources that need it; one line for each build that ends, or, stopped at
+    shutdown, one line for what it did and what the index keeps."""
+    seen: dict[str, Progress] = {}
+
+    def after_each(p: Progress) -> None:
+        seen[p.root] = p
+        if p.finished is not None and p.complete:
+            say(build_line(p))
+
+    try:
+        await app.indexer.run(on_progress=after_each, background=True, sources=due)
+    except asyncio.CancelledError:
+        for p in seen.values():
+            if not p.complete:
+                say(stopped_line(p))
+        raise
 
 
 def _dispatch(args: argparse.Namespace) -> int:

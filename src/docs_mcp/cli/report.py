@@ -121,7 +121,7 @@ def build_line(p: Progress) -> str:
     return f"{line} · first error: {p.detail}" if p.detail else line
 
 
-def start_line(state: SourceStatus, auto_index: bool) -> str:
+def start_line(state: SourceStatus, auto_index: bool, ttl_days: float) -> str:
     """One line per source when the server starts: what it serves, and what happens next."""
     src = state.source
     head = f"{src.name} ({src.root}): "
@@ -138,11 +138,29 @@ def start_line(state: SourceStatus, auto_index: bool) -> str:
         head += f"; last build could not read {state.last.discovery}"
     if state.last is not None and state.last.left_out:
         head += f"; last build: {state.last.cut_note()}"
-    if auto_index:
+    if not auto_index:
+        return head + ("" if state.pages else "; --no-index: run `docslice index` to build it")
+    due = state.due()
+    if due == "refresh":
+        return head + f"; revalidating its {state.stale:,} pages older than {ttl_days:g} d in the background"
+    if due == "build":
+        going_on = "; its last build was stopped: going on" if state.pages else "; building"
+        return head + going_on + " in the background"
+    return head + f"; fresh: used as it is (its pages are revalidated once older than {ttl_days:g} d)"
+
+
+def stopped_line(p: Progress) -> str:
+    """The one line for a build stopped at shutdown: what it did, and what the index keeps."""
+    checked = f"{p.done:,} of ~{max(p.discovered, p.done):,} pages checked ({p.fetched:,} fetched)"
+    if p.refreshing:
         return (
-            head + "; refreshing in the background" if state.pages else head + "; building in the background"
+            f"{p.source}: refresh stopped at shutdown, {checked}; the index keeps all its pages, "
+            "and the next start revalidates the rest"
         )
-    return head + ("" if state.pages else "; --no-index: run `docslice index` to build it")
+    return (
+        f"{p.source}: build stopped at shutdown, {checked}; the index keeps the pages indexed so far, "
+        "and the next start goes on"
+    )
 
 
 async def index_if_empty(app: App) -> None:

@@ -27,7 +27,7 @@ from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, s
 from docs_mcp.fetch.fetching import Fetcher, RawPage
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
-from docs_mcp.model.progress import BUILD_META, Progress, failure
+from docs_mcp.model.progress import BUILD_META, Outcome, Progress, failure
 from docs_mcp.search.semantic import active_model, encode_sections
 from docs_mcp.settings import CRAWL_PAGE_LIMIT, MAX_RETRY_AFTER, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
@@ -91,6 +91,8 @@ class Build:
     async def run(self) -> Progress:
         prog = self.prog
         self.known = {p.key: p for p in await self._in_store(self.index.pages, self.scope)}
+        last = Outcome.from_json(await self._in_store(self.index.meta, BUILD_META + self.source.root))
+        prog.refreshing = bool(self.known) and last is not None and last.complete
         if self.source.is_local:
             prog.method = "folder"
             seeds = local_pages(
@@ -108,6 +110,7 @@ class Build:
         try:
             await self.queue.join()
             await self._fill_vectors()
+            prog.complete = not self.stopped
         finally:
             for t in tasks:
                 t.cancel()
@@ -223,7 +226,8 @@ class Build:
                 prog.note_error(f"{key}: unexpected {exc.__class__.__name__}: {exc}")
             finally:
                 prog.done += 1
-                if self.on_progress:
+                # Not once more per worker after the build ended (stopped at shutdown): it said so once.
+                if self.on_progress and prog.finished is None:
                     self.on_progress(prog)
                 self.queue.task_done()
 

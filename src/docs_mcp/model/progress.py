@@ -37,6 +37,9 @@ class Outcome:
     #: Pages found but left out because the crawl limit was reached, and that limit.
     left_out: int = 0
     limit: int = 0
+    #: The build went through every page it found (not stopped at shutdown or by a damaged index). An
+    #: outcome stored before 0.4.6 has no such field: those builds are taken as complete.
+    complete: bool = True
 
     def cut_note(self) -> str:
         """'27,114 discovered pages not indexed: the crawl limit is 5,000 (--crawl-limit 32,114 …)', or ""."""
@@ -96,6 +99,11 @@ class Progress:
     #: Distinct pages found after the crawl limit was reached (not fetched), and that limit.
     left_out: int = 0
     limit: int = 0
+    #: Every page found was gone through (set at the end of the build; a stopped build is not complete).
+    complete: bool = False
+    #: The source's last build was complete and its pages are being revalidated: its search results are
+    #: whole all along, so status lines say "refreshing", never "building … may be incomplete".
+    refreshing: bool = False
 
     @property
     def elapsed(self) -> float:
@@ -142,6 +150,8 @@ class Progress:
             discovery,
             self.left_out,
             self.limit,
+            # A refresh stopped halfway leaves the index as whole as it found it.
+            self.complete or self.refreshing,
         )
 
 
@@ -189,8 +199,9 @@ class Builds:
         return root in self._pending
 
     def progress(self) -> tuple[int, int]:
-        """(pages done, pages known so far) over the builds under way."""
-        live = list(self._live.values())
+        """(pages done, pages known so far) over the builds under way (a refresh of a complete index is no
+        build: its results are whole)."""
+        live = [p for p in self._live.values() if not p.refreshing]
         return sum(p.done for p in live), sum(p.discovered for p in live)
 
 

@@ -8,6 +8,7 @@ says what the index is doing (building, a source unreachable, empty) in one stat
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, replace
 
 from docs_mcp.errors import DocsMCPError, IndexUnavailable
@@ -20,7 +21,7 @@ from docs_mcp.search.ranker import SiteRanker
 from docs_mcp.search.semantic import active_model, embedder
 from docs_mcp.store.interface import Scope, Store, key_prefix
 from docs_mcp.text.controls import escaped
-from docs_mcp.text.dates import utc_clock, utc_minute
+from docs_mcp.text.dates import ago, utc_clock, utc_minute
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,30 @@ class SourceStatus:
     live: Progress | None
     pending: bool
     last: Outcome | None
+    #: Pages last fetched longer ago than the index's TTL (counted only when asked: `states(ttl=…)`).
+    stale: int = 0
+
+    @property
+    def settled(self) -> bool:
+        """Indexed by a build that went through every page it found: searches over it are whole."""
+        return self.pages > 0 and self.last is not None and self.last.complete
 
     @property
     def building(self) -> bool:
-        return self.live is not None or self.pending
+        """Pages are still being found or indexed for the first time: results may be incomplete."""
+        return self.pending if self.live is None else not self.live.refreshing
+
+    @property
+    def refreshing(self) -> bool:
+        """A complete index's pages are being revalidated: results are whole all along."""
+        return self.live is not None and self.live.refreshing
+
+    def due(self) -> str:
+        """What a server's start does for it: "build" (nothing, or not all, indexed), "refresh" (some
+        pages older than the TTL) or "" (a complete, fresh index is used as it is: no request to the site)."""
+        if not self.settled:
+            return "build"
+        return "refresh" if self.stale else ""
 
     @property
     def unreachable(self) -> bool:
@@ -131,8 +152,9 @@ class SiteSearch:
     def progress(self) -> tuple[int, int]:
         return self.builds.progress()
 
-    def states(self, newest: bool = False) -> list[SourceStatus]:
-        """Each source's status; the newest fetch (a scan of its pages) only when asked or needed."""
+    def states(self, newest: bool = False, ttl: float | None = None) -> list[SourceStatus]:
+        """Each source's status; the newest fetch (a scan of its pages) only when asked or needed, and the
+        pages older than `ttl` seconds when it is given."""
         out = []
         with self.index.reading():  # one snapshot for every count
             for s in self.sources.sources:
@@ -143,7 +165,8 @@ class SiteSearch:
                 # A status line names the newest fetch only for a source it calls unreachable.
                 wanted = newest or (last is not None and not last.reached)
                 when = self.index.newest(scope) if pages and wanted else 0.0
-                out.append(SourceStatus(s, pages, when, live, pending, last))
+                stale = self.index.older_than(scope, time.time() - ttl) if pages and ttl is not None else 0
+                out.append(SourceStatus(s, pages, when, live, pending, last, stale))
         return out
 
     def status_line(self) -> str:
@@ -178,4 +201,13 @@ class SiteSearch:
             )
             return "; ".join([empty, *notes])
         fresh = f", newest page fetched {utc_minute(max(s.newest for s in states))}" if self.shared else ""
-        return "; ".join([f"index: {pages:,} pages{fresh}", *notes])
+        return "; ".join([f"index: {pages:,} pages{fresh or refreshed(states)}", *notes])
+
+
+def refreshed(states: list[SourceStatus]) -> str:
+    """`, refreshed 3 d ago` (the least recent of the sources' last builds), `, refreshing now` while a
+    complete index's pages are revalidated, or "" when no build has left an outcome."""
+    if any(s.refreshing for s in states):
+        return ", refreshing now"
+    ends = [s.last.at for s in states if s.last is not None and s.pages]
+    return f", refreshed {ago(time.time() - min(ends))}" if ends else ""

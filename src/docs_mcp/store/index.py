@@ -272,6 +272,10 @@ class SiteIndex:
         with self.reading() as r:
             return r.newest(scope)
 
+    def older_than(self, scope: Scope, when: float) -> int:
+        with self.reading() as r:
+            return r.older_than(scope, when)
+
     def pages(self, scope: Scope) -> list[PageState]:
         with self.reading() as r:
             return r.pages(scope)

@@ -68,6 +68,12 @@ class SQLiteReads:
         where, args = scope_sql(scope, "key")
         return self.db.execute(f"SELECT max(fetched_at) FROM pages WHERE {where}", args).fetchone()[0] or 0.0
 
+    def older_than(self, scope: Scope, when: float) -> int:
+        """How many pages of a scope were last fetched (or revalidated) before `when`: the stale ones."""
+        where, args = scope_sql(scope, "key")
+        sql = f"SELECT count(*) FROM pages WHERE ({where}) AND fetched_at < ?"
+        return self.db.execute(sql, [*args, when]).fetchone()[0]
+
     def pages(self, scope: Scope) -> list[PageState]:
         where, args = scope_sql(scope, "key")
         rows = self.db.execute(f"SELECT key, fetched_at, etag, last_modified FROM pages WHERE {where}", args)

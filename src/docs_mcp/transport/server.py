@@ -50,6 +50,8 @@ _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
 SERVER_NAME = "docslice"
 #: Tools that report the site index's build progress while it runs.
 _REPORTS_BUILD = frozenset({"search_docs"})
+#: Seconds a stopping server gives its background build to conclude (store its outcome, say one line).
+SHUTDOWN_GRACE = 3.0
 
 
 async def _call(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]], **inputs: object) -> str:
@@ -191,6 +193,10 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
         finally:
             if task is not None:
                 task.cancel()
+                # A moment for the build to store how far it got and say it once (shielded: the server
+                # may be shutting down under a cancelled scope).
+                with anyio.CancelScope(shield=True):
+                    await asyncio.wait({task}, timeout=SHUTDOWN_GRACE)
             await tools.aclose()
 
     mcp = DocsServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan)

@@ -47,6 +47,11 @@ class PostgresReads:
         where, args = scope_sql(scope, "key")
         return self._one(f"SELECT max(fetched_at) FROM pages WHERE {where}", args)[0] or 0.0
 
+    def older_than(self, scope: Scope, when: float) -> int:
+        where, args = scope_sql(scope, "key")
+        sql = f"SELECT count(*) FROM pages WHERE {where} AND fetched_at < %(before)s"
+        return self._one(sql, {**args, "before": when})[0]
+
     def pages(self, scope: Scope) -> list[PageState]:
         where, args = scope_sql(scope, "key")
         rows = self._all(f"SELECT key, fetched_at, etag, last_modified FROM pages WHERE {where}", args)

@@ -202,6 +202,10 @@ class PostgresStore:
         with self.reading() as r:
             return r.newest(scope)
 
+    def older_than(self, scope: interface.Scope, when: float) -> int:
+        with self.reading() as r:
+            return r.older_than(scope, when)
+
     def pages(self, scope: interface.Scope) -> list[interface.PageState]:
         with self.reading() as r:
             return r.pages(scope)
