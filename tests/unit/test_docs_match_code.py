@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,13 +120,17 @@ def test_every_module_path_in_the_docs_exists():
     assert missing == []
 
 
-def test_the_python_index_figures_are_the_site_search_benchmarks():
-    section = DOCS["benchmarks.md"].split("\n## Site search\n", 1)[1].split("\n## ", 1)[0]
-    pages, sections, questions = map(
-        int, re.search(r"^(\d+) pages, (\d+) sections, (\d+) questions", section, re.M).groups()
-    )
-    prose = one_line(README)
-    assert f"(Sphinx, `python3-doc`) | {pages} / {sections:,} |" in prose  # index time and size
-    assert f"full index by link crawl ({pages} pages, {sections:,} sections)" in prose  # performance
-    assert f"the {sections:,} sections of all {pages} pages" in prose  # semantic re-ranking's costs
-    assert f"| `search_docs` p50 / p95 through the MCP client, {questions} questions |" in prose
+def test_the_readme_figures_are_the_stored_benchmark_runs_with_their_provenance():
+    """The README's figures block is exactly what `benchmarks/readme_figures.py --render` writes from
+    benchmarks/figures.json: a figure edited by hand, or one without its command, commit and load, fails."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import readme_figures
+    finally:
+        sys.path.pop(0)
+    store = json.loads((REPO / "benchmarks" / "figures.json").read_text(encoding="utf-8"))
+    block = readme_figures.render(store)
+    assert block in README
+    for got in store.values():
+        assert {"command", "commit", "date", "machine", "load", "values"} <= got.keys()
+        assert f"`{got['command']}` · {got['commit']}, {got['date']}, load {got['load'][0]}" in block
