@@ -76,6 +76,8 @@ MAX_TITLE_CHARS = 200
 MAX_DEPTH = 100
 #: A section's HTML larger than this is shown as plain text with a note (a 4 MB table: 20 s, 612 MB).
 MAX_CONVERT_CHARS = 1_000_000
+#: Most sections per page (real pages: up to ~4,100); later headings are paragraphs of the last, with a note.
+MAX_PAGE_SECTIONS = 5_000
 #: A page whose sectioning takes longer than this (seconds) is one section with a note (real pages: < 1 s).
 PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
@@ -246,18 +248,16 @@ HTTP_PATH = "/mcp"
 HTTP_DEFAULT_HOST = "127.0.0.1"
 HTTP_TOKEN_MIN_CHARS = 16
 HTTP_BACKLOG = 128
-#: Seconds a connection may take to send complete request headers (or sit idle between requests) before it
-#: is closed: a client that trickles its headers cannot hold a connection for as long as it likes.
+#: Seconds a connection may take to send complete headers (or sit idle between requests) before it is closed.
 HTTP_HEADER_TIMEOUT = 5.0
 #: Open files kept out of the connection cap: the index, outgoing fetches (32 at most), parsing workers' pipes,
 #: and sockets evicted but not yet closed by a busy event loop (128 was too few under load: EMFILE on accept).
 HTTP_FILE_RESERVE = 256
-#: Client connections open at once: what the open-file limit leaves after the reserve, within these bounds.
-#: At the cap, the connection that has waited longest for its request is closed to admit a new one.
+#: Client connections open at once: what the open-file limit leaves after the reserve, within these bounds
+#: (at the cap, the connection that has waited longest for its request is closed to admit a new one).
 HTTP_MIN_CONNECTIONS = 64
 HTTP_MAX_CONNECTIONS = 16_384
-#: Live MCP sessions per token; at the cap the least recently used idle one is ended to admit a new one
-#: (about 50 KB each), and a new one is refused (429) only while every session has a request in flight.
+#: Live MCP sessions per token (~50 KB each); at the cap the least recently used idle one is ended (429: all busy).
 HTTP_MAX_SESSIONS = 500
 #: Seconds a session may go without a request before it ends (the SDK's default is 30 minutes).
 HTTP_SESSION_IDLE_TIMEOUT = 600.0

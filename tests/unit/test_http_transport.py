@@ -168,6 +168,22 @@ def test_two_host_headers_are_refused():
     assert got == 400 and b"more than one Host" in sent[1]["body"]
 
 
+def test_two_authorization_headers_are_refused_whichever_holds_the_token():
+    token = "t" * 20
+    app = FrontDoor(BearerAuth(_ok, token), door())
+    for pair in (
+        (b"Bearer wrong", f"Bearer {token}".encode()),
+        (f"Bearer {token}".encode(), b"Bearer wrong"),
+    ):
+        headers = [(b"host", b"127.0.0.2:8000"), *((b"authorization", v) for v in pair)]
+        got, sent = asgi_call(app, headers)
+        assert got == 400 and b"more than one Authorization" in sent[1]["body"]
+    assert (
+        asgi_call(app, [(b"host", b"127.0.0.2:8000"), (b"authorization", f"Bearer {token}".encode())])[0]
+        == 200
+    )
+
+
 def test_connections_fit_in_the_open_file_limit_with_room_kept():
     assert limits_for(1024).max_connections == 1024 - C.HTTP_FILE_RESERVE - 2 * C.HTTP_BACKLOG
     assert limits_for(100).max_connections == C.HTTP_MIN_CONNECTIONS

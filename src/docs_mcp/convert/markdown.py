@@ -7,6 +7,7 @@ from bisect import bisect_left
 from itertools import accumulate
 
 import lxml.html
+import markdownify
 from bs4 import BeautifulSoup, Tag
 from markdownify import ATX, MarkdownConverter
 
@@ -15,6 +16,11 @@ from docs_mcp.convert.definitions import CLOSE, END, START
 from docs_mcp.convert.parsing import element_text
 from docs_mcp.settings import MAX_CONVERT_CHARS
 from docs_mcp.themes import PLAIN_TEXT_TAG
+
+# markdownify's `[\t \r\n]*[\r\n][\t \r\n]*` (process_text) rescans a run of blanks without a newline from
+# each of its positions: a paragraph of 80,000 spaces took 68 s, holding the GIL in one C call. Anchored at the
+# start of a run and possessive, the same matches are found in one pass (0.9 ms).
+markdownify.re_newline_whitespace = re.compile(r"(?<![\t \r\n])[\t ]*+[\r\n][\t \r\n]*+")
 
 
 class _FastTag(Tag):

@@ -86,8 +86,10 @@ def page_outline(doc: Document, cap: int) -> str:
 
 
 def fit_outline(lines: list[Line], budget: int, cap: int) -> tuple[str, str]:
-    """All lines if they fit; else the shallowest levels that fit, saying what was left out."""
-    for max_level in (6, 5, 4, 3, 2, 1):
+    """All lines if they fit; else the shallowest levels that fit, saying what was left out; else the first
+    headings of the shallowest level (a page of 20,000 <h2>s still shows its first ones, not none)."""
+    top = max(1, min((level for level, _ in lines if level), default=1))
+    for max_level in range(6, top - 1, -1):
         kept = [text for level, text in lines if level <= max_level]
         body = "\n".join(kept)
         if len(body) <= budget:
@@ -99,5 +101,16 @@ def fit_outline(lines: list[Line], budget: int, cap: int) -> tuple[str, str]:
                 else ""
             )
             return body, note
-    body, _ = truncate("\n".join(text for level, text in lines if level <= 1), budget)
-    return body, "\n[outline truncated]"
+    kept, size = [], 0
+    for level, text in lines:
+        if level <= top:
+            size += len(text) + 1
+            if size > budget:
+                break
+            kept.append(text)
+    body, _ = truncate("\n".join(kept), budget)
+    shown = body.count("\n") + 1 if body else 0
+    return body, (
+        f"\n[outline cut: the first {shown:,} of {len(lines):,} headings fit {cap:,} chars; "
+        "get_doc_section on one lists what is under it, search_in_doc finds the others]"
+    )

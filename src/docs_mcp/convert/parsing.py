@@ -10,7 +10,7 @@ from lxml import etree
 
 from docs_mcp.convert.selectors import SelectorSet, xpath
 from docs_mcp.errors import NotDocumentation
-from docs_mcp.settings import MAX_DEPTH, MAX_TITLE_CHARS
+from docs_mcp.settings import MAX_DEPTH, MAX_PAGE_SECTIONS, MAX_TITLE_CHARS
 from docs_mcp.text.tidy import clip, normalize_space
 from docs_mcp.themes import (
     ADMONITION_SELECTORS,
@@ -106,6 +106,23 @@ def _limit_depth(root: lxml.html.HtmlElement) -> None:
     """Flatten what is nested deeper than MAX_DEPTH: its text stays, its tags go (converters recurse)."""
     for el in _AT_MAX_DEPTH(root):
         etree.strip_tags(el, "*")
+
+
+def cap_headings(main: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """Headings past MAX_PAGE_SECTIONS become paragraphs of the last section, with a note where they start: each
+    section costs a conversion when the outline is drawn (200,000 headings took minutes, then collapsed)."""
+    headings = list(main.iter(*HEADING_TAGS))
+    if len(headings) <= MAX_PAGE_SECTIONS:
+        return main
+    note = etree.Element("p")
+    note.text = (
+        f"[docslice: this page has {len(headings):,} headings; the first {MAX_PAGE_SECTIONS:,} are sections, "
+        f"the other {len(headings) - MAX_PAGE_SECTIONS:,} are paragraphs of the last one]"
+    )
+    headings[MAX_PAGE_SECTIONS].addprevious(note)
+    for h in headings[MAX_PAGE_SECTIONS:]:
+        h.tag = "p"
+    return main
 
 
 def page_title(root: lxml.html.HtmlElement) -> str:

@@ -12,7 +12,7 @@ from lxml import etree
 
 from docs_mcp.convert.anchors import ANCHOR_TAG, element_ids, slugify
 from docs_mcp.convert.definitions import defined_name, is_label, mark, unmarked
-from docs_mcp.convert.parsing import HEADING_TAGS, clean_heading
+from docs_mcp.convert.parsing import HEADING_TAGS, cap_headings, clean_heading
 from docs_mcp.convert.simplify import simplify
 from docs_mcp.convert.survey import Page, own_text, survey
 from docs_mcp.model.section import Entry, Section
@@ -160,7 +160,7 @@ def split_html(
     section that says so.
     """
     started = time.monotonic()
-    page, registry = survey(main, linked or Counter())
+    page, registry = survey(cap_headings(main), linked or Counter())
     root_ids = element_ids(main)
     simplify(main)
     try:

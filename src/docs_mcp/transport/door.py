@@ -126,11 +126,13 @@ def _headers(scope: dict[str, Any], name: bytes) -> list[str]:
     return [v.decode("latin-1") for k, v in scope.get("headers", ()) if k == name]
 
 
-def _refusal(door: Door, scope: dict[str, Any]) -> tuple[int, str] | None:
+def refusal_of(door: Door, scope: dict[str, Any]) -> tuple[int, str] | None:
+    """(status, reason) when a request is refused at the door: not for this server, or a header given twice."""
     hosts, origins = _headers(scope, b"host"), _headers(scope, b"origin")
-    # Two of either: which one counts depends on who reads them (a proxy, the SDK), so neither does.
-    if len(hosts) > 1 or len(origins) > 1:
-        return 400, "refused: more than one Host or Origin header"
+    # Two of one: which one counts depends on who reads them (a proxy, the SDK, the token check), so none does.
+    for name in ("Host", "Origin", "Authorization"):
+        if len(_headers(scope, name.lower().encode())) > 1:
+            return 400, f"refused: more than one {name} header"
     return door.refusal(hosts[0] if hosts else None, origins[0] if origins else None)
 
 
@@ -156,7 +158,7 @@ class FrontDoor:
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
         if scope["type"] in ("http", "websocket"):
-            refused = _refusal(self.door, scope)
+            refused = refusal_of(self.door, scope)
             if refused is not None:
                 if scope["type"] == "websocket":
                     await send({"type": "websocket.close", "code": 1008})

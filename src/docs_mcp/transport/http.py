@@ -1,8 +1,8 @@
 """`serve --http`: MCP over streamable HTTP at /mcp; loopback by default, a bearer token beyond it.
 
-Outermost first, every request passes: the connection limits (connections.py), the probes (health.py), the
-Host/Origin check (door.py), the token check, the session cap (sessions.py; none when stateless), then the
-SDK's app."""
+Outermost first, every request passes: the connection limits (connections.py), the probes (health.py:
+/healthz at once, /readyz after the Host/Origin check), the Host/Origin check (door.py), the token check, the
+session cap (sessions.py; none when stateless), then the SDK's app."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ class BearerAuth:
         self.app = app
         self.token = token.encode()
 
-    def _authorized(self, scope: dict[str, Any]) -> bool:
+    def authorized(self, scope: dict[str, Any]) -> bool:
         given = b""
         for name, value in scope.get("headers", ()):
             if name == b"authorization":
@@ -135,7 +135,7 @@ class BearerAuth:
         return hmac.compare_digest(credentials.strip(), self.token) and scheme.lower() == b"bearer"
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
-        if scope["type"] in ("http", "websocket") and not self._authorized(scope):
+        if scope["type"] in ("http", "websocket") and not self.authorized(scope):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
                 return
@@ -179,7 +179,7 @@ def build_app(
     """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
     DocsTools, so one cache and one index) behind the session cap (none when stateless: there is no session
     to cap), the token check when there is a token, and the Host/Origin check of the address `sock` listens
-    on; /healthz and /readyz in front of all (a probe carries neither the token nor this server's Host)."""
+    on; /healthz in front of all (a probe need not carry the token), /readyz behind the Host/Origin check."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     serving = serving or Serving()
@@ -196,10 +196,11 @@ def build_app(
     )
     if not serving.stateless:
         app = SessionCap(app, max_sessions, C.HTTP_PATH)
-    if bind.token:
-        app = BearerAuth(app, bind.token)
+    auth = BearerAuth(app, bind.token) if bind.token else None
     address, port = sock.getsockname()[:2]
-    return Health(FrontDoor(app, door_for(address, port, bind.names)), serving.ready or (lambda: ""))
+    door = door_for(address, port, bind.names)
+    ready = serving.ready or (lambda: "")
+    return Health(FrontDoor(auth or app, door), ready, door, auth.authorized if auth else None)
 
 
 def listen(bind: Bind) -> socket.socket:

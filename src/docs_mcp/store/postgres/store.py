@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -22,6 +21,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
+from docs_mcp.store.address import redacted, scrubbed
 from docs_mcp.store.postgres import writes
 from docs_mcp.store.postgres.reads import PostgresReads
 from docs_mcp.store.postgres.schema import migrate
@@ -40,16 +40,6 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 _RECONNECT_WINDOW = 2.0
 #: Worth another try: the server chose this transaction as a deadlock's victim, or a serialization failure.
 _RETRY = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
-
-
-def redacted(url: str) -> str:
-    """A database address for messages: no password."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = netloc[0].split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
 class PostgresStore:
@@ -114,11 +104,15 @@ class PostgresStore:
             ) from None
         except psycopg.OperationalError as exc:
             raise IndexUnavailable(
-                f"cannot use the index at {self.location}: {_first_line(exc)} (the database is down or "
+                f"cannot use the index at {self.location}: {self._said(exc)} (the database is down or "
                 "restarting: retry in a few seconds)"
             ) from None
         except psycopg.Error as exc:
-            raise IndexUnavailable(f"cannot use the index at {self.location}: {_first_line(exc)}") from None
+            raise IndexUnavailable(f"cannot use the index at {self.location}: {self._said(exc)}") from None
+
+    def _said(self, exc: BaseException) -> str:
+        """psycopg's message, first line, without the address's password (libpq may quote part of it)."""
+        return scrubbed(_first_line(exc), self.url)
 
     @contextmanager
     def reading(self) -> Iterator[PostgresReads]:
@@ -296,4 +290,6 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
         psycopg.connect(url, connect_timeout=int(PG_POOL_TIMEOUT)).close()
         return PostgresStore(url, fresh_seconds)
     except (psycopg.OperationalError, PoolTimeout) as exc:
-        raise IndexUnavailable(f"cannot use the index at {redacted(url)}: {_first_line(exc)}") from None
+        raise IndexUnavailable(
+            f"cannot use the index at {redacted(url)}: {scrubbed(_first_line(exc), url)}"
+        ) from None
