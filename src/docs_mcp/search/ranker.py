@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.hits import build_hits, one_per_content, without_aggregate_copies
+from docs_mcp.search.safety import exact_first, semantic_weight, written_query
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, query_vector, rerank_pages
@@ -125,7 +126,11 @@ class SiteRanker:
         model, qvec = None, None
         if semantic is not None:
             model, dim, qvec, near = semantic()
-            combined = self._semantic(reads, model, dim, qvec, near, combined)
+            weight = semantic_weight(query) if mechanism_on("query-weight") else SEMANTIC_WEIGHT
+            combined = self._semantic(reads, model, dim, qvec, near, combined, weight)
+        if mechanism_on("rank-safety"):
+            # No blend may put a page holding none of the query's words above one holding all as written.
+            combined = exact_first(combined, written_query(query), reads.pages_holding)
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
             pid: found.defines.get(pid) or found.best_section.get(pid, (None, 0.0))[0] for pid in combined
@@ -191,16 +196,17 @@ class SiteRanker:
         qvec: np.ndarray,
         near: dict[int, float],
         combined: dict[int, float],
+        weight: float,
     ) -> dict[int, float]:
         """Semantic re-ranking: the best pages re-ranked by their best section's cosine with the query, blended
-        in, with the pages nearest the query among all (`near`) joining them. Only the best pages' vectors are
+        in at `weight`, with the pages nearest the query among all (`near`) joining them. Only the best pages' vectors are
         read per search (once each)."""
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
             self._vectors.add(name, dim, reads.vectors(name, missing))
         cosine = {**near, **self._vectors.cosines(name, qvec, head)}
-        return rerank_pages(combined, cosine, SEMANTIC_WEIGHT, SEMANTIC_TOP, list(near))
+        return rerank_pages(combined, cosine, weight, SEMANTIC_TOP, list(near))
 
     def _nearest_sections(
         self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]

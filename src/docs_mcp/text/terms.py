@@ -130,7 +130,7 @@ def query_literals(query: str) -> list[str]:
     drops their characters, so only the sections' text, read verbatim, can match them. Words, dotted names,
     abbreviations and options (`os.path`, `e.g.`, `--jobs=4`) are left to the terms and names."""
     out: list[str] = []
-    for tok in map(_bare, bounded_query(query).split()):
+    for tok in map(bare_token, bounded_query(query).split()):
         if len(tok) < 2 or tok in out or _OPTION.match(tok) or _ADDRESS.search(tok):
             continue
         if _SYMBOLS.intersection(tok) or _PUNCTUATION_RUN.search(tok):
@@ -150,7 +150,7 @@ def places(literal: str, text: str) -> list[int]:
     return out
 
 
-def _bare(token: str) -> str:
+def bare_token(token: str) -> str:
     """A token without the quotes around it and the sentence punctuation after it."""
     before = ""
     while token != before:
