@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import socket
 import statistics
@@ -224,6 +225,18 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def _numeric(cell: str) -> bool:
     """Whether a table cell reads as a number (for right alignment)."""
     return bool(re.fullmatch(r"[-+]?[\d,]*\.?\d+\s*(%|ms|s|×)?|n/a|—|-", cell.strip()))
+
+
+def provenance() -> str:
+    """The code measured and the machine's load, for a report's header: 'commit abc1234, load average …'."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        head = ""
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"commit {head or 'unknown'}, load average {load} (1 / 5 / 15 min) at the end"
 
 
 def replace_section(path: Path, heading: str, body: str) -> None:

@@ -9,133 +9,22 @@ import json
 import logging
 import os
 import platform
-import re
 import shlex
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import budget
 import common as cm
+from policies import DIRECT, SEARCHING, SERVED, Call, Run, SharedDocs  # noqa: F401  (cta.Run etc. still work)
 
-POLICIES = ("pipeline", "in-doc", "section", "whole-page", "paged-5000")
-SECTION_CALL_CAP = 10
-PAGE_SLICE = 5_000
-_TOC_LINE = re.compile(r"^\s*- (.*) #(\S+) \(([\d,]+)\)\s*$")
-_NEXT = re.compile(r"next_start_index=(\d+)")
-_SECTION_NUMBER = re.compile(r"^\s*(\d+\.)+\d*\s*")
-
-
-@dataclass
-class Run:
-    """One (question, policy) outcome."""
-
-    id: str
-    policy: str
-    solved: bool = False
-    chars: int = 0
-    calls: int = 0
-    note: str = ""
-    views: list[str] = field(default_factory=list, repr=False)
-
-    def see(self, text: str, needles: list[str]) -> bool:
-        """Record one call's view; whether the question is now answered (needle in all text seen so far)."""
-        self.views.append(text)
-        self.calls += 1
-        self.chars += len(text)
-        self.solved = self.solved or cm.found("".join(self.views), needles)
-        return self.solved
-
-
-class SharedDocs:
-    """Already-built Documents, so a fresh DocsTools skips refetching while its own cache starts empty."""
-
-    def __init__(self) -> None:
-        self.docs: dict[str, Any] = {}
-
-    def load_document(self, key: str) -> Any:
-        """The Document for a page key, if some earlier run built it."""
-        return self.docs.get(key)
-
-    def keep(self, tools: Any) -> None:
-        """Remember every document a DocsTools has loaded."""
-        for doc in tools.cache.documents():
-            self.docs.setdefault(tools.sources.resolve(doc.url).key, doc)
-
-
-Call = Callable[[str, dict[str, Any]], Awaitable[str]]
-
-
-async def pipeline(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
-    """search_docs(query, 3), then search_in_doc on at most 2 distinct result pages, until solved."""
-    hits = await call("search_docs", {"query": q["query"], "max_results": 3})
-    if r.see(hits, q["needles"]):
-        return
-    pages = list(dict.fromkeys(cm.result_urls(hits)))  # distinct, in rank order
-    if not pages:
-        r.note = "search_docs returned no result urls"
-    for page in pages[:2]:
-        if r.see(await call("search_in_doc", {"url": page, "query": q["query"]}), q["needles"]):
-            return
-
-
-async def in_doc(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
-    """search_in_doc(gold url, query) once."""
-    r.see(await call("search_in_doc", {"url": gold, "query": q["query"]}), q["needles"])
-
-
-def title_key(title: str) -> str:
-    """A heading compared loosely: section numbers like '3.3.1.' stripped, casefolded, spaces collapsed."""
-    return " ".join(_SECTION_NUMBER.sub("", title).split()).casefold()
-
-
-async def section(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
-    """get_doc_toc, then get_doc_section on the gold heading's id, following next_start_index (≤10 calls)."""
-    toc = await call("get_doc_toc", {"url": gold})
-    r.see(toc, q["needles"])
-    want = title_key(q["section"])
-    lines = [m for ln in toc.splitlines() if (m := _TOC_LINE.match(ln))]
-    ids = [m.group(2) for m in lines if title_key(m.group(1)) == want]
-    if ids:
-        sid = ids[0]
-    else:  # not in the (possibly shortened) outline: the tool also accepts the heading text
-        sid, r.note = q["section"], "gold heading not in TOC; asked by heading text"
-    start = 0
-    for _ in range(SECTION_CALL_CAP):
-        text = await call("get_doc_section", {"url": gold, "section_id": sid, "start_index": start})
-        if r.see(text, q["needles"]):
-            return
-        m = _NEXT.search(text.split("\n\n", 1)[0])
-        if not m:
-            return
-        start = int(m.group(1))
-
-
-async def whole_markdown(tools: Any, gold: str) -> str:
-    """The whole page as markdown with code, computed outside the server."""
-    _, doc = await tools.document(gold)
-    return doc.markdown(include_code=True)
-
-
-async def whole_page(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
-    """Baseline: the whole page in one uncapped response."""
-    r.see(await whole_markdown(tools, gold), q["needles"])
-
-
-async def paged(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
-    """Baseline: the whole markdown in plain 5,000-char slices from the start until a needle shows."""
-    text = await whole_markdown(tools, gold)
-    for start in range(0, max(len(text), 1), PAGE_SLICE):
-        if r.see(text[start : start + PAGE_SLICE], q["needles"]):
-            return
-
-
-SERVED = {"pipeline": pipeline, "in-doc": in_doc, "section": section}
-DIRECT = {"whole-page": whole_page, "paged-5000": paged}
-#: Policies that start with search_docs: they search the site index when one was built.
-SEARCHING = {"pipeline", "agent"}
+POLICIES = ("pipeline", "in-doc", "agent", "section", "whole-page", "paged-5000")
+#: Per policy: its figures (solved, chars, calls, within-budget counts), as `summarise` gives them.
+Stats = dict[str, dict[str, Any]]
+BUDGET_NOTE = "solved, with at most that many characters seen; unsolved questions count against every budget"
 
 
 async def build_index(root: str, cache_dir: str, extra: list[str] | None = None) -> Any:
@@ -184,9 +73,7 @@ async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, 
     return r
 
 
-def summarise(
-    runs: list[Run], policies: list[str], only: set[str] | None = None
-) -> dict[str, dict[str, float]]:
+def summarise(runs: list[Run], policies: list[str], only: set[str] | None = None) -> Stats:
     """Per policy: solved share, median chars when solved, chars per solved question, calls per question.
 
     `only` restricts it to those question ids (one half of the set).
@@ -203,19 +90,35 @@ def summarise(
             "median_chars": cm.median([r.chars for r in solved]),
             "chars_per_solved": total / len(solved) if solved else float("inf"),
             "calls": sum(r.calls for r in rs) / max(1, len(rs)),
+            "within": budget.within(rs),
         }
     return out
 
 
-def table(
-    stats: dict[str, dict[str, float]], halves: dict[str, dict[str, dict[str, float]]] | None = None
-) -> str:
+def curve(stats: Stats, halves: dict[str, Stats] | None = None) -> str:
+    """The budget curve table: each policy on the whole set, then on its tuning and validation halves."""
+    rows = []
+    for p, s in stats.items():
+        rows.append(((p, "all"), s))
+        rows += [((p, name), by_policy[p]) for name, by_policy in (halves or {}).items()]
+    return budget.table(rows, ["policy", "half"])
+
+
+def curve_json(stats: Stats, halves: dict[str, Stats]) -> dict[str, dict[str, list[float]]]:
+    """The curve per half ('all' too) and policy, in percent per budget: what a later run diffs against."""
+    return {
+        h: {p: budget.shares(s["within"], s["n"]) for p, s in by_policy.items()}
+        for h, by_policy in {"all": stats, **halves}.items()
+    }
+
+
+def table(stats: Stats, halves: dict[str, Stats] | None = None) -> str:
     """The results table: each policy on the whole set, then on its tuning and validation halves."""
 
     def num(x: float) -> str:
         return "—" if x != x or x == float("inf") else f"{x:,.0f}"
 
-    def row(p: str, label: str, s: dict[str, float]) -> list[str]:
+    def row(p: str, label: str, s: dict[str, Any]) -> list[str]:
         return [
             p,
             label,
@@ -244,7 +147,7 @@ def table(
     )
 
 
-def targets(stats: dict[str, dict[str, float]]) -> list[str]:
+def targets(stats: Stats) -> list[str]:
     """The issue's targets, each marked met / not met (or not measured)."""
     ind, pag, pip = (stats.get(k) for k in ("in-doc", "paged-5000", "pipeline"))
     ratio = pag["median_chars"] / ind["median_chars"] if ind and pag and ind["median_chars"] > 0 else None
@@ -280,12 +183,12 @@ def targets(stats: dict[str, dict[str, float]]) -> list[str]:
 
 def write_report(
     path: Path,
-    stats: dict[str, dict[str, float]],
+    stats: Stats,
     n: int,
     args: argparse.Namespace,
     missed: list[tuple[str, str]],
     docs: Path,
-    halves: dict[str, dict[str, dict[str, float]]] | None = None,
+    halves: dict[str, Stats] | None = None,
 ) -> None:
     """Replace this docs folder's '## Context to answer' section of docs/benchmarks.md."""
     ours = [line for policy, line in missed if policy in SERVED]  # not the whole-page and paged baselines
@@ -303,7 +206,8 @@ def write_report(
         [
             f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
             f"Python {platform.python_version()}; {n} questions from `{qname}` "
-            f"over {'the Python 3.11 HTML docs' if docs == cm.DOCS_DIR else f'`{docs}`'} served on loopback.",
+            f"over {'the Python 3.11 HTML docs' if docs == cm.DOCS_DIR else f'`{docs}`'} served on loopback; "
+            f"{cm.provenance()}.",
             "",
             "```sh",
             cmd,
@@ -311,6 +215,10 @@ def write_report(
             "",
             "Characters are what the model saw (sum of all responses up to and including the one holding a "
             f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}.",
+            "",
+            f"Budget curve: the share of all questions answered within each budget ({BUDGET_NOTE}).",
+            "",
+            curve(stats, halves),
             "",
             table(stats, halves),
             "",
@@ -412,6 +320,8 @@ async def run_all(args: argparse.Namespace) -> None:
         h: summarise(runs, policies, {q["id"] for q in questions if cm.half(q) == h}) for h in cm.HALVES
     }
     print(f"Context to answer — {len(questions)} questions\n")
+    print(f"Budget curve ({BUDGET_NOTE}):\n")
+    print(curve(stats, halves) + "\n")
     print(table(stats, halves))
     print("\n" + "\n".join(targets(stats)))
     missed = failures(runs, {q["id"]: q for q in questions}, store, root)
@@ -424,7 +334,14 @@ async def run_all(args: argparse.Namespace) -> None:
             | {"last_view": r.views[-1][:2000] if r.views else ""}
             for r in runs
         ]
-        Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+        out = {
+            "questions": str(args.questions),
+            "budgets": list(budget.BUDGETS),
+            "curve": curve_json(stats, halves),
+            "summary": {"all": stats, **halves},
+            "runs": rows,
+        }
+        Path(args.json).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.out:
         out = Path(args.out)
         heading = report_heading(docs)

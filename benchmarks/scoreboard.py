@@ -3,8 +3,9 @@
 Run through `context_to_answer.py --all` (or `--sets python,bash`). Each set's docs folder is served on
 loopback and crawled into a fresh index; then, per question: `in-doc` (search_in_doc on the gold page),
 `pipeline` (search_docs → search_in_doc on up to two result pages) and `agent` (a persistent agent: search,
-read what was shown, follow the map of units not shown, at most 6 calls), and the search figures
-recall@5 / MRR@10 (one search_docs call with 10 results, not counted as context).
+read what was shown, follow the map of units not shown, at most 6 calls), the peers' `whole-page` and
+`paged-5000` (given the gold page), and the search figures recall@5 / MRR@10 (one search_docs call with 10
+results, not counted as context). The output leads with the budget curve (budget.py).
 """
 
 from __future__ import annotations
@@ -14,22 +15,26 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import budget
 import common as cm
 import context_to_answer as cta
 
 SETS_DIR = cm.REPO_ROOT / "benchmarks" / "questions"
 POLICIES = ("in-doc", "pipeline", "agent")
-AGENT_CALLS = 6
-AGENT_PAGES = 3
-#: A line of search_in_doc's map of the units it did not show: `- #id …` under a "more on this page" line.
-_MAP_LINE = re.compile(r"^- #(\S+)")
-_MAP_HEAD = "more on this page"
+#: The peers' ways of reading, for comparison on the budget curve: they are given the gold page.
+PEERS = ("whole-page", "paged-5000")
+RUN = POLICIES + PEERS
+CURVE_TITLE = (
+    "Budget curve: the share of all questions answered within each budget of characters ("
+    + cta.BUDGET_NOTE
+    + "). docslice's `in-doc` is given the gold page, `pipeline` and `agent` find it; the peers "
+    "`whole-page` (the page in one response) and `paged-5000` (5,000-char slices from the top) are given it."
+)
 
 
 def question_sets(names: list[str] | None = None) -> list[tuple[str, Path]]:
@@ -46,31 +51,6 @@ def question_sets(names: list[str] | None = None) -> list[tuple[str, Path]]:
             raise SystemExit(f"unknown sets {sorted(unknown)}; choose from {', '.join(n for n, _ in sets)}")
         sets = [s for s in sets if s[0] in names]
     return sets + files
-
-
-def map_ids(answer: str) -> list[str]:
-    """The unit ids search_in_doc lists as not shown (its map), in its order."""
-    _, head, rest = answer.partition(_MAP_HEAD)
-    return [m.group(1) for line in rest.splitlines() if (m := _MAP_LINE.match(line.strip()))] if head else []
-
-
-async def agent(call: cta.Call, q: dict[str, Any], gold: str, r: cta.Run) -> None:
-    """search_docs(query, 5); per result page: search_in_doc, then the map's first two units; ≤ 6 calls."""
-    hits = await call("search_docs", {"query": q["query"], "max_results": 5})
-    if r.see(hits, q["needles"]):
-        return
-    for page in list(dict.fromkeys(cm.result_urls(hits)))[:AGENT_PAGES]:
-        if r.calls >= AGENT_CALLS:
-            return
-        answer = await call("search_in_doc", {"url": page, "query": q["query"]})
-        if r.see(answer, q["needles"]):
-            return
-        for unit in map_ids(answer)[:2]:
-            if r.calls >= AGENT_CALLS:
-                return
-            text = await call("get_doc_section", {"url": page, "section_id": unit, "max_length": 3000})
-            if r.see(text, q["needles"]):
-                return
 
 
 async def search_ranks(app: Any, questions: list[dict[str, Any]]) -> dict[str, int | None]:
@@ -105,7 +85,6 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> dict[str, 
     if not docs.is_dir():
         print(f"{name}: skipped, its docs are not installed at {docs}", file=sys.stderr)
         return None
-    cta.SERVED["agent"] = agent
     runs: list[cta.Run] = []
     store = cta.SharedDocs()
     with cm.docs_server(docs) as root, tempfile.TemporaryDirectory(prefix="docslice-board-") as tmp:
@@ -113,7 +92,7 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> dict[str, 
         try:
             ranks = await search_ranks(app, questions)
             for i, q in enumerate(questions, 1):
-                runs += [await cta.run_one(root, store, q, p, app) for p in POLICIES]
+                runs += [await cta.run_one(root, store, q, p, app) for p in RUN]
                 if args.progress:
                     print(f"  {name} {i}/{len(questions)} {q['id']}", file=sys.stderr)
         finally:
@@ -125,7 +104,8 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> dict[str, 
         "name": name,
         "n": len(questions),
         "docs": str(docs),
-        "stats": {h: cta.summarise(runs, list(POLICIES), ids) for h, ids in halves.items()},
+        "budgets": list(budget.BUDGETS),
+        "stats": {h: cta.summarise(runs, list(RUN), ids) for h, ids in halves.items()},
         "search": {h: search_figures(ranks, ids) for h, ids in halves.items()},
         "missed": [line for _, line in missed],
         "runs": [{k: v for k, v in vars(r).items() if k != "views"} for r in runs],
@@ -194,13 +174,13 @@ def site_section(res: dict[str, Any]) -> str:
 def _merge(by_half: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
     """The whole set's figures from its two halves (counts add; medians are not recomputed: shown per half)."""
     out = {}
-    for p in POLICIES:
+    for p in by_half["tune"]:
         a, b = by_half["tune"][p], by_half["validate"][p]
-        n, solved = a["n"] + b["n"], a["solved"] + b["solved"]
-        chars = a["chars_per_solved"] * a["solved"] + b["chars_per_solved"] * b["solved"]
+        both = budget.pooled([a, b])
+        n, solved = both["n"], both["solved"]
+        chars = sum(h["chars_per_solved"] * h["solved"] for h in (a, b) if h["solved"])
         out[p] = {
-            "n": n,
-            "solved": solved,
+            **both,
             "solved_pct": 100 * solved / max(1, n),
             "median_chars": float("nan"),
             "chars_per_solved": chars / solved if solved else float("inf"),
@@ -209,12 +189,32 @@ def _merge(by_half: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[st
     return out
 
 
+def curve_table(results: list[dict[str, Any]]) -> str:
+    """The headline: every set pooled (when there are several), then per site; each half and policy: the
+    share of all questions answered within each budget."""
+    rows = []
+    if len(results) > 1:
+        policies = dict.fromkeys(p for res in results for p in res["stats"]["tune"])
+        rows += [
+            ((f"all {len(results)} sets", h, p), budget.pooled(r["stats"][h][p] for r in results))
+            for h in cm.HALVES
+            for p in policies
+        ]
+    rows += [
+        ((res["name"], h, p), res["stats"][h][p])
+        for res in results
+        for h in cm.HALVES
+        for p in res["stats"][h]
+    ]
+    return budget.table(rows, ["site", "half", "policy"])
+
+
 def write_scoreboard(path: Path, results: list[dict[str, Any]], argv: list[str]) -> None:
     """Replace the '## Scoreboard' section of docs/benchmarks.md."""
     body = "\n".join(
         [
             f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
-            f"Python {platform.python_version()}.",
+            f"Python {platform.python_version()}; {cm.provenance()}.",
             "",
             "```sh",
             "PYTHONPATH=src python benchmarks/context_to_answer.py " + " ".join(argv),
@@ -224,6 +224,12 @@ def write_scoreboard(path: Path, results: list[dict[str, Any]], argv: list[str])
             "model saw (all responses up to and including the one holding a needle; for unsolved questions, "
             "everything spent). `agent` searches, reads the best passages of up to three result pages and "
             "follows each answer's map of units not shown, at most 6 calls. Even ids tune, odd ids validate.",
+            "",
+            CURVE_TITLE,
+            "",
+            curve_table(results),
+            "",
+            "The figures behind it (solved share, chars per solved question, calls):",
             "",
             summary_table(results),
             "",
@@ -247,6 +253,7 @@ async def run_scoreboard(args: argparse.Namespace) -> None:
             Path(args.json).mkdir(parents=True, exist_ok=True)
             (Path(args.json) / f"{name}.json").write_text(json.dumps(res, indent=1, ensure_ascii=False))
     print(summary_table(results))
+    print(f"\n{CURVE_TITLE}\n\n{curve_table(results)}")
     if args.out:
         out = Path(args.out)
         write_scoreboard(out if out.is_absolute() else cm.REPO_ROOT / out, results, sys.argv[1:])

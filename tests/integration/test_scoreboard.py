@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_benchmarks import QUESTIONS  # the two fixture questions the benchmark scripts run on
+from test_benchmarks import QUESTIONS, expected_curve  # the two fixture questions the scripts run on
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # the script runs up to 300 s
@@ -18,8 +18,18 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
     qfile = tmp_path / "fixture.json"
     qfile.write_text(json.dumps(QUESTIONS), encoding="utf-8")
     out = tmp_path / "benchmarks.md"
+    runs_dir = tmp_path / "json"
     run = subprocess.run(
-        [sys.executable, "benchmarks/context_to_answer.py", "--sets", str(qfile), "--out", str(out)],
+        [
+            sys.executable,
+            "benchmarks/context_to_answer.py",
+            "--sets",
+            str(qfile),
+            "--out",
+            str(out),
+            "--json",
+            str(runs_dir),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -32,8 +42,23 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
     assert "### fixture" in text
     for policy in ("in-doc", "pipeline", "agent"):
         assert f"| {policy} " in text
-    summary = [line for line in text.splitlines() if line.startswith("| fixture ")]
+    blocks = text.split("\n## Scoreboard\n", 1)[1].split("\n\n")
+    [figures] = [b for b in blocks if b.startswith("| site ") and "search recall@5" in b.splitlines()[0]]
+    summary = [line for line in figures.splitlines() if line.startswith("| fixture ")]
     assert [line.split("|")[2].strip() for line in summary] == ["tune", "validate"]
     # Both questions are answerable on the fixture pages: in-doc finds each, search ranks each gold page.
     assert all("100% / " in line.split("|")[4] for line in summary), summary
     assert all(line.split("|")[7].strip().startswith("1.000 / ") for line in summary), summary
+    # The section leads with the budget curve: per half and policy (the peers too), from the per-question chars.
+    first_table = next(block for block in blocks if block.startswith("| "))
+    assert first_table.startswith("| site ") and "| within 2,000 |" in first_table.splitlines()[0]
+    cells = {
+        tuple(c.strip() for c in line.split("|")[2:4]): [c.strip() for c in line.split("|")[5:10]]
+        for line in first_table.splitlines()[2:]
+    }
+    runs = json.loads((runs_dir / "fixture.json").read_text())["runs"]
+    ids = {"tune": {"fx-002"}, "validate": {"fx-001"}}
+    policies = ("in-doc", "pipeline", "agent", "whole-page", "paged-5000")
+    assert set(cells) == {(h, p) for h in ids for p in policies}
+    for (half, policy), shown in cells.items():
+        assert shown == [f"{v:.1f}%" for v in expected_curve(runs, policy, ids[half])], (half, policy)
