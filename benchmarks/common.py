@@ -21,7 +21,10 @@ from urllib.parse import urlsplit
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SRC_DIR = REPO_ROOT / "src"
 DOCS_DIR = Path("/usr/share/doc/python3.11/html")
-DEFAULT_QUESTIONS = REPO_ROOT.parent / "shared" / "bench" / "questions" / "python.json"
+#: Python's shared set lives beside the clone (CI: ../shared); a git worktree in a folder of worktrees
+#: finds it one level further up.
+_SHARED = [base / "shared" / "bench" / "questions" / "python.json" for base in REPO_ROOT.parents[:2]]
+DEFAULT_QUESTIONS = next((p for p in _SHARED if p.is_file()), _SHARED[0])
 BENCH_MD = REPO_ROOT / "docs" / "benchmarks.md"
 
 if str(SRC_DIR) not in sys.path:  # `python benchmarks/X.py` works without PYTHONPATH too
