@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import question_files  # no docs_mcp import: check_questions.py reads question files through it too
+from question_files import FORMS, forms, in_form  # noqa: F401  (the scripts' one import of them)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SRC_DIR = REPO_ROOT / "src"
 DOCS_DIR = Path("/usr/share/doc/python3.11/html")
@@ -112,13 +115,13 @@ def make_tools(root: str) -> Any:
 
 # --- questions ------------------------------------------------------------------------------------
 def load_questions(path: Path | str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-    """The benchmark questions (a JSON list, or {"questions": [...]}), optionally the first `limit`."""
+    """The benchmark questions (a JSON list, or {"questions": [...]}) with their terse forms, optionally the
+    first `limit`."""
     p = Path(path) if path else DEFAULT_QUESTIONS
     if not p.is_file():
         print(f"error: questions file not found: {p} (pass --questions PATH)", file=sys.stderr)
         raise SystemExit(2)
-    data = json.loads(p.read_text(encoding="utf-8"))
-    questions = data["questions"] if isinstance(data, dict) else data
+    _, questions = question_files.read(p)
     return questions[:limit] if limit else questions
 
 

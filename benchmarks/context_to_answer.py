@@ -13,7 +13,7 @@ import shlex
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, 
         tools = cm.make_tools(root)
         tools.store = store
     gold = root + q["page"]
-    r = Run(q["id"], policy)
+    r = Run(q["id"], policy, form=q.get("form", "full"))
     try:
         if policy in DIRECT:
             await DIRECT[policy](tools, q, gold, r)
@@ -181,17 +181,49 @@ def targets(stats: Stats) -> list[str]:
     return lines
 
 
-def write_report(
-    path: Path,
-    stats: Stats,
-    n: int,
-    args: argparse.Namespace,
-    missed: list[tuple[str, str]],
-    docs: Path,
-    halves: dict[str, Stats] | None = None,
-) -> None:
+@dataclass
+class FormResult:
+    """Every policy's runs on the set asked in one query form, summarised whole and per half."""
+
+    form: str
+    questions: list[dict[str, Any]]
+    runs: list[Run]
+    stats: Stats
+    halves: dict[str, Stats]
+    missed: list[tuple[str, str]]
+
+    @classmethod
+    def of(
+        cls, form: str, questions: list[dict[str, Any]], runs: list[Run], policies: list[str]
+    ) -> FormResult:
+        """Summarise one form's runs (misses are filled in once the pages are known)."""
+        halves = {h: {q["id"] for q in questions if cm.half(q) == h} for h in cm.HALVES}
+        stats = summarise(runs, policies)
+        return cls(
+            form, questions, runs, stats, {h: summarise(runs, policies, ids) for h, ids in halves.items()}, []
+        )
+
+    def lines(self) -> list[str]:
+        """The form's budget curve, its figures per policy and half, and the targets."""
+        return [
+            f"Budget curve, {self.form} queries ({BUDGET_NOTE}):",
+            "",
+            curve(self.stats, self.halves),
+            "",
+            table(self.stats, self.halves),
+            "",
+            "Targets:",
+            "",
+            *targets(self.stats),
+        ]
+
+    def json(self) -> dict[str, Any]:
+        """The form's curve and summaries for --json."""
+        return {"curve": curve_json(self.stats, self.halves), "summary": {"all": self.stats, **self.halves}}
+
+
+def write_report(path: Path, results: list[FormResult], args: argparse.Namespace, docs: Path) -> None:
     """Replace this docs folder's '## Context to answer' section of docs/benchmarks.md."""
-    ours = [line for policy, line in missed if policy in SERVED]  # not the whole-page and paged baselines
     argv = sys.argv[1:]
     cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
     qfile = Path(args.questions).resolve()
@@ -202,42 +234,37 @@ def write_report(
         if args.index
         else "`search_docs` has no site index, so it knows only pages that run has read"
     )
-    body = "\n".join(
-        [
-            f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
-            f"Python {platform.python_version()}; {n} questions from `{qname}` "
-            f"over {'the Python 3.11 HTML docs' if docs == cm.DOCS_DIR else f'`{docs}`'} served on loopback; "
-            f"{cm.provenance()}.",
+    body = [
+        f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
+        f"Python {platform.python_version()}; {len(results[0].questions)} questions from `{qname}` "
+        f"over {'the Python 3.11 HTML docs' if docs == cm.DOCS_DIR else f'`{docs}`'} served on loopback; "
+        f"{cm.provenance()}.",
+        "",
+        "```sh",
+        cmd,
+        "```",
+        "",
+        "Characters are what the model saw (sum of all responses up to and including the one holding a "
+        f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}. "
+        "Halves: even question ids are the tuning half, odd ids the validation half (`common.half`); "
+        "changes are decided on the tuning half.",
+    ]
+    for res in results:
+        ours = [
+            line for policy, line in res.missed if policy in SERVED
+        ]  # not the whole-page and paged baselines
+        body += [
             "",
-            "```sh",
-            cmd,
-            "```",
+            *res.lines(),
             "",
-            "Characters are what the model saw (sum of all responses up to and including the one holding a "
-            f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}.",
-            "",
-            f"Budget curve: the share of all questions answered within each budget ({BUDGET_NOTE}).",
-            "",
-            curve(stats, halves),
-            "",
-            table(stats, halves),
-            "",
-            "Halves: even question ids are the tuning half, odd ids the validation half (`common.half`); "
-            "changes are decided on the tuning half.",
-            "",
-            "Targets:",
-            "",
-            *targets(stats),
-            "",
-            f"Misses of docs-mcp's own policies ({len(ours)}), with the reason the "
+            f"Misses of docs-mcp's own policies, {res.form} queries ({len(ours)}), with the reason the "
             "benchmark finds (`--verbose` prints the same list):",
             "",
             "```",
             *ours,
             "```",
         ]
-    )
-    cm.replace_section(path, report_heading(docs), body)
+    cm.replace_section(path, report_heading(docs), "\n".join(body))
 
 
 def report_heading(docs: Path) -> str:
@@ -296,65 +323,60 @@ def failures(
 
 
 async def run_all(args: argparse.Namespace) -> None:
-    """Run every selected policy on every question, print and optionally write the results."""
+    """Run every selected policy on every question in each form asked, print and optionally write the results."""
     questions = cm.of_half(cm.load_questions(args.questions, args.limit), args.half)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     unknown = set(policies) - set(POLICIES)
     if unknown:
         raise SystemExit(f"unknown policies {sorted(unknown)}; choose from {', '.join(POLICIES)}")
-    runs: list[Run] = []
+    asked = {f: [cm.in_form(q, f) for q in questions] for f in cm.forms(args.form, "full")}
     store = SharedDocs()
     docs = Path(args.docs) if args.docs else cm.questions_docs(args.questions)
+    results = []
     with cm.docs_server(docs) as root, tempfile.TemporaryDirectory(prefix="docs-mcp-idx-") as tmp:
         app = await build_index(root, tmp) if args.index else None
-        for i, q in enumerate(questions, 1):
-            for p in policies:
-                runs.append(await run_one(root, store, q, p, app))
-            if args.progress:
-                print(f"  {i}/{len(questions)} {q['id']}", file=sys.stderr)
+        for form, qs in asked.items():
+            runs = []
+            for i, q in enumerate(qs, 1):
+                runs += [await run_one(root, store, q, p, app) for p in policies]
+                if args.progress:
+                    print(f"  {form} {i}/{len(qs)} {q['id']}", file=sys.stderr)
+            results.append(FormResult.of(form, qs, runs, policies))
         if app is not None:
             await app.tools.aclose()
             app.index.close()
-    stats = summarise(runs, policies)
-    halves = {
-        h: summarise(runs, policies, {q["id"] for q in questions if cm.half(q) == h}) for h in cm.HALVES
-    }
-    print(f"Context to answer — {len(questions)} questions\n")
-    print(f"Budget curve ({BUDGET_NOTE}):\n")
-    print(curve(stats, halves) + "\n")
-    print(table(stats, halves))
-    print("\n" + "\n".join(targets(stats)))
-    missed = failures(runs, {q["id"]: q for q in questions}, store, root)
-    if args.verbose:
-        print(f"\nfailures ({len(missed)}):")
-        print("\n".join("  " + line for _, line in missed))
+    for res in results:
+        res.missed = failures(res.runs, {q["id"]: q for q in res.questions}, store, root)
+        print(f"Context to answer — {len(questions)} questions, {res.form} queries\n")
+        print("\n".join(res.lines()) + "\n")
+        if args.verbose:
+            print(f"failures, {res.form} queries ({len(res.missed)}):")
+            print("\n".join("  " + line for _, line in res.missed) + "\n")
     if args.json:
-        rows = [
-            {k: v for k, v in asdict(r).items() if k != "views"}
-            | {"last_view": r.views[-1][:2000] if r.views else ""}
-            for r in runs
-        ]
-        out = {
-            "questions": str(args.questions),
-            "budgets": list(budget.BUDGETS),
-            "curve": curve_json(stats, halves),
-            "summary": {"all": stats, **halves},
-            "runs": rows,
-        }
-        Path(args.json).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+        write_json(Path(args.json), results, args)
     if args.out:
         out = Path(args.out)
-        heading = report_heading(docs)
-        write_report(
-            out if out.is_absolute() else cm.REPO_ROOT / out,
-            stats,
-            len(questions),
-            args,
-            missed,
-            docs,
-            halves,
-        )
-        print(f"\nwrote the '{heading}' section of {args.out}")
+        write_report(out if out.is_absolute() else cm.REPO_ROOT / out, results, args, docs)
+        print(f"wrote the '{report_heading(docs)}' section of {args.out}")
+
+
+def write_json(path: Path, results: list[FormResult], args: argparse.Namespace) -> None:
+    """Per form its curve and summaries, and every run (with the start of its last view): a later run diffs."""
+    rows = []
+    for res in results:
+        asked = {q["id"]: q["query"] for q in res.questions}  # the form's query text, for reading a diff
+        rows += [
+            {k: v for k, v in asdict(r).items() if k != "views"}
+            | {"query": asked[r.id], "last_view": r.views[-1][:2000] if r.views else ""}
+            for r in res.runs
+        ]
+    out = {
+        "questions": str(args.questions),
+        "budgets": list(budget.BUDGETS),
+        "forms": {res.form: res.json() for res in results},
+        "runs": rows,
+    }
+    path.write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
 def main() -> None:
@@ -377,6 +399,13 @@ def main() -> None:
         choices=cm.HALVES,
         default=None,
         help="only this half of each set (even ids tune, odd ids validate), e.g. for an ablation",
+    )
+    parser.add_argument(
+        "--form",
+        choices=(*cm.FORMS, "both"),
+        default=None,
+        help="which form of each question to ask: as written (full), its terse form, or both as separate rows "
+        "(default: full for one set, both for the scoreboard)",
     )
     parser.add_argument("--verbose", action="store_true", help="list per-question failures")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")

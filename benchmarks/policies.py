@@ -36,6 +36,7 @@ class Run:
     chars: int = 0
     calls: int = 0
     note: str = ""
+    form: str = "full"  # the question's query form: as written, or terse (question_files.FORMS)
     views: list[str] = field(default_factory=list, repr=False)
 
     def see(self, text: str, needles: list[str]) -> bool:

@@ -23,8 +23,9 @@ from typing import Any
 import budget
 import common as cm
 import context_to_answer as cta
+import question_files
 
-SETS_DIR = cm.REPO_ROOT / "benchmarks" / "questions"
+SETS_DIR = question_files.SETS_DIR
 POLICIES = ("in-doc", "pipeline", "agent")
 #: The peers' ways of reading, for comparison on the budget curve: they are given the gold page.
 PEERS = ("whole-page", "paged-5000")
@@ -33,14 +34,15 @@ CURVE_TITLE = (
     "Budget curve: the share of all questions answered within each budget of characters ("
     + cta.BUDGET_NOTE
     + "). docslice's `in-doc` is given the gold page, `pipeline` and `agent` find it; the peers "
-    "`whole-page` (the page in one response) and `paged-5000` (5,000-char slices from the top) are given it."
+    "`whole-page` (the page in one response) and `paged-5000` (5,000-char slices from the top) are given it. "
+    "Form `full` asks each question as written, `terse` as an agent types it into a search box (2-6 words)."
 )
 
 
 def question_sets(names: list[str] | None = None) -> list[tuple[str, Path]]:
     """(name, path) of every set (Python's shared set first, then benchmarks/questions/*.json), or of those
     named; a name ending in .json is a question file of its own."""
-    sets = [("python", cm.DEFAULT_QUESTIONS)] + [(p.stem, p) for p in sorted(SETS_DIR.glob("*.json"))]
+    sets = [("python", cm.DEFAULT_QUESTIONS)] + [(p.stem, p) for p in question_files.set_files(SETS_DIR)]
     files = [(Path(n).stem, Path(n)) for n in names or () if n.endswith(".json")]
     names = [n for n in names or () if not n.endswith(".json")]
     if files and not names:
@@ -78,38 +80,60 @@ def search_figures(ranks: dict[str, int | None], ids: set[str]) -> tuple[float, 
     return recall, mrr
 
 
-async def run_set(name: str, path: Path, args: argparse.Namespace) -> dict[str, Any] | None:
-    """Every policy and the search figures on one set; None when its docs are not installed."""
+def asked_forms(name: str, questions: list[dict[str, Any]], choice: str | None) -> list[str]:
+    """The forms to run on a set (`--form`, both by default); terse only where every question has one."""
+    chosen = list(cm.forms(choice, "both"))
+    if "terse" in chosen and not all(q.get("terse") for q in questions):
+        print(f"{name}: terse form skipped, not every question has one", file=sys.stderr)
+        chosen.remove("terse")
+    return chosen
+
+
+async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every policy and the search figures on one set, one result per query form; none when its docs are not
+    installed. Both forms search the same index, built once."""
     questions = cm.of_half(cm.load_questions(path, args.limit), args.half)
     docs = cm.questions_docs(path)
     if not docs.is_dir():
         print(f"{name}: skipped, its docs are not installed at {docs}", file=sys.stderr)
-        return None
-    runs: list[cta.Run] = []
+        return []
+    asked = {f: [cm.in_form(q, f) for q in questions] for f in asked_forms(name, questions, args.form)}
+    runs: dict[str, list[cta.Run]] = {f: [] for f in asked}
+    ranks: dict[str, dict[str, int | None]] = {}
     store = cta.SharedDocs()
     with cm.docs_server(docs) as root, tempfile.TemporaryDirectory(prefix="docslice-board-") as tmp:
         app = await cta.build_index(root, tmp, ["--crawl-limit", str(args.crawl_limit)])
         try:
-            ranks = await search_ranks(app, questions)
-            for i, q in enumerate(questions, 1):
-                runs += [await cta.run_one(root, store, q, p, app) for p in RUN]
-                if args.progress:
-                    print(f"  {name} {i}/{len(questions)} {q['id']}", file=sys.stderr)
+            for form, qs in asked.items():
+                ranks[form] = await search_ranks(app, qs)
+                for i, q in enumerate(qs, 1):
+                    runs[form] += [await cta.run_one(root, store, q, p, app) for p in RUN]
+                    if args.progress:
+                        print(f"  {name} {form} {i}/{len(qs)} {q['id']}", file=sys.stderr)
         finally:
             await app.tools.aclose()
             app.index.close()
-        missed = cta.failures(runs, {q["id"]: q for q in questions}, store, root)
+        missed = {f: cta.failures(runs[f], {q["id"]: q for q in qs}, store, root) for f, qs in asked.items()}
     halves = {h: {q["id"] for q in questions if cm.half(q) == h} for h in cm.HALVES}
-    return {
-        "name": name,
-        "n": len(questions),
-        "docs": str(docs),
-        "budgets": list(budget.BUDGETS),
-        "stats": {h: cta.summarise(runs, list(RUN), ids) for h, ids in halves.items()},
-        "search": {h: search_figures(ranks, ids) for h, ids in halves.items()},
-        "missed": [line for _, line in missed],
-        "runs": [{k: v for k, v in vars(r).items() if k != "views"} for r in runs],
-    }
+    return [
+        {
+            "name": name,
+            "form": form,
+            "n": len(questions),
+            "docs": str(docs),
+            "budgets": list(budget.BUDGETS),
+            "stats": {h: cta.summarise(runs[form], list(RUN), ids) for h, ids in halves.items()},
+            "search": {h: search_figures(ranks[form], ids) for h, ids in halves.items()},
+            "missed": [line for _, line in missed[form]],
+            "runs": [{k: v for k, v in vars(r).items() if k != "views"} for r in runs[form]],
+        }
+        for form in asked
+    ]
+
+
+def form_of(res: dict[str, Any]) -> str:
+    """A result's query form (results written before there were forms are the full form)."""
+    return str(res.get("form", "full"))
 
 
 def _pct(s: dict[str, float]) -> str:
@@ -130,6 +154,7 @@ def summary_table(results: list[dict[str, Any]]) -> str:
             rows.append(
                 [
                     res["name"],
+                    form_of(res),
                     h,
                     f"{ind['n']:.0f}",
                     f"{_pct(ind)} / {_num(ind['median_chars'])}",
@@ -141,6 +166,7 @@ def summary_table(results: list[dict[str, Any]]) -> str:
     return cm.md_table(
         [
             "site",
+            "form",
             "half",
             "questions",
             "in-doc: solved / median chars",
@@ -156,9 +182,9 @@ def site_section(res: dict[str, Any]) -> str:
     """One site's table (each policy on each half) and its misses with the reason the benchmark finds."""
     both = {h: res["stats"][h] for h in cm.HALVES}
     lines = [
-        f"### {res['name']}",
+        f"### {res['name']}" + ("" if form_of(res) == "full" else f", {form_of(res)} queries"),
         "",
-        f"{res['n']} questions over `{res['docs']}`.",
+        f"{res['n']} questions over `{res['docs']}`, asked in their {form_of(res)} form.",
         "",
         cta.table(_merge(both), both),
         "",
@@ -190,23 +216,26 @@ def _merge(by_half: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[st
 
 
 def curve_table(results: list[dict[str, Any]]) -> str:
-    """The headline: every set pooled (when there are several), then per site; each half and policy: the
-    share of all questions answered within each budget."""
+    """The headline: every set pooled (when there are several), then per site; each form, half and policy:
+    the share of all questions answered within each budget."""
     rows = []
-    if len(results) > 1:
+    sets = dict.fromkeys(res["name"] for res in results)
+    if len(sets) > 1:
         policies = dict.fromkeys(p for res in results for p in res["stats"]["tune"])
-        rows += [
-            ((f"all {len(results)} sets", h, p), budget.pooled(r["stats"][h][p] for r in results))
-            for h in cm.HALVES
-            for p in policies
-        ]
+        for form in dict.fromkeys(form_of(r) for r in results):
+            of_form = [r for r in results if form_of(r) == form]
+            rows += [
+                ((f"all {len(of_form)} sets", form, h, p), budget.pooled(r["stats"][h][p] for r in of_form))
+                for h in cm.HALVES
+                for p in policies
+            ]
     rows += [
-        ((res["name"], h, p), res["stats"][h][p])
+        ((res["name"], form_of(res), h, p), res["stats"][h][p])
         for res in results
         for h in cm.HALVES
         for p in res["stats"][h]
     ]
-    return budget.table(rows, ["site", "half", "policy"])
+    return budget.table(rows, ["site", "form", "half", "policy"])
 
 
 def write_scoreboard(path: Path, results: list[dict[str, Any]], argv: list[str]) -> None:
@@ -244,14 +273,13 @@ async def run_scoreboard(args: argparse.Namespace) -> None:
     names = [n.strip() for n in (args.sets or "").split(",") if n.strip()] or None
     results = []
     for name, path in question_sets(names):
-        res = await run_set(name, path, args)
-        if res is None:
-            continue
-        results.append(res)
-        print(f"\n{site_section(res)}\n", flush=True)
-        if args.json:
-            Path(args.json).mkdir(parents=True, exist_ok=True)
-            (Path(args.json) / f"{name}.json").write_text(json.dumps(res, indent=1, ensure_ascii=False))
+        for res in await run_set(name, path, args):
+            results.append(res)
+            print(f"\n{site_section(res)}\n", flush=True)
+            if args.json:
+                Path(args.json).mkdir(parents=True, exist_ok=True)
+                file = f"{name}.json" if form_of(res) == "full" else f"{name}.{form_of(res)}.json"
+                (Path(args.json) / file).write_text(json.dumps(res, indent=1, ensure_ascii=False))
     print(summary_table(results))
     print(f"\n{CURVE_TITLE}\n\n{curve_table(results)}")
     if args.out:
