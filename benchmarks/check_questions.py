@@ -2,9 +2,11 @@
 
 For each question: the gold page exists; every needle occurs in the page's text after the matching rule's
 normalisation, how often, under which heading and whether only inside code blocks; the gold section is the
-smallest section holding a needle; ids are unique. Failures make the exit status 1; warnings (style rules
-for new questions: 4-12 words per needle, the query not containing a needle, needles outside boxed notes
-that carry their own heading) are printed but do not.
+smallest section holding a needle; ids are unique; every question has a terse form (`terse`, or for a
+shared read-only set the map benchmarks/questions/<set>-terse.json). Failures make the exit status 1;
+warnings (style rules for new questions: 4-12 words per needle, neither the query nor the terse form
+containing a needle or being the heading, the terse form 2-6 words and not containing the heading, needles
+outside boxed notes that carry their own heading) are printed but do not.
 
     python benchmarks/check_questions.py benchmarks/questions/django-3.2.json [--verbose]
 """
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import json
 import re
 import sys
 from collections import Counter
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+
+import question_files
 
 # Chrome around the content (navigation bars, sidebars, headers, footers): not the page's prose.
 SKIP_TAGS = frozenset({"script", "style", "nav", "header", "footer", "form", "noscript", "template"})
@@ -39,6 +42,7 @@ HEADING = re.compile(r"^h([1-6])$")
 KINDS = ("keyword", "sentence")
 KEYS = ("id", "query", "page", "section", "needles", "code", "kind")
 NEEDLE_WORDS = (4, 12)
+TERSE_WORDS = (2, 6)
 NEEDLES_PER_QUESTION = (1, 3)
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -236,8 +240,9 @@ def _check_needle(q: dict[str, Any], page: Page, needle: str, rep: Report, verbo
         rep.warnings.append(
             f"{qid}: needle {needle!r} has {words} words (want {NEEDLE_WORDS[0]}-{NEEDLE_WORDS[1]})"
         )
-    if normalise(needle).strip() in normalise(q["query"]):
-        rep.warnings.append(f"{qid}: the query contains needle {needle!r}")
+    for form in ("query", "terse"):
+        if normalise(needle).strip() in normalise(q.get(form) or ""):
+            rep.warnings.append(f"{qid}: the {form} contains needle {needle!r}")
     if not hits:
         rep.failures.append(f"{qid}: needle {needle!r} not on {q['page']}")
     elif boxed and not in_gold:
@@ -256,10 +261,32 @@ def _check_needle(q: dict[str, Any], page: Page, needle: str, rep: Report, verbo
         rep.warnings.append(f"{qid}: needle {needle!r} also occurs outside the gold section ({dict(where)})")
 
 
+def check_terse(q: dict[str, Any], rep: Report) -> None:
+    """The terse form: present (a failure without), 2-6 words, neither the heading nor holding it verbatim."""
+    qid, terse = q["id"], q.get("terse")
+    if not isinstance(terse, str) or not terse.strip():
+        rep.failures.append(
+            f"{qid}: no terse form (a 'terse' key, or the set's <set>{question_files.TERSE_SUFFIX}.json map)"
+        )
+        return
+    words = len(terse.split())
+    if not TERSE_WORDS[0] <= words <= TERSE_WORDS[1]:
+        rep.warnings.append(
+            f"{qid}: terse form {terse!r} has {words} words (want {TERSE_WORDS[0]}-{TERSE_WORDS[1]})"
+        )
+    heading = heading_key(q["section"])
+    if heading == heading_key(terse):
+        rep.warnings.append(f"{qid}: the terse form is the section heading")
+    elif f" {normalise(heading)} " in f" {normalise(terse)} ":
+        rep.warnings.append(f"{qid}: the terse form contains the section heading {q['section']!r}")
+
+
 def check_file(path: Path, verbose: bool = False, docs: Path | None = None) -> Report:
     """Check one question file; `docs` is the folder for a file without a top-level "docs" key."""
-    data: Any = json.loads(path.read_text(encoding="utf-8"))
-    questions = data["questions"] if isinstance(data, dict) else data
+    try:
+        data, questions = question_files.read(path)
+    except ValueError as exc:  # a terse map naming ids the set does not have
+        return Report(failures=[f"{question_files.terse_map_path(path)}: {exc}"])
     rep = Report(questions=len(questions), kinds=Counter(str(q.get("kind")) for q in questions))
     if isinstance(data, dict) and data.get("docs"):
         docs = Path(data["docs"])
@@ -292,6 +319,7 @@ def check_file(path: Path, verbose: bool = False, docs: Path | None = None) -> R
             rep.failures.append(f"{qid}: no heading {q['section']!r} on {q['page']}")
         if heading_key(q["section"]) == heading_key(q["query"]):
             rep.warnings.append(f"{qid}: the query is the section heading")
+        check_terse(q, rep)
         lo, hi = NEEDLES_PER_QUESTION
         if not lo <= len(q["needles"]) <= hi:
             rep.warnings.append(f"{qid}: {len(q['needles'])} needles (want {lo}-{hi})")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import socket
 import statistics
@@ -17,10 +18,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import question_files  # no docs_mcp import: check_questions.py reads question files through it too
+from question_files import FORMS, forms, in_form  # noqa: F401  (the scripts' one import of them)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SRC_DIR = REPO_ROOT / "src"
 DOCS_DIR = Path("/usr/share/doc/python3.11/html")
-DEFAULT_QUESTIONS = REPO_ROOT.parent / "shared" / "bench" / "questions" / "python.json"
+#: Python's shared set lives beside the clone (CI: ../shared); a git worktree in a folder of worktrees
+#: finds it one level further up.
+_SHARED = [base / "shared" / "bench" / "questions" / "python.json" for base in REPO_ROOT.parents[:2]]
+DEFAULT_QUESTIONS = next((p for p in _SHARED if p.is_file()), _SHARED[0])
 BENCH_MD = REPO_ROOT / "docs" / "benchmarks.md"
 
 if str(SRC_DIR) not in sys.path:  # `python benchmarks/X.py` works without PYTHONPATH too
@@ -108,13 +115,13 @@ def make_tools(root: str) -> Any:
 
 # --- questions ------------------------------------------------------------------------------------
 def load_questions(path: Path | str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-    """The benchmark questions (a JSON list, or {"questions": [...]}), optionally the first `limit`."""
+    """The benchmark questions (a JSON list, or {"questions": [...]}) with their terse forms, optionally the
+    first `limit`."""
     p = Path(path) if path else DEFAULT_QUESTIONS
     if not p.is_file():
         print(f"error: questions file not found: {p} (pass --questions PATH)", file=sys.stderr)
         raise SystemExit(2)
-    data = json.loads(p.read_text(encoding="utf-8"))
-    questions = data["questions"] if isinstance(data, dict) else data
+    _, questions = question_files.read(p)
     return questions[:limit] if limit else questions
 
 
@@ -224,6 +231,18 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def _numeric(cell: str) -> bool:
     """Whether a table cell reads as a number (for right alignment)."""
     return bool(re.fullmatch(r"[-+]?[\d,]*\.?\d+\s*(%|ms|s|×)?|n/a|—|-", cell.strip()))
+
+
+def provenance() -> str:
+    """The code measured and the machine's load, for a report's header: 'commit abc1234, load average …'."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        head = ""
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"commit {head or 'unknown'}, load average {load} (1 / 5 / 15 min) at the end"
 
 
 def replace_section(path: Path, heading: str, body: str) -> None:

@@ -9,133 +9,22 @@ import json
 import logging
 import os
 import platform
-import re
 import shlex
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import budget
 import common as cm
+from policies import DIRECT, SEARCHING, SERVED, Call, Run, SharedDocs  # noqa: F401  (cta.Run etc. still work)
 
-POLICIES = ("pipeline", "in-doc", "section", "whole-page", "paged-5000")
-SECTION_CALL_CAP = 10
-PAGE_SLICE = 5_000
-_TOC_LINE = re.compile(r"^\s*- (.*) #(\S+) \(([\d,]+)\)\s*$")
-_NEXT = re.compile(r"next_start_index=(\d+)")
-_SECTION_NUMBER = re.compile(r"^\s*(\d+\.)+\d*\s*")
-
-
-@dataclass
-class Run:
-    """One (question, policy) outcome."""
-
-    id: str
-    policy: str
-    solved: bool = False
-    chars: int = 0
-    calls: int = 0
-    note: str = ""
-    views: list[str] = field(default_factory=list, repr=False)
-
-    def see(self, text: str, needles: list[str]) -> bool:
-        """Record one call's view; whether the question is now answered (needle in all text seen so far)."""
-        self.views.append(text)
-        self.calls += 1
-        self.chars += len(text)
-        self.solved = self.solved or cm.found("".join(self.views), needles)
-        return self.solved
-
-
-class SharedDocs:
-    """Already-built Documents, so a fresh DocsTools skips refetching while its own cache starts empty."""
-
-    def __init__(self) -> None:
-        self.docs: dict[str, Any] = {}
-
-    def load_document(self, key: str) -> Any:
-        """The Document for a page key, if some earlier run built it."""
-        return self.docs.get(key)
-
-    def keep(self, tools: Any) -> None:
-        """Remember every document a DocsTools has loaded."""
-        for doc in tools.cache.documents():
-            self.docs.setdefault(tools.sources.resolve(doc.url).key, doc)
-
-
-Call = Callable[[str, dict[str, Any]], Awaitable[str]]
-
-
-async def pipeline(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
-    """search_docs(query, 3), then search_in_doc on at most 2 distinct result pages, until solved."""
-    hits = await call("search_docs", {"query": q["query"], "max_results": 3})
-    if r.see(hits, q["needles"]):
-        return
-    pages = list(dict.fromkeys(cm.result_urls(hits)))  # distinct, in rank order
-    if not pages:
-        r.note = "search_docs returned no result urls"
-    for page in pages[:2]:
-        if r.see(await call("search_in_doc", {"url": page, "query": q["query"]}), q["needles"]):
-            return
-
-
-async def in_doc(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
-    """search_in_doc(gold url, query) once."""
-    r.see(await call("search_in_doc", {"url": gold, "query": q["query"]}), q["needles"])
-
-
-def title_key(title: str) -> str:
-    """A heading compared loosely: section numbers like '3.3.1.' stripped, casefolded, spaces collapsed."""
-    return " ".join(_SECTION_NUMBER.sub("", title).split()).casefold()
-
-
-async def section(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
-    """get_doc_toc, then get_doc_section on the gold heading's id, following next_start_index (≤10 calls)."""
-    toc = await call("get_doc_toc", {"url": gold})
-    r.see(toc, q["needles"])
-    want = title_key(q["section"])
-    lines = [m for ln in toc.splitlines() if (m := _TOC_LINE.match(ln))]
-    ids = [m.group(2) for m in lines if title_key(m.group(1)) == want]
-    if ids:
-        sid = ids[0]
-    else:  # not in the (possibly shortened) outline: the tool also accepts the heading text
-        sid, r.note = q["section"], "gold heading not in TOC; asked by heading text"
-    start = 0
-    for _ in range(SECTION_CALL_CAP):
-        text = await call("get_doc_section", {"url": gold, "section_id": sid, "start_index": start})
-        if r.see(text, q["needles"]):
-            return
-        m = _NEXT.search(text.split("\n\n", 1)[0])
-        if not m:
-            return
-        start = int(m.group(1))
-
-
-async def whole_markdown(tools: Any, gold: str) -> str:
-    """The whole page as markdown with code, computed outside the server."""
-    _, doc = await tools.document(gold)
-    return doc.markdown(include_code=True)
-
-
-async def whole_page(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
-    """Baseline: the whole page in one uncapped response."""
-    r.see(await whole_markdown(tools, gold), q["needles"])
-
-
-async def paged(tools: Any, q: dict[str, Any], gold: str, r: Run) -> None:
-    """Baseline: the whole markdown in plain 5,000-char slices from the start until a needle shows."""
-    text = await whole_markdown(tools, gold)
-    for start in range(0, max(len(text), 1), PAGE_SLICE):
-        if r.see(text[start : start + PAGE_SLICE], q["needles"]):
-            return
-
-
-SERVED = {"pipeline": pipeline, "in-doc": in_doc, "section": section}
-DIRECT = {"whole-page": whole_page, "paged-5000": paged}
-#: Policies that start with search_docs: they search the site index when one was built.
-SEARCHING = {"pipeline", "agent"}
+POLICIES = ("pipeline", "in-doc", "agent", "section", "whole-page", "paged-5000")
+#: Per policy: its figures (solved, chars, calls, within-budget counts), as `summarise` gives them.
+Stats = dict[str, dict[str, Any]]
+BUDGET_NOTE = "solved, with at most that many characters seen; unsolved questions count against every budget"
 
 
 async def build_index(root: str, cache_dir: str, extra: list[str] | None = None) -> Any:
@@ -164,7 +53,7 @@ async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, 
         tools = cm.make_tools(root)
         tools.store = store
     gold = root + q["page"]
-    r = Run(q["id"], policy)
+    r = Run(q["id"], policy, form=q.get("form", "full"))
     try:
         if policy in DIRECT:
             await DIRECT[policy](tools, q, gold, r)
@@ -184,9 +73,7 @@ async def run_one(root: str, store: SharedDocs, q: dict[str, Any], policy: str, 
     return r
 
 
-def summarise(
-    runs: list[Run], policies: list[str], only: set[str] | None = None
-) -> dict[str, dict[str, float]]:
+def summarise(runs: list[Run], policies: list[str], only: set[str] | None = None) -> Stats:
     """Per policy: solved share, median chars when solved, chars per solved question, calls per question.
 
     `only` restricts it to those question ids (one half of the set).
@@ -203,19 +90,35 @@ def summarise(
             "median_chars": cm.median([r.chars for r in solved]),
             "chars_per_solved": total / len(solved) if solved else float("inf"),
             "calls": sum(r.calls for r in rs) / max(1, len(rs)),
+            "within": budget.within(rs),
         }
     return out
 
 
-def table(
-    stats: dict[str, dict[str, float]], halves: dict[str, dict[str, dict[str, float]]] | None = None
-) -> str:
+def curve(stats: Stats, halves: dict[str, Stats] | None = None) -> str:
+    """The budget curve table: each policy on the whole set, then on its tuning and validation halves."""
+    rows = []
+    for p, s in stats.items():
+        rows.append(((p, "all"), s))
+        rows += [((p, name), by_policy[p]) for name, by_policy in (halves or {}).items()]
+    return budget.table(rows, ["policy", "half"])
+
+
+def curve_json(stats: Stats, halves: dict[str, Stats]) -> dict[str, dict[str, list[float]]]:
+    """The curve per half ('all' too) and policy, in percent per budget: what a later run diffs against."""
+    return {
+        h: {p: budget.shares(s["within"], s["n"]) for p, s in by_policy.items()}
+        for h, by_policy in {"all": stats, **halves}.items()
+    }
+
+
+def table(stats: Stats, halves: dict[str, Stats] | None = None) -> str:
     """The results table: each policy on the whole set, then on its tuning and validation halves."""
 
     def num(x: float) -> str:
         return "—" if x != x or x == float("inf") else f"{x:,.0f}"
 
-    def row(p: str, label: str, s: dict[str, float]) -> list[str]:
+    def row(p: str, label: str, s: dict[str, Any]) -> list[str]:
         return [
             p,
             label,
@@ -244,7 +147,7 @@ def table(
     )
 
 
-def targets(stats: dict[str, dict[str, float]]) -> list[str]:
+def targets(stats: Stats) -> list[str]:
     """The issue's targets, each marked met / not met (or not measured)."""
     ind, pag, pip = (stats.get(k) for k in ("in-doc", "paged-5000", "pipeline"))
     ratio = pag["median_chars"] / ind["median_chars"] if ind and pag and ind["median_chars"] > 0 else None
@@ -278,17 +181,49 @@ def targets(stats: dict[str, dict[str, float]]) -> list[str]:
     return lines
 
 
-def write_report(
-    path: Path,
-    stats: dict[str, dict[str, float]],
-    n: int,
-    args: argparse.Namespace,
-    missed: list[tuple[str, str]],
-    docs: Path,
-    halves: dict[str, dict[str, dict[str, float]]] | None = None,
-) -> None:
+@dataclass
+class FormResult:
+    """Every policy's runs on the set asked in one query form, summarised whole and per half."""
+
+    form: str
+    questions: list[dict[str, Any]]
+    runs: list[Run]
+    stats: Stats
+    halves: dict[str, Stats]
+    missed: list[tuple[str, str]]
+
+    @classmethod
+    def of(
+        cls, form: str, questions: list[dict[str, Any]], runs: list[Run], policies: list[str]
+    ) -> FormResult:
+        """Summarise one form's runs (misses are filled in once the pages are known)."""
+        halves = {h: {q["id"] for q in questions if cm.half(q) == h} for h in cm.HALVES}
+        stats = summarise(runs, policies)
+        return cls(
+            form, questions, runs, stats, {h: summarise(runs, policies, ids) for h, ids in halves.items()}, []
+        )
+
+    def lines(self) -> list[str]:
+        """The form's budget curve, its figures per policy and half, and the targets."""
+        return [
+            f"Budget curve, {self.form} queries ({BUDGET_NOTE}):",
+            "",
+            curve(self.stats, self.halves),
+            "",
+            table(self.stats, self.halves),
+            "",
+            "Targets:",
+            "",
+            *targets(self.stats),
+        ]
+
+    def json(self) -> dict[str, Any]:
+        """The form's curve and summaries for --json."""
+        return {"curve": curve_json(self.stats, self.halves), "summary": {"all": self.stats, **self.halves}}
+
+
+def write_report(path: Path, results: list[FormResult], args: argparse.Namespace, docs: Path) -> None:
     """Replace this docs folder's '## Context to answer' section of docs/benchmarks.md."""
-    ours = [line for policy, line in missed if policy in SERVED]  # not the whole-page and paged baselines
     argv = sys.argv[1:]
     cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
     qfile = Path(args.questions).resolve()
@@ -299,37 +234,37 @@ def write_report(
         if args.index
         else "`search_docs` has no site index, so it knows only pages that run has read"
     )
-    body = "\n".join(
-        [
-            f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
-            f"Python {platform.python_version()}; {n} questions from `{qname}` "
-            f"over {'the Python 3.11 HTML docs' if docs == cm.DOCS_DIR else f'`{docs}`'} served on loopback.",
+    body = [
+        f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
+        f"Python {platform.python_version()}; {len(results[0].questions)} questions from `{qname}` "
+        f"over {'the Python 3.11 HTML docs' if docs == cm.DOCS_DIR else f'`{docs}`'} served on loopback; "
+        f"{cm.provenance()}.",
+        "",
+        "```sh",
+        cmd,
+        "```",
+        "",
+        "Characters are what the model saw (sum of all responses up to and including the one holding a "
+        f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}. "
+        "Halves: even question ids are the tuning half, odd ids the validation half (`common.half`); "
+        "changes are decided on the tuning half.",
+    ]
+    for res in results:
+        ours = [
+            line for policy, line in res.missed if policy in SERVED
+        ]  # not the whole-page and paged baselines
+        body += [
             "",
-            "```sh",
-            cmd,
-            "```",
+            *res.lines(),
             "",
-            "Characters are what the model saw (sum of all responses up to and including the one holding a "
-            f"needle; for unsolved questions, everything spent). Each question runs on a fresh server; {search}.",
-            "",
-            table(stats, halves),
-            "",
-            "Halves: even question ids are the tuning half, odd ids the validation half (`common.half`); "
-            "changes are decided on the tuning half.",
-            "",
-            "Targets:",
-            "",
-            *targets(stats),
-            "",
-            f"Misses of docs-mcp's own policies ({len(ours)}), with the reason the "
+            f"Misses of docs-mcp's own policies, {res.form} queries ({len(ours)}), with the reason the "
             "benchmark finds (`--verbose` prints the same list):",
             "",
             "```",
             *ours,
             "```",
         ]
-    )
-    cm.replace_section(path, report_heading(docs), body)
+    cm.replace_section(path, report_heading(docs), "\n".join(body))
 
 
 def report_heading(docs: Path) -> str:
@@ -388,56 +323,60 @@ def failures(
 
 
 async def run_all(args: argparse.Namespace) -> None:
-    """Run every selected policy on every question, print and optionally write the results."""
+    """Run every selected policy on every question in each form asked, print and optionally write the results."""
     questions = cm.of_half(cm.load_questions(args.questions, args.limit), args.half)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     unknown = set(policies) - set(POLICIES)
     if unknown:
         raise SystemExit(f"unknown policies {sorted(unknown)}; choose from {', '.join(POLICIES)}")
-    runs: list[Run] = []
+    asked = {f: [cm.in_form(q, f) for q in questions] for f in cm.forms(args.form, "full")}
     store = SharedDocs()
     docs = Path(args.docs) if args.docs else cm.questions_docs(args.questions)
+    results = []
     with cm.docs_server(docs) as root, tempfile.TemporaryDirectory(prefix="docs-mcp-idx-") as tmp:
         app = await build_index(root, tmp) if args.index else None
-        for i, q in enumerate(questions, 1):
-            for p in policies:
-                runs.append(await run_one(root, store, q, p, app))
-            if args.progress:
-                print(f"  {i}/{len(questions)} {q['id']}", file=sys.stderr)
+        for form, qs in asked.items():
+            runs = []
+            for i, q in enumerate(qs, 1):
+                runs += [await run_one(root, store, q, p, app) for p in policies]
+                if args.progress:
+                    print(f"  {form} {i}/{len(qs)} {q['id']}", file=sys.stderr)
+            results.append(FormResult.of(form, qs, runs, policies))
         if app is not None:
             await app.tools.aclose()
             app.index.close()
-    stats = summarise(runs, policies)
-    halves = {
-        h: summarise(runs, policies, {q["id"] for q in questions if cm.half(q) == h}) for h in cm.HALVES
-    }
-    print(f"Context to answer — {len(questions)} questions\n")
-    print(table(stats, halves))
-    print("\n" + "\n".join(targets(stats)))
-    missed = failures(runs, {q["id"]: q for q in questions}, store, root)
-    if args.verbose:
-        print(f"\nfailures ({len(missed)}):")
-        print("\n".join("  " + line for _, line in missed))
+    for res in results:
+        res.missed = failures(res.runs, {q["id"]: q for q in res.questions}, store, root)
+        print(f"Context to answer — {len(questions)} questions, {res.form} queries\n")
+        print("\n".join(res.lines()) + "\n")
+        if args.verbose:
+            print(f"failures, {res.form} queries ({len(res.missed)}):")
+            print("\n".join("  " + line for _, line in res.missed) + "\n")
     if args.json:
-        rows = [
-            {k: v for k, v in asdict(r).items() if k != "views"}
-            | {"last_view": r.views[-1][:2000] if r.views else ""}
-            for r in runs
-        ]
-        Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+        write_json(Path(args.json), results, args)
     if args.out:
         out = Path(args.out)
-        heading = report_heading(docs)
-        write_report(
-            out if out.is_absolute() else cm.REPO_ROOT / out,
-            stats,
-            len(questions),
-            args,
-            missed,
-            docs,
-            halves,
-        )
-        print(f"\nwrote the '{heading}' section of {args.out}")
+        write_report(out if out.is_absolute() else cm.REPO_ROOT / out, results, args, docs)
+        print(f"wrote the '{report_heading(docs)}' section of {args.out}")
+
+
+def write_json(path: Path, results: list[FormResult], args: argparse.Namespace) -> None:
+    """Per form its curve and summaries, and every run (with the start of its last view): a later run diffs."""
+    rows = []
+    for res in results:
+        asked = {q["id"]: q["query"] for q in res.questions}  # the form's query text, for reading a diff
+        rows += [
+            {k: v for k, v in asdict(r).items() if k != "views"}
+            | {"query": asked[r.id], "last_view": r.views[-1][:2000] if r.views else ""}
+            for r in res.runs
+        ]
+    out = {
+        "questions": str(args.questions),
+        "budgets": list(budget.BUDGETS),
+        "forms": {res.form: res.json() for res in results},
+        "runs": rows,
+    }
+    path.write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
 def main() -> None:
@@ -460,6 +399,13 @@ def main() -> None:
         choices=cm.HALVES,
         default=None,
         help="only this half of each set (even ids tune, odd ids validate), e.g. for an ablation",
+    )
+    parser.add_argument(
+        "--form",
+        choices=(*cm.FORMS, "both"),
+        default=None,
+        help="which form of each question to ask: as written (full), its terse form, or both as separate rows "
+        "(default: full for one set, both for the scoreboard)",
     )
     parser.add_argument("--verbose", action="store_true", help="list per-question failures")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")

@@ -3,8 +3,9 @@
 Run through `context_to_answer.py --all` (or `--sets python,bash`). Each set's docs folder is served on
 loopback and crawled into a fresh index; then, per question: `in-doc` (search_in_doc on the gold page),
 `pipeline` (search_docs → search_in_doc on up to two result pages) and `agent` (a persistent agent: search,
-read what was shown, follow the map of units not shown, at most 6 calls), and the search figures
-recall@5 / MRR@10 (one search_docs call with 10 results, not counted as context).
+read what was shown, follow the map of units not shown, at most 6 calls), the peers' `whole-page` and
+`paged-5000` (given the gold page), and the search figures recall@5 / MRR@10 (one search_docs call with 10
+results, not counted as context). The output leads with the budget curve (budget.py).
 """
 
 from __future__ import annotations
@@ -14,28 +15,34 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import budget
 import common as cm
 import context_to_answer as cta
+import question_files
 
-SETS_DIR = cm.REPO_ROOT / "benchmarks" / "questions"
+SETS_DIR = question_files.SETS_DIR
 POLICIES = ("in-doc", "pipeline", "agent")
-AGENT_CALLS = 6
-AGENT_PAGES = 3
-#: A line of search_in_doc's map of the units it did not show: `- #id …` under a "more on this page" line.
-_MAP_LINE = re.compile(r"^- #(\S+)")
-_MAP_HEAD = "more on this page"
+#: The peers' ways of reading, for comparison on the budget curve: they are given the gold page.
+PEERS = ("whole-page", "paged-5000")
+RUN = POLICIES + PEERS
+CURVE_TITLE = (
+    "Budget curve: the share of all questions answered within each budget of characters ("
+    + cta.BUDGET_NOTE
+    + "). docslice's `in-doc` is given the gold page, `pipeline` and `agent` find it; the peers "
+    "`whole-page` (the page in one response) and `paged-5000` (5,000-char slices from the top) are given it. "
+    "Form `full` asks each question as written, `terse` as an agent types it into a search box (2-6 words)."
+)
 
 
 def question_sets(names: list[str] | None = None) -> list[tuple[str, Path]]:
     """(name, path) of every set (Python's shared set first, then benchmarks/questions/*.json), or of those
     named; a name ending in .json is a question file of its own."""
-    sets = [("python", cm.DEFAULT_QUESTIONS)] + [(p.stem, p) for p in sorted(SETS_DIR.glob("*.json"))]
+    sets = [("python", cm.DEFAULT_QUESTIONS)] + [(p.stem, p) for p in question_files.set_files(SETS_DIR)]
     files = [(Path(n).stem, Path(n)) for n in names or () if n.endswith(".json")]
     names = [n for n in names or () if not n.endswith(".json")]
     if files and not names:
@@ -46,31 +53,6 @@ def question_sets(names: list[str] | None = None) -> list[tuple[str, Path]]:
             raise SystemExit(f"unknown sets {sorted(unknown)}; choose from {', '.join(n for n, _ in sets)}")
         sets = [s for s in sets if s[0] in names]
     return sets + files
-
-
-def map_ids(answer: str) -> list[str]:
-    """The unit ids search_in_doc lists as not shown (its map), in its order."""
-    _, head, rest = answer.partition(_MAP_HEAD)
-    return [m.group(1) for line in rest.splitlines() if (m := _MAP_LINE.match(line.strip()))] if head else []
-
-
-async def agent(call: cta.Call, q: dict[str, Any], gold: str, r: cta.Run) -> None:
-    """search_docs(query, 5); per result page: search_in_doc, then the map's first two units; ≤ 6 calls."""
-    hits = await call("search_docs", {"query": q["query"], "max_results": 5})
-    if r.see(hits, q["needles"]):
-        return
-    for page in list(dict.fromkeys(cm.result_urls(hits)))[:AGENT_PAGES]:
-        if r.calls >= AGENT_CALLS:
-            return
-        answer = await call("search_in_doc", {"url": page, "query": q["query"]})
-        if r.see(answer, q["needles"]):
-            return
-        for unit in map_ids(answer)[:2]:
-            if r.calls >= AGENT_CALLS:
-                return
-            text = await call("get_doc_section", {"url": page, "section_id": unit, "max_length": 3000})
-            if r.see(text, q["needles"]):
-                return
 
 
 async def search_ranks(app: Any, questions: list[dict[str, Any]]) -> dict[str, int | None]:
@@ -98,38 +80,60 @@ def search_figures(ranks: dict[str, int | None], ids: set[str]) -> tuple[float, 
     return recall, mrr
 
 
-async def run_set(name: str, path: Path, args: argparse.Namespace) -> dict[str, Any] | None:
-    """Every policy and the search figures on one set; None when its docs are not installed."""
+def asked_forms(name: str, questions: list[dict[str, Any]], choice: str | None) -> list[str]:
+    """The forms to run on a set (`--form`, both by default); terse only where every question has one."""
+    chosen = list(cm.forms(choice, "both"))
+    if "terse" in chosen and not all(q.get("terse") for q in questions):
+        print(f"{name}: terse form skipped, not every question has one", file=sys.stderr)
+        chosen.remove("terse")
+    return chosen
+
+
+async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every policy and the search figures on one set, one result per query form; none when its docs are not
+    installed. Both forms search the same index, built once."""
     questions = cm.of_half(cm.load_questions(path, args.limit), args.half)
     docs = cm.questions_docs(path)
     if not docs.is_dir():
         print(f"{name}: skipped, its docs are not installed at {docs}", file=sys.stderr)
-        return None
-    cta.SERVED["agent"] = agent
-    runs: list[cta.Run] = []
+        return []
+    asked = {f: [cm.in_form(q, f) for q in questions] for f in asked_forms(name, questions, args.form)}
+    runs: dict[str, list[cta.Run]] = {f: [] for f in asked}
+    ranks: dict[str, dict[str, int | None]] = {}
     store = cta.SharedDocs()
     with cm.docs_server(docs) as root, tempfile.TemporaryDirectory(prefix="docslice-board-") as tmp:
         app = await cta.build_index(root, tmp, ["--crawl-limit", str(args.crawl_limit)])
         try:
-            ranks = await search_ranks(app, questions)
-            for i, q in enumerate(questions, 1):
-                runs += [await cta.run_one(root, store, q, p, app) for p in POLICIES]
-                if args.progress:
-                    print(f"  {name} {i}/{len(questions)} {q['id']}", file=sys.stderr)
+            for form, qs in asked.items():
+                ranks[form] = await search_ranks(app, qs)
+                for i, q in enumerate(qs, 1):
+                    runs[form] += [await cta.run_one(root, store, q, p, app) for p in RUN]
+                    if args.progress:
+                        print(f"  {name} {form} {i}/{len(qs)} {q['id']}", file=sys.stderr)
         finally:
             await app.tools.aclose()
             app.index.close()
-        missed = cta.failures(runs, {q["id"]: q for q in questions}, store, root)
+        missed = {f: cta.failures(runs[f], {q["id"]: q for q in qs}, store, root) for f, qs in asked.items()}
     halves = {h: {q["id"] for q in questions if cm.half(q) == h} for h in cm.HALVES}
-    return {
-        "name": name,
-        "n": len(questions),
-        "docs": str(docs),
-        "stats": {h: cta.summarise(runs, list(POLICIES), ids) for h, ids in halves.items()},
-        "search": {h: search_figures(ranks, ids) for h, ids in halves.items()},
-        "missed": [line for _, line in missed],
-        "runs": [{k: v for k, v in vars(r).items() if k != "views"} for r in runs],
-    }
+    return [
+        {
+            "name": name,
+            "form": form,
+            "n": len(questions),
+            "docs": str(docs),
+            "budgets": list(budget.BUDGETS),
+            "stats": {h: cta.summarise(runs[form], list(RUN), ids) for h, ids in halves.items()},
+            "search": {h: search_figures(ranks[form], ids) for h, ids in halves.items()},
+            "missed": [line for _, line in missed[form]],
+            "runs": [{k: v for k, v in vars(r).items() if k != "views"} for r in runs[form]],
+        }
+        for form in asked
+    ]
+
+
+def form_of(res: dict[str, Any]) -> str:
+    """A result's query form (results written before there were forms are the full form)."""
+    return str(res.get("form", "full"))
 
 
 def _pct(s: dict[str, float]) -> str:
@@ -150,6 +154,7 @@ def summary_table(results: list[dict[str, Any]]) -> str:
             rows.append(
                 [
                     res["name"],
+                    form_of(res),
                     h,
                     f"{ind['n']:.0f}",
                     f"{_pct(ind)} / {_num(ind['median_chars'])}",
@@ -161,6 +166,7 @@ def summary_table(results: list[dict[str, Any]]) -> str:
     return cm.md_table(
         [
             "site",
+            "form",
             "half",
             "questions",
             "in-doc: solved / median chars",
@@ -176,9 +182,9 @@ def site_section(res: dict[str, Any]) -> str:
     """One site's table (each policy on each half) and its misses with the reason the benchmark finds."""
     both = {h: res["stats"][h] for h in cm.HALVES}
     lines = [
-        f"### {res['name']}",
+        f"### {res['name']}" + ("" if form_of(res) == "full" else f", {form_of(res)} queries"),
         "",
-        f"{res['n']} questions over `{res['docs']}`.",
+        f"{res['n']} questions over `{res['docs']}`, asked in their {form_of(res)} form.",
         "",
         cta.table(_merge(both), both),
         "",
@@ -194,13 +200,13 @@ def site_section(res: dict[str, Any]) -> str:
 def _merge(by_half: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
     """The whole set's figures from its two halves (counts add; medians are not recomputed: shown per half)."""
     out = {}
-    for p in POLICIES:
+    for p in by_half["tune"]:
         a, b = by_half["tune"][p], by_half["validate"][p]
-        n, solved = a["n"] + b["n"], a["solved"] + b["solved"]
-        chars = a["chars_per_solved"] * a["solved"] + b["chars_per_solved"] * b["solved"]
+        both = budget.pooled([a, b])
+        n, solved = both["n"], both["solved"]
+        chars = sum(h["chars_per_solved"] * h["solved"] for h in (a, b) if h["solved"])
         out[p] = {
-            "n": n,
-            "solved": solved,
+            **both,
             "solved_pct": 100 * solved / max(1, n),
             "median_chars": float("nan"),
             "chars_per_solved": chars / solved if solved else float("inf"),
@@ -209,12 +215,35 @@ def _merge(by_half: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[st
     return out
 
 
+def curve_table(results: list[dict[str, Any]]) -> str:
+    """The headline: every set pooled (when there are several), then per site; each form, half and policy:
+    the share of all questions answered within each budget."""
+    rows = []
+    sets = dict.fromkeys(res["name"] for res in results)
+    if len(sets) > 1:
+        policies = dict.fromkeys(p for res in results for p in res["stats"]["tune"])
+        for form in dict.fromkeys(form_of(r) for r in results):
+            of_form = [r for r in results if form_of(r) == form]
+            rows += [
+                ((f"all {len(of_form)} sets", form, h, p), budget.pooled(r["stats"][h][p] for r in of_form))
+                for h in cm.HALVES
+                for p in policies
+            ]
+    rows += [
+        ((res["name"], form_of(res), h, p), res["stats"][h][p])
+        for res in results
+        for h in cm.HALVES
+        for p in res["stats"][h]
+    ]
+    return budget.table(rows, ["site", "form", "half", "policy"])
+
+
 def write_scoreboard(path: Path, results: list[dict[str, Any]], argv: list[str]) -> None:
     """Replace the '## Scoreboard' section of docs/benchmarks.md."""
     body = "\n".join(
         [
             f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
-            f"Python {platform.python_version()}.",
+            f"Python {platform.python_version()}; {cm.provenance()}.",
             "",
             "```sh",
             "PYTHONPATH=src python benchmarks/context_to_answer.py " + " ".join(argv),
@@ -224,6 +253,12 @@ def write_scoreboard(path: Path, results: list[dict[str, Any]], argv: list[str])
             "model saw (all responses up to and including the one holding a needle; for unsolved questions, "
             "everything spent). `agent` searches, reads the best passages of up to three result pages and "
             "follows each answer's map of units not shown, at most 6 calls. Even ids tune, odd ids validate.",
+            "",
+            CURVE_TITLE,
+            "",
+            curve_table(results),
+            "",
+            "The figures behind it (solved share, chars per solved question, calls):",
             "",
             summary_table(results),
             "",
@@ -238,15 +273,15 @@ async def run_scoreboard(args: argparse.Namespace) -> None:
     names = [n.strip() for n in (args.sets or "").split(",") if n.strip()] or None
     results = []
     for name, path in question_sets(names):
-        res = await run_set(name, path, args)
-        if res is None:
-            continue
-        results.append(res)
-        print(f"\n{site_section(res)}\n", flush=True)
-        if args.json:
-            Path(args.json).mkdir(parents=True, exist_ok=True)
-            (Path(args.json) / f"{name}.json").write_text(json.dumps(res, indent=1, ensure_ascii=False))
+        for res in await run_set(name, path, args):
+            results.append(res)
+            print(f"\n{site_section(res)}\n", flush=True)
+            if args.json:
+                Path(args.json).mkdir(parents=True, exist_ok=True)
+                file = f"{name}.json" if form_of(res) == "full" else f"{name}.{form_of(res)}.json"
+                (Path(args.json) / file).write_text(json.dumps(res, indent=1, ensure_ascii=False))
     print(summary_table(results))
+    print(f"\n{CURVE_TITLE}\n\n{curve_table(results)}")
     if args.out:
         out = Path(args.out)
         write_scoreboard(out if out.is_absolute() else cm.REPO_ROOT / out, results, sys.argv[1:])

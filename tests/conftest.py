@@ -23,6 +23,29 @@ from docs_mcp.tools.docs import DocsTools
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SITE = FIXTURES / "site"
+#: Two benchmark questions over fixtures/site (each in its full and terse form), for the benchmark scripts' tests.
+SITE_QUESTIONS: list[dict] = [
+    {
+        "id": "fx-001",
+        "query": "which time zone applies to naive timestamps when loading a series",
+        "terse": "tidepool.load naive timestamps tz",
+        "page": "sphinx.html",
+        "section": "Loading data",
+        "needles": ["naive timestamps are interpreted as UTC"],
+        "code": False,
+        "kind": "sentence",
+    },
+    {
+        "id": "fx-002",
+        "query": "environment variable naming the configuration file",
+        "terse": "config file env var",
+        "page": "docbook.html",
+        "section": "1.2.1. The Configuration File",
+        "needles": ["from the file named by the environment variable TIDEPOOL_CONFIG"],
+        "code": False,
+        "kind": "sentence",
+    },
+]
 SIZES: dict[tuple[str, str], int] = {}  # (tool, fixture) -> chars; printed at the end of the run
 
 

@@ -5,40 +5,25 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import SITE
+from conftest import SITE, SITE_QUESTIONS
 
 from docs_mcp.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+import budget  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # each script runs up to 300 s
 
-# Written for this test from the fixture pages; the benchmark sets themselves live in benchmarks/questions/.
+# Two questions written from the fixture pages (tests/conftest.py); the benchmark sets live in benchmarks/questions/.
 QUESTIONS = {
     "about": "Two questions over fixtures/site, to run the benchmark scripts in CI.",
     "docs": str(SITE),
-    "questions": [
-        {
-            "id": "fx-001",
-            "query": "which time zone applies to naive timestamps when loading a series",
-            "page": "sphinx.html",
-            "section": "Loading data",
-            "needles": ["naive timestamps are interpreted as UTC"],
-            "code": False,
-            "kind": "sentence",
-        },
-        {
-            "id": "fx-002",
-            "query": "environment variable naming the configuration file",
-            "page": "docbook.html",
-            "section": "1.2.1. The Configuration File",
-            "needles": ["from the file named by the environment variable TIDEPOOL_CONFIG"],
-            "code": False,
-            "kind": "sentence",
-        },
-    ],
+    "questions": SITE_QUESTIONS,
 }
 
 
@@ -81,6 +66,85 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
     assert "| in-doc     | all      | 100% (2/2)" in md
 
 
+def expected_curve(runs: list[dict], policy: str, ids: set[str] | None = None) -> list[float]:
+    """The budget curve recomputed here from per-question rows: solved within B chars, over all questions."""
+    rs = [r for r in runs if r["policy"] == policy and (ids is None or r["id"] in ids)]
+    return [100 * sum(1 for r in rs if r["solved"] and r["chars"] <= b) / len(rs) for b in budget.BUDGETS]
+
+
+@dataclass
+class Outcome:
+    solved: bool
+    chars: int
+
+
+def test_the_budget_curve_counts_solved_questions_within_each_budget_over_all_questions():
+    runs = [Outcome(True, 2_000), Outcome(True, 2_001), Outcome(True, 31_999), Outcome(True, 40_000)]
+    runs.append(Outcome(False, 500))  # unsolved: never within a budget, however little it spent
+    counts = budget.within(runs)
+    assert counts == {2_000: 1, 4_000: 2, 8_000: 2, 16_000: 2, 32_000: 3}
+    assert budget.shares(counts, len(runs)) == [20.0, 40.0, 40.0, 40.0, 60.0]
+    # Counts read back from JSON have string keys; halves pool by adding counts.
+    assert budget.shares({str(b): n for b, n in counts.items()}, 5) == [20.0, 40.0, 40.0, 40.0, 60.0]
+    both = budget.pooled([{"n": 5, "solved": 4, "within": counts}, {"n": 5, "solved": 0, "within": {}}])
+    assert budget.cells(both) == ["10.0%", "20.0%", "20.0%", "20.0%", "30.0%"]
+
+
+def test_context_to_answer_reports_the_budget_curve_in_text_and_json(questions, tmp_path):
+    out = tmp_path / "run.json"
+    res = run("context_to_answer.py", "--questions", str(questions), "--index", "--json", str(out))
+    assert res.returncode == 0, res.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["budgets"] == list(budget.BUDGETS) == [2_000, 4_000, 8_000, 16_000, 32_000]
+    runs = data["runs"]
+    assert {r["policy"] for r in runs} == {
+        "pipeline",
+        "in-doc",
+        "agent",
+        "section",
+        "whole-page",
+        "paged-5000",
+    }
+    # The whole fixture page is 3,000-4,500 chars: the peer that reads all of it is within 8,000, not 2,000.
+    assert expected_curve(runs, "whole-page")[0] == 0.0 and expected_curve(runs, "whole-page")[2] == 100.0
+    blocks = res.stdout.split("Budget curve", 1)[1].split("\n\n")
+    table = next(b for b in blocks if b.startswith("| policy"))  # the first table after the title
+    assert "| within 2,000 |" in table.splitlines()[0]
+    curve_rows = {
+        tuple(cell.strip() for cell in line.split("|")[1:3]): [c.strip() for c in line.split("|")[4:9]]
+        for line in table.splitlines()[2:]
+    }
+    for policy in {r["policy"] for r in runs}:
+        for half, ids in (("all", None), ("tune", {"fx-002"}), ("validate", {"fx-001"})):
+            want = expected_curve(runs, policy, ids)
+            assert data["forms"]["full"]["curve"][half][policy] == want
+            assert curve_rows[(policy, half)] == [f"{v:.1f}%" for v in want]
+
+
+def test_context_to_answer_asks_each_form_of_the_questions_in_rows_of_its_own(questions, tmp_path):
+    out = tmp_path / "run.json"
+    args = ["--questions", str(questions), "--policies", "in-doc,whole-page", "--json", str(out)]
+    res = run("context_to_answer.py", *args, "--form", "both")
+    assert res.returncode == 0, res.stderr
+    assert "Budget curve, full queries" in res.stdout and "Budget curve, terse queries" in res.stdout
+    data = json.loads(out.read_text(encoding="utf-8"))
+    runs = {(r["id"], r["policy"], r["form"]): r for r in data["runs"]}
+    assert len(runs) == 8 and set(data["forms"]) == {"full", "terse"}
+    for q in QUESTIONS["questions"]:
+        assert runs[(q["id"], "in-doc", "terse")]["query"] == q["terse"]
+        assert runs[(q["id"], "in-doc", "full")]["query"] == q["query"]
+        # The whole page does not depend on the query: both forms see the same characters.
+        assert (
+            runs[(q["id"], "whole-page", "full")]["chars"] == runs[(q["id"], "whole-page", "terse")]["chars"]
+        )
+    for form in ("full", "terse"):
+        of_form = [r for r in data["runs"] if r["form"] == form]
+        assert data["forms"][form]["curve"]["all"]["in-doc"] == expected_curve(of_form, "in-doc")
+    # Without --form one set asks the questions as written, as before.
+    assert run("context_to_answer.py", *args).returncode == 0
+    assert {r["form"] for r in json.loads(out.read_text(encoding="utf-8"))["runs"]} == {"full"}
+
+
 def test_context_to_answer_runs_one_half_alone(questions):
     res = run(
         "context_to_answer.py", "--questions", str(questions), "--policies", "in-doc", "--half", "validate"
@@ -94,9 +158,12 @@ def test_context_to_answer_runs_one_half_alone(questions):
 def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(questions, tmp_path):
     out = tmp_path / "benchmarks.md"
     out.write_text("# Benchmarks\n\n## Site search\n\nthe Python docs' figures\n", encoding="utf-8")
-    res = run("search_quality.py", "--questions", str(questions), "--out", str(out))
+    res = run("search_quality.py", "--questions", str(questions), "--out", str(out), "--form", "both")
     assert res.returncode == 0, res.stderr
     assert "| recall@5 | 1.000 |" in res.stdout
+    assert (
+        "| recall@5 / MRR@10, terse queries | 1.000 / " in res.stdout
+    )  # the terse forms find both pages too
     assert "| recall@5 / MRR@10, tune half (1) | 1.000 / " in res.stdout
     assert "search_docs p50, default 5 results (MCP client)" in res.stdout
     md = out.read_text(encoding="utf-8")

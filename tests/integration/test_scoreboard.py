@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_benchmarks import QUESTIONS  # the two fixture questions the benchmark scripts run on
+from test_benchmarks import QUESTIONS, expected_curve  # the two fixture questions the scripts run on
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # the script runs up to 300 s
@@ -18,8 +18,18 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
     qfile = tmp_path / "fixture.json"
     qfile.write_text(json.dumps(QUESTIONS), encoding="utf-8")
     out = tmp_path / "benchmarks.md"
+    runs_dir = tmp_path / "json"
     run = subprocess.run(
-        [sys.executable, "benchmarks/context_to_answer.py", "--sets", str(qfile), "--out", str(out)],
+        [
+            sys.executable,
+            "benchmarks/context_to_answer.py",
+            "--sets",
+            str(qfile),
+            "--out",
+            str(out),
+            "--json",
+            str(runs_dir),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -29,11 +39,31 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
     assert run.returncode == 0, run.stderr
     text = out.read_text()
     assert "\n## Scoreboard\n" in text
-    assert "### fixture" in text
+    assert "### fixture\n" in text and "### fixture, terse queries\n" in text  # both forms by default
     for policy in ("in-doc", "pipeline", "agent"):
         assert f"| {policy} " in text
-    summary = [line for line in text.splitlines() if line.startswith("| fixture ")]
-    assert [line.split("|")[2].strip() for line in summary] == ["tune", "validate"]
+    blocks = text.split("\n## Scoreboard\n", 1)[1].split("\n\n")
+    [figures] = [b for b in blocks if b.startswith("| site ") and "search recall@5" in b.splitlines()[0]]
+    summary = [line.split("|") for line in figures.splitlines() if line.startswith("| fixture ")]
+    rows = [("full", "tune"), ("full", "validate"), ("terse", "tune"), ("terse", "validate")]
+    assert [(c[2].strip(), c[3].strip()) for c in summary] == rows
     # Both questions are answerable on the fixture pages: in-doc finds each, search ranks each gold page.
-    assert all("100% / " in line.split("|")[4] for line in summary), summary
-    assert all(line.split("|")[7].strip().startswith("1.000 / ") for line in summary), summary
+    assert all("100% / " in cells[5] for cells in summary), summary
+    assert all(cells[8].strip().startswith("1.000 / ") for cells in summary[:2]), summary
+    # The section leads with the budget curve: per form, half and policy (the peers too), from the
+    # per-question chars of each form's JSON.
+    first_table = next(block for block in blocks if block.startswith("| "))
+    assert first_table.startswith("| site ") and "| within 2,000 |" in first_table.splitlines()[0]
+    cells = {
+        tuple(c.strip() for c in line.split("|")[2:5]): [c.strip() for c in line.split("|")[6:11]]
+        for line in first_table.splitlines()[2:]
+    }
+    ids = {"tune": {"fx-002"}, "validate": {"fx-001"}}
+    policies = ("in-doc", "pipeline", "agent", "whole-page", "paged-5000")
+    assert set(cells) == {(f, h, p) for f in ("full", "terse") for h in ids for p in policies}
+    for (form, half, policy), shown in cells.items():
+        runs = json.loads((runs_dir / f"fixture{'' if form == 'full' else '.terse'}.json").read_text())[
+            "runs"
+        ]
+        assert {r["form"] for r in runs} == {form}
+        assert shown == [f"{v:.1f}%" for v in expected_curve(runs, policy, ids[half])], (form, half, policy)
