@@ -16,6 +16,7 @@ from docs_mcp.search.safety import exact_first, semantic_weight, written_query
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, query_vector, rerank_pages
+from docs_mcp.search.spaced import SPELT_CANDIDATES, SpacedNames
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     KEYWORD_CANDIDATES,
@@ -67,6 +68,22 @@ def _defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
         if page_id not in out and matcher.any_in(names):
             out[page_id] = section_id
     return out
+
+
+def _spelt_pages(reads: Reads, query: str, scope: Scope) -> dict[int, tuple[int, str]]:
+    """Pages with a section defining a qualified name the query spells as words, and the word before its last
+    part (the caller keeps the pages whose title starts with it)."""
+    spaced = SpacedNames(query) if mechanism_on("spaced-names") else None
+    if not spaced:
+        return {}
+    found: dict[int, tuple[int, str, bool]] = {}
+    for page_id, section_id, names in reads.name_matches(spaced.phrases, scope, SPELT_CANDIDATES):
+        if page_id in found and found[page_id][2]:
+            continue
+        hit = spaced.match(names)
+        if hit is not None and (page_id not in found or hit[1]):
+            found[page_id] = (section_id, *hit)
+    return {pid: (sid, a) for pid, (sid, a, _) in found.items()}
 
 
 def _coverage(reads: Reads, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
@@ -149,6 +166,7 @@ class SiteRanker:
         sections = reads.section_matches(terms, scope, SECTION_CANDIDATES)
         pages = reads.page_matches(terms, scope, PAGE_CANDIDATES)
         defines = _defining_pages(reads, query, scope)
+        spelt = _spelt_pages(reads, query, scope)
         # Section rows come best first, so each page's list does too.
         by_page: dict[int, list[tuple[int, float]]] = {}
         for page_id, section_id, score in sections:
@@ -159,7 +177,14 @@ class SiteRanker:
         if mechanism_on("index-bridge"):
             keywords = keyword_strength(reads.keyword_matches(terms, scope, KEYWORD_CANDIDATES), terms, idf)
         candidates = set(best_section) | set(page_score) | set(defines) | set(keywords)
-        titles = self._titles(reads, candidates, scope)
+        titles = self._titles(reads, candidates | set(spelt), scope)
+        # A name spelt as words counts on the page whose title starts with its first word (`pathlib glob`:
+        # pathlib's page, not the audit events table listing pathlib.Path.glob among thousands, nor, for
+        # "process pool", multiprocessing's page, whose title only holds the word).
+        for pid, (section_id, first) in spelt.items():
+            if pid not in defines and tokenize(titles[pid][0])[:1] == tokenize(first)[:1]:
+                defines[pid] = section_id
+                candidates.add(pid)
         # Coverage only beside the cosine: alone it lifts long pages holding every word over the exact one
         # (Python pipeline, tuning half: 87% -> 80%); blended, the pages it lifts are judged by meaning too.
         covered = candidates if active_model() is not None else set()

@@ -32,6 +32,9 @@ def redacted(url: str) -> str:
     parsed = _parsed(url)
     if parsed is not None and "password" not in parsed and not _secrets(url):
         return url
+    masked = _KEY_VALUE.sub(rf"\g<1>{MASK}", _USERINFO.sub(rf"\g<1>:{MASK}@", url))
+    if "://" in url and not any(secret in masked for secret in _secrets(url)):
+        return masked  # a URI stays the URI its user wrote, its password masked
     if parsed is not None:
         from psycopg.conninfo import make_conninfo
 
@@ -42,7 +45,7 @@ def redacted(url: str) -> str:
         ):  # libpq took the part of a password after its unencoded `@` as the host
             parsed["host"] = f"{MASK}@{parsed['host'].rsplit('@', 1)[1]}"
         return make_conninfo("", **parsed)
-    return _KEY_VALUE.sub(rf"\g<1>{MASK}", _USERINFO.sub(rf"\g<1>:{MASK}@", url))
+    return masked
 
 
 def _secrets(url: str) -> set[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
@@ -209,6 +210,21 @@ def query_names(query: str) -> list[str]:
             if len(out) == MAX_QUERY_TERMS:
                 break
     return out
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def spaced_names(query: str) -> list[tuple[str, str]]:
+    """Qualified names a query may spell as plain words: each pair of adjacent words, neither a function word
+    (`json dumps` for `json.dumps`, `pathlib glob` for pathlib's `Path.glob`)."""
+    words = [w.casefold() for w in _WORD.findall(bounded_query(query))]
+    pairs: list[tuple[str, str]] = []
+    for a, b in itertools.pairwise(words):
+        plain = a != b and len(a) > 1 and len(b) > 1 and a not in STOPWORDS and b not in STOPWORDS
+        if plain and (a, b) not in pairs:
+            pairs.append((a, b))
+    return pairs[:MAX_QUERY_TERMS]
 
 
 def names_match(defined: str, wanted: str) -> bool:

@@ -1,0 +1,43 @@
+"""Qualified names a query spells as plain words (`json dumps` for `json.dumps`, `pathlib glob` for pathlib's
+`Path.glob`): which sections define one, found in their defined names with two regular expressions."""
+
+from __future__ import annotations
+
+import re
+
+from docs_mcp.text.terms import spaced_names, tokenize
+
+#: Sections read for them: found by their last word alone, a common one (`get`) matches thousands of Javadoc
+#: sections, each defining hundreds of names.
+SPELT_CANDIDATES = 100
+
+
+class SpacedNames:
+    """The adjacent word pairs (a, b) of a query, matched against a section's newline-separated names."""
+
+    def __init__(self, query: str):
+        pairs = spaced_names(query)
+        #: A qualified name's last part -> the words the query puts before it.
+        self.firsts: dict[str, list[str]] = {}
+        for a, b in pairs:
+            self.firsts.setdefault(b, []).append(a)
+        #: FTS phrases finding the candidates: each pair's last word.
+        self.phrases = sorted({" ".join(tokenize(b)) for _, b in pairs} - {""})
+        lasts = "|".join(map(re.escape, self.firsts))
+        self._last = re.compile(rf"\.({lasts})$", re.M | re.I) if lasts else None
+
+    def __bool__(self) -> bool:
+        return self._last is not None
+
+    def match(self, names: str) -> tuple[str, bool] | None:
+        """The query word before a last part some qualified name here ends with, and whether a name holds
+        both words (`datetime.isoformat` for "datetime isoformat", preferred to `time.isoformat`); or None."""
+        if self._last is None:
+            return None
+        found = None
+        for b in dict.fromkeys(m.casefold() for m in self._last.findall(names)):
+            for a in self.firsts[b]:
+                if re.search(rf"(?:^|\.){re.escape(a)}\.(?:[^\n]*\.)?{re.escape(b)}$", names, re.M | re.I):
+                    return a, True
+                found = found or (a, False)
+        return found
