@@ -213,7 +213,7 @@ def mechanism_on(name: str) -> bool:
 
 # --- Semantic signal (on by default since 0.4.0; issue 11 item 6, issue 20; owner: sem) -------
 #: The model: "auto" (wordllama-128), "off", "wordllama" (256 dimensions), "wordllama-64", "minilm".
-SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto")
+SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto").strip().lower() or "off"  # "": off
 #: search_docs: weight of a page's cosine against its lexical score, both as z-scores over the SEMANTIC_TOP
 #: best pages. Chosen on the tuning halves (even ids) of six question sets: 0.4 (0.3-0.5 all gain); with
 #: the scan below 0.6 (0.7 ties on MRR, gains GTK 4 and loses Python's first ranks: MRR .957 -> .923).

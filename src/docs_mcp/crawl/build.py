@@ -4,6 +4,7 @@ conditionally, digested in a worker process, stored on the store's thread)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -27,7 +28,7 @@ from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, s
 from docs_mcp.fetch.fetching import Fetcher, RawPage
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
-from docs_mcp.model.progress import BUILD_META, Progress, failure
+from docs_mcp.model.progress import BUILD_META, Outcome, Progress, failure
 from docs_mcp.search.semantic import active_model, encode_sections
 from docs_mcp.settings import CRAWL_PAGE_LIMIT, MAX_RETRY_AFTER, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
@@ -90,6 +91,10 @@ class Build:
 
     async def run(self) -> Progress:
         prog = self.prog
+        # Stored now, while there is room: a build that cannot store its outcome (a full disk) reads unfinished.
+        with contextlib.suppress(IndexUnavailable):
+            unfinished = Outcome(time.time(), reached=True, finished=False).to_json()
+            await self._in_store(self.index.set_meta, BUILD_META + self.source.root, unfinished)
         self.known = {p.key: p for p in await self._in_store(self.index.pages, self.scope)}
         if self.source.is_local:
             prog.method = "folder"

@@ -37,6 +37,23 @@ class Outcome:
     #: Pages found but left out because the crawl limit was reached, and that limit.
     left_out: int = 0
     limit: int = 0
+    #: Pages fetched but not stored (a full disk, a damaged file), and the store's reason.
+    unwritten: int = 0
+    store_error: str = ""
+    #: False for the outcome a build stores as it starts: still there after it, the build never got to say.
+    finished: bool = True
+
+    def missing_note(self) -> str:
+        """'… did not finish …' or 'N pages could not be stored …': pages the index may lack, or ""."""
+        if not self.finished:
+            return (
+                "has not finished: pages may be missing (it stopped, or could not store its outcome: "
+                "a full disk?); run `docslice index` again"
+            )
+        if self.unwritten:
+            why = f": {self.store_error}" if self.store_error else ""
+            return f"could not store {self.unwritten:,} pages{why}; run `docslice index` again"
+        return ""
 
     def cut_note(self) -> str:
         """'27,114 discovered pages not indexed: the crawl limit is 5,000 (--crawl-limit 32,114 …)', or ""."""
@@ -142,6 +159,8 @@ class Progress:
             discovery,
             self.left_out,
             self.limit,
+            self.unwritten,
+            _short(self.store_error),
         )
 
 

@@ -1,5 +1,6 @@
 """Requests that hold a place without using it: a POST counts for nothing (no session slot, no SDK task) until
-its whole body is in, and event streams (GET /mcp) are bounded per client address.
+its whole body is in, and event streams (GET /mcp) are bounded per client address. A whole body's lone
+surrogate escapes ("\\ud800") are made U+FFFD, as on stdio: the SDK answered "Parse error" to the request.
 
 A body that never completes is cut by the body deadline (connections.py: 408); the client that gives up
 half-way is dropped here quietly (the SDK logged a traceback for each). A client holding more than
@@ -15,6 +16,7 @@ from typing import Any
 
 from docs_mcp.transport.connections import refusals
 from docs_mcp.transport.door import ASGIApp
+from docs_mcp.transport.server import repair_json_line
 
 #: Bodies are read whole up to this size (the SDK's own limit, which answers 413 past it); then passed on.
 BUFFERED_BODY_BYTES = 4 * 1024 * 1024
@@ -33,6 +35,16 @@ async def _whole_body(receive: Callable) -> list[Message]:
             return messages
 
 
+def _repaired(body: bytes) -> bytes:
+    """A JSON-RPC body with each lone surrogate escape made U+FFFD (see server.repair_json_line)."""
+    if b"\\u" not in body:
+        return body
+    try:
+        return repair_json_line(body.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:  # not UTF-8: the SDK says so itself
+        return body
+
+
 class WholeBodies:
     """ASGI middleware: a POST goes on once its body is in; one whose client left half-way goes nowhere."""
 
@@ -43,9 +55,13 @@ class WholeBodies:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        pending = deque(await _whole_body(receive))
-        if pending[-1]["type"] == "http.disconnect":
+        messages = await _whole_body(receive)
+        if messages[-1]["type"] == "http.disconnect":
             return  # the client left (or its body was too slow and was answered 408): nothing to answer
+        if not messages[-1].get("more_body"):  # whole: one message, its lone surrogate escapes repaired
+            body = _repaired(b"".join(m.get("body", b"") for m in messages))
+            messages = [{"type": "http.request", "body": body, "more_body": False}]
+        pending = deque(messages)
 
         async def replay() -> Message:
             return pending.popleft() if pending else await receive()
