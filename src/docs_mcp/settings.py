@@ -78,7 +78,7 @@ MAX_DEPTH = 100
 MAX_CONVERT_CHARS = 1_000_000
 #: Most sections per page (real pages: up to ~4,100); later headings are paragraphs of the last, with a note.
 MAX_PAGE_SECTIONS = 5_000
-#: A page whose sectioning takes longer than this (seconds) is one section with a note (real pages: < 1 s).
+#: A page whose sectioning takes longer than this (CPU seconds) is one section with a note (real pages: < 1 s).
 PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
 MAX_ID_CHARS = 120
