@@ -110,6 +110,7 @@ def main() -> None:
         served = Served(
             "127.0.0.1:0",
             "--stateless",
+            "--no-index",  # the calls alone: no background build of the same pages beside them
             "--source",
             str(folder),
             "--cache-dir",

