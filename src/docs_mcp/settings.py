@@ -78,7 +78,7 @@ MAX_DEPTH = 100
 MAX_CONVERT_CHARS = 1_000_000
 #: Most sections per page (real pages: up to ~4,100); later headings are paragraphs of the last, with a note.
 MAX_PAGE_SECTIONS = 5_000
-#: A page whose sectioning takes longer than this (seconds) is one section with a note (real pages: < 1 s).
+#: A page whose sectioning takes longer than this (CPU seconds) is one section with a note (real pages: < 1 s).
 PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
 MAX_ID_CHARS = 120
@@ -213,7 +213,7 @@ def mechanism_on(name: str) -> bool:
 
 # --- Semantic signal (on by default since 0.4.0; issue 11 item 6, issue 20; owner: sem) -------
 #: The model: "auto" (wordllama-128), "off", "wordllama" (256 dimensions), "wordllama-64", "minilm".
-SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto")
+SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto").strip().lower() or "off"  # "": off
 #: search_docs: weight of a page's cosine against its lexical score, both as z-scores over the SEMANTIC_TOP
 #: best pages. Chosen on the tuning halves (even ids) of six question sets: 0.4 (0.3-0.5 all gain); with
 #: the scan below 0.6 (0.7 ties on MRR, gains GTK 4 and loses Python's first ranks: MRR .957 -> .923).
@@ -241,26 +241,26 @@ GENERIC_NAME_PARTS = frozenset(
 GENERIC_FOLDER_NAMES = frozenset(
     {"html", "htm", "docs", "doc", "documentation", "_build", "build", "_site", "dirhtml", "public", "out"}
 )
-#: Longest derived source name; whole words are kept.
-SOURCE_NAME_MAX = 40
+SOURCE_NAME_MAX = 40  # longest derived source name; whole words are kept
 #: `serve --http`: where MCP is served, the host when only a port is given, and the shortest token accepted.
 HTTP_PATH = "/mcp"
 HTTP_DEFAULT_HOST = "127.0.0.1"
 HTTP_TOKEN_MIN_CHARS = 16
 HTTP_BACKLOG = 128
-#: Seconds a connection may take to send complete headers (or sit idle between requests) before it is closed.
+#: Seconds for complete headers (or idle between requests) before a connection is closed, and for the body
+#: after them before the request gets 408 and its connection is closed.
 HTTP_HEADER_TIMEOUT = 5.0
-#: Open files kept out of the connection cap: the index, outgoing fetches (32 at most), parsing workers' pipes,
-#: and sockets evicted but not yet closed by a busy event loop (128 was too few under load: EMFILE on accept).
+HTTP_BODY_TIMEOUT = 10.0
+#: Open files kept out of the connection cap: the index, fetches, parsing pipes, sockets evicted but not closed.
 HTTP_FILE_RESERVE = 256
-#: Client connections open at once: what the open-file limit leaves after the reserve, within these bounds
-#: (at the cap, the connection that has waited longest for its request is closed to admit a new one).
+#: Client connections open at once: what the open-file limit leaves after the reserve, within these bounds.
 HTTP_MIN_CONNECTIONS = 64
 HTTP_MAX_CONNECTIONS = 16_384
-#: Live MCP sessions per token (~50 KB each); at the cap the least recently used idle one is ended (429: all busy).
+#: MCP sessions per token (~50 KB each; past it the least recently used idle one ends), idle seconds before one
+#: ends (SDK: 30 min), event streams (GET /mcp) per client address (past it the client's oldest one ends).
 HTTP_MAX_SESSIONS = 500
-#: Seconds a session may go without a request before it ends (the SDK's default is 30 minutes).
 HTTP_SESSION_IDLE_TIMEOUT = 600.0
+HTTP_STREAMS_PER_CLIENT = 32
 
 
 def default_cache_dir() -> Path:

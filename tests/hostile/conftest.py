@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +17,20 @@ from docs_mcp.store.index import Scope, SiteIndex
 from docs_mcp.tools.docs import DocsTools
 
 from .origin import DISCOVERY_ABOVE_ROOT, ROOT, Behaviour, Server, docs_site, page, static
+
+FIXTURE_SITE = Path(__file__).resolve().parents[2] / "fixtures" / "site"
+
+
+def docslice(cache: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m docs_mcp --source fixtures/site --cache-dir CACHE ARGS…` (environment `env` added), its output
+    as text."""
+    import os
+
+    command = [sys.executable, "-m", "docs_mcp", "--source", str(FIXTURE_SITE), "--cache-dir", str(cache)]
+    return subprocess.run(
+        [*command, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
+    )
+
 
 #: Test deadlines: short, so a misbehaving origin costs seconds, not the 30 s default.
 DEADLINE = 2.0

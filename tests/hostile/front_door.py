@@ -156,11 +156,15 @@ class Stallers:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
+    def first(self) -> bytes:
+        """What a connection sends at once: the start of its headers."""
+        return self.LINE[:20]
+
     def _connect(self) -> socket.socket | None:
         try:
             s = socket.create_connection(self.address, timeout=2.0)
             s.setblocking(False)
-            s.send(self.LINE[:20])
+            s.send(self.first())
             self.opened += 1
             return s
         except OSError:
@@ -195,6 +199,21 @@ class Stallers:
         self.thread.join(timeout=30)
         for s in self.socks:
             s.close()
+
+
+class SlowBodies(Stallers):
+    """Stallers that send complete headers at once, then their body a byte a second (slowloris on bodies)."""
+
+    def first(self) -> bytes:
+        host, port = self.address
+        headers = [
+            "POST /mcp HTTP/1.1",
+            f"Host: {host}:{port}",
+            "Content-Type: application/json",
+            "Accept: application/json, text/event-stream",
+            "Content-Length: 100000",
+        ]
+        return ("\r\n".join(headers) + "\r\n\r\n{").encode()
 
 
 def abandon_sessions(host: str, port: int, count: int, threads: int = 4) -> dict[int, int]:

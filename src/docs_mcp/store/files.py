@@ -52,6 +52,15 @@ def move_aside(path: Path) -> Path:
     return aside
 
 
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The file's device and inode, to notice it deleted or replaced (None: there is no file at the path)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def disk_full(path: Path) -> str:
     """What to tell the user when the disk under the index fills up (nothing indexed before is lost)."""
     try:

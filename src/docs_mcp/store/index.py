@@ -8,7 +8,6 @@ reads.py and writes.py; this module owns the connections, transactions and the e
 
 from __future__ import annotations
 
-import logging
 import os
 import random
 import sqlite3
@@ -22,7 +21,8 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import writes
-from docs_mcp.store.files import disk_full, move_aside, private_dir
+from docs_mcp.store.files import disk_full, file_identity, private_dir
+from docs_mcp.store.healing import Healing
 from docs_mcp.store.interface import BuildLock, PageState, Scope, key_prefix
 from docs_mcp.store.locks import build_lock
 from docs_mcp.store.reads import SQLiteReads
@@ -36,11 +36,10 @@ __all__ = ["PageState", "Scope", "SiteIndex", "key_prefix"]
 
 T = TypeVar("T")
 
-#: Calls failing on one damaged file within this many seconds are one damage: the file is moved aside once.
-HEAL_DEDUP_SECONDS = 2.0
-
 #: SQLite's result codes for a damaged file, and for a full disk.
 _CORRUPT, _NOTADB, _IOERR = 11, 26, 10
+#: What SQLite says of a damaged file; tables gone from a file in use mean it was replaced: damaged too.
+_DAMAGED = ("malformed", "not a database", "no such table")
 _FULL = 13
 
 
@@ -52,7 +51,7 @@ def _busy(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-class SiteIndex:
+class SiteIndex(Healing):
     """The `Store` on one SQLite file per cache directory, shared by every process that uses that directory."""
 
     def __init__(
@@ -72,7 +71,8 @@ class SiteIndex:
             raise IndexUnavailable(
                 f"cannot create the cache dir {path.parent}: {exc.strerror or exc}"
             ) from None
-        self._write_lock = threading.Lock()
+        # Reentrant: a write that finds the file damaged heals it, and healing swaps the writer under this lock.
+        self._write_lock = threading.RLock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -82,8 +82,7 @@ class SiteIndex:
         self.on_heal: Callable[[str], None] | None = None
         self._opened = False
         self._heal_lock = threading.Lock()
-        self._healed_at = -1e9
-        self._heal_notice = ""
+        self._healed_at, self._heal_notice = -1e9, ""
         self.db = self._connect()  # the writer's connection (readers get their own, per thread)
         try:
             self._retry(self._init_schema)
@@ -107,7 +106,7 @@ class SiteIndex:
         """Raise what a failed SQLite call means here: a damaged file, an index that cannot be used
         (unwritable, locked for too long), or a bug, raised as it is."""
         code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
-        if code in (_CORRUPT, _NOTADB, _IOERR) or "malformed" in str(exc) or "not a database" in str(exc):
+        if code in (_CORRUPT, _NOTADB, _IOERR) or any(words in str(exc) for words in _DAMAGED):
             if not self._opened:  # found while opening: open_index moves it aside and says so
                 raise IndexDamaged(f"the site index {self.path} is damaged: {exc}") from None
             raise IndexDamaged(self._heal(str(exc))) from None
@@ -140,12 +139,14 @@ class SiteIndex:
         # Read, drop and create in one write transaction: two servers may start at once.
         with self._transaction():
             create_or_upgrade(db, self.path)
+        self._file = file_identity(self.path)  # to notice it deleted or replaced while in use
 
     def _reads(self) -> SQLiteReads:
         """This thread's reads, on its own read connection (opened on first use)."""
         reads = getattr(self._local, "reads", None)
         if reads is None:
-            db = self._connect()
+            with self._heal_lock:  # not while a heal swaps the file: a new one has no tables until it is done
+                db = self._connect()
             db.execute("PRAGMA query_only=1")
             reads = self._local.reads = SQLiteReads(db, self.fresh_seconds, self._whole_memo)
             with self._readers_lock:
@@ -161,6 +162,9 @@ class SiteIndex:
         if db.in_transaction:
             yield reads
             return
+        if file_identity(self.path) != self._file:
+            reads = self._follow_file()
+            db = reads.db
         try:
             db.execute("BEGIN")
             try:
@@ -177,30 +181,6 @@ class SiteIndex:
             for db in self._readers:
                 db.close()
             self._readers.clear()
-
-    def _heal(self, why: str) -> str:
-        """A file found damaged while in use: move it aside and start a new one in its place, once per
-        damage, so every session's next call (and the rebuild `on_heal` starts) uses the new file."""
-        with self._heal_lock:
-            if time.monotonic() - self._healed_at < HEAL_DEDUP_SECONDS:
-                return self._heal_notice  # the same damage, seen by another call at the same moment
-            self.close()
-            self._local = threading.local()  # every thread opens a new read connection
-            self._whole_memo.clear()
-            try:
-                aside = f"moved aside to {move_aside(self.path).name}"
-            except FileNotFoundError:
-                aside = "moved aside by another process"
-            except OSError as exc:
-                aside = f"it cannot be moved aside ({exc.strerror or exc})"
-            self.db = self._connect()
-            self._init_schema()
-            self._healed_at = time.monotonic()
-            self._heal_notice = f"the site index {self.path} was damaged while in use ({why}): {aside}, and a new one is built"
-            logging.getLogger("docs_mcp").warning("%s", self._heal_notice)
-        if self.on_heal is not None:
-            self.on_heal(self._heal_notice)
-        return self._heal_notice
 
     def build_lock(self, root: str) -> BuildLock:
         """The lock one build of `root` holds, so concurrent runs take turns instead of crawling together."""

@@ -49,6 +49,10 @@ class FileBuildLock:
         except OSError:
             return ""
 
+    def held(self) -> bool:
+        """An OS lock is held until released or its process dies: never lost under a running build."""
+        return self._lock.is_locked
+
     def release(self) -> None:
         if not self._lock.is_locked:
             return

@@ -2,7 +2,8 @@
 
 Outermost first, every request passes: the connection limits (connections.py), the probes (health.py:
 /healthz at once, /readyz after the Host/Origin check), the Host/Origin check (door.py), the token check, the
-session cap (sessions.py; none when stateless), then the SDK's app."""
+whole bodies and the streams' budget (requests.py), the session cap (sessions.py; none when stateless), then
+the SDK's app."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.transport.door import Authority, FrontDoor, allowed_names, door_for
 from docs_mcp.transport.health import Health
+from docs_mcp.transport.requests import StreamBudget, WholeBodies
 from docs_mcp.transport.sessions import SessionCap
 
 if TYPE_CHECKING:
@@ -196,6 +198,7 @@ def build_app(
     )
     if not serving.stateless:
         app = SessionCap(app, max_sessions, C.HTTP_PATH)
+    app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH))
     auth = BearerAuth(app, bind.token) if bind.token else None
     address, port = sock.getsockname()[:2]
     door = door_for(address, port, bind.names)

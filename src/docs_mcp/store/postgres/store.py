@@ -4,7 +4,6 @@ write, and build locks held as session advisory locks (dropped by the server whe
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import random
@@ -23,6 +22,7 @@ from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRIT
 from docs_mcp.store import interface
 from docs_mcp.store.address import redacted, scrubbed
 from docs_mcp.store.postgres import writes
+from docs_mcp.store.postgres.locks import AdvisoryBuildLock
 from docs_mcp.store.postgres.reads import PostgresReads
 from docs_mcp.store.postgres.schema import migrate
 
@@ -225,58 +225,6 @@ class PostgresStore:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
-class AdvisoryBuildLock:
-    """One build of a root at a time across machines: a session advisory lock on a connection of its own,
-    held for the build and dropped by the server if the holder's connection or process dies."""
-
-    def __init__(self, store: PostgresStore, root: str):
-        self.store = store
-        self.key = int.from_bytes(
-            hashlib.sha1(root.encode("utf-8", "surrogatepass")).digest()[:8], "big", signed=True
-        )
-        self._conn: psycopg.Connection | None = None
-
-    def try_acquire(self) -> bool:
-        """Take the lock if free, on a connection kept for the build (given back to the pool otherwise, and
-        on every error: a failed try never keeps a connection)."""
-        if self._conn is not None:
-            return True
-        with self.store._errors():
-            conn = self.store.pool.getconn()
-            try:
-                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0]
-            except BaseException:
-                self.store.pool.putconn(conn)
-                raise
-        if got:
-            self._conn = conn
-        else:
-            self.store.pool.putconn(conn)
-        return bool(got)
-
-    def holder(self) -> str:
-        """Who holds the lock: "N on HOST" from its application name (and its address), "" if unknown."""
-        sql = (
-            "SELECT a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a ON a.pid=l.pid "
-            "WHERE l.locktype='advisory' AND l.granted AND l.objid=(%s::bigint & 4294967295)::oid "
-            "AND l.classid=((%s::bigint >> 32) & 4294967295)::oid LIMIT 1"
-        )
-        with self.store.reading() as r:
-            row = r.db.execute(sql, (self.key, self.key)).fetchone()
-        if not row:
-            return ""
-        # Messages say "pid {holder}": "123 on build-host (10.0.0.5)".
-        return row[0].removeprefix("docslice pid ") + (f" ({row[1]})" if row[1] else "")
-
-    def release(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is None:
-            return
-        with contextlib.suppress(psycopg.Error):  # a lost connection has lost its lock too
-            conn.execute("SELECT pg_advisory_unlock(%s)", (self.key,))
-        self.store.pool.putconn(conn)
 
 
 def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:
