@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.search.hits import build_hits, one_per_content, without_aggregate_copies
+from docs_mcp.search.copies import fold_copies
+from docs_mcp.search.hits import build_hits, one_per_content
 from docs_mcp.search.safety import exact_first, semantic_weight, written_query
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
@@ -137,10 +138,15 @@ class SiteRanker:
         }
         ordered = sorted(combined, key=lambda pid: -combined[pid])
         distinct = one_per_content(ordered, found.titles, limit * AGGREGATE_LOOKAHEAD)
-        ranked = without_aggregate_copies(reads, distinct, section_of)[:limit]
+        # Copies are judged within one root, as one_per_content's are: two sources' pages are each a source's.
+        owners = {pid: t[2].split("\n", 1)[0] for pid, t in self._titles(reads, set(distinct), scope).items()}
+        folded = fold_copies(reads, distinct, section_of, combined, owners)
+        ranked, section_of = folded.ranked[:limit], folded.section_of
         if model is not None:
             self._nearest_sections(reads, model, qvec, ranked, section_of)
-        return build_hits(reads, [(pid, section_of[pid], combined[pid]) for pid in ranked], query)
+        return build_hits(
+            reads, [(pid, section_of[pid], folded.score[pid]) for pid in ranked], query, folded.also
+        )
 
     def _evidence(
         self, reads: Reads, query: str, terms: list[str], scope: Scope, idf: dict[str, float]

@@ -34,8 +34,9 @@ def answer(
         path = f" — {path}" if path and path != h.title else ""
         src = f" · source {h.source}" if multi else ""
         anchor = f"#{h.section_id}" if h.section_id else ""
+        also = f"\n   also at: {', '.join(h.also)}" if h.also else ""
         blocks.append(
-            f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {utc_minute(h.fetched_at)}\n"
+            f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {utc_minute(h.fetched_at)}{also}\n"
             f"   {h.snippet}"
         )
     head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"
