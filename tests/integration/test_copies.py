@@ -71,3 +71,14 @@ async def test_one_item_under_two_paths_is_one_hit_naming_both_addresses(tmp_pat
     assert len(hits) == 2 and hits[1].url.endswith("winds.md")
     [first] = [h for h in hits if h.url.endswith("TideReader.md")]
     assert len(first.also) == 1 and first.also[0].endswith("TideReader.md") and first.also[0] != first.url
+
+
+def test_an_item_under_many_paths_names_three_of_them_and_a_count():
+    from docs_mcp.tools.search_answer import answer
+
+    also = tuple(f"http://127.0.0.1/mod{i}/TideReader.html" for i in range(1, 21))
+    hit = SearchHit(
+        "http://127.0.0.1/mod0/TideReader.html", "TideReader", "", (), "Reads tides.", "", 0.0, 1.0, also
+    )
+    text = answer("tide reader", [hit], "index: 21 pages", False, None, 20_000)
+    assert f"also at: {', '.join(also[:3])} (+17 more)" in text and also[3] not in text
