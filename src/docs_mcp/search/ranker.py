@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.copies import fold_copies
 from docs_mcp.search.hits import build_hits, one_per_content
-from docs_mcp.search.safety import exact_first, semantic_weight, written_query
+from docs_mcp.search.safety import Holding, exact_first, semantic_weight, written_query
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, query_vector, rerank_pages
@@ -70,7 +70,7 @@ def _defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
     return out
 
 
-def _coverage(reads: Reads, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
+def _coverage(holding: Holding, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
     """Per page: the IDF-weighted share of the terms its text holds anywhere (title, headings, body, names)."""
     total = sum(idf[t] for t in terms) or 1.0
     ids = sorted(pages)
@@ -78,7 +78,7 @@ def _coverage(reads: Reads, terms: list[str], idf: dict[str, float], pages: set[
     if not ids or not mechanism_on("coverage"):
         return out
     for t in terms:
-        for pid in reads.pages_holding(t, ids):
+        for pid in holding(t, ids):
             out[pid] += idf[t] / total
     return out
 
@@ -122,7 +122,8 @@ class SiteRanker:
         idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
         # The query's vector and the scan (numpy, no store) run beside the text queries below.
         semantic = self._start_semantic(reads, query, scope)
-        found = self._evidence(reads, query, selected, scope, idf)
+        holding = Holding(reads.pages_holding)
+        found = self._evidence(reads, query, selected, scope, idf, holding)
         combined = combine(query, terms, idf, found)
         model, qvec = None, None
         if semantic is not None:
@@ -131,7 +132,7 @@ class SiteRanker:
             combined = self._semantic(reads, model, dim, qvec, near, combined, weight)
         if mechanism_on("rank-safety"):
             # No blend may put a page holding none of the query's words above one holding all as written.
-            combined = exact_first(combined, written_query(query), reads.pages_holding)
+            combined = exact_first(combined, written_query(query, selected), holding)
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
             pid: found.defines.get(pid) or found.best_section.get(pid, (None, 0.0))[0] for pid in combined
@@ -149,7 +150,13 @@ class SiteRanker:
         )
 
     def _evidence(
-        self, reads: Reads, query: str, terms: list[str], scope: Scope, idf: dict[str, float]
+        self,
+        reads: Reads,
+        query: str,
+        terms: list[str],
+        scope: Scope,
+        idf: dict[str, float],
+        holding: Holding,
     ) -> Evidence:
         """The candidate pages of a query: best sections, page-level matches and pages defining a queried name."""
         sections = reads.section_matches(terms, scope, SECTION_CANDIDATES)
@@ -175,7 +182,7 @@ class SiteRanker:
             page_score,
             defines,
             titles,
-            _coverage(reads, terms, idf, covered),
+            _coverage(holding, terms, idf, covered),
             keywords,
         )
 

@@ -244,7 +244,9 @@ class SQLiteReads:
             f"SELECT a.id, b.page_id, b.id FROM section_digests a "
             f"JOIN section_digests b ON b.digest=a.digest AND b.page_id!=a.page_id JOIN pages p ON p.id=b.page_id "
             f"WHERE a.id IN ({_marks(section_ids)}) AND p.listed=1 AND {where} AND "
-            f"(SELECT count(*) FROM section_digests c WHERE c.digest=a.digest) <= {COPIES_CAP}"
+            # Counted no further than the cap: a footer's digest is on thousands of pages.
+            f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest LIMIT {COPIES_CAP + 1})) "
+            f"<= {COPIES_CAP}"
         )
         return self.db.execute(sql, [*section_ids, *args]).fetchall()
 

@@ -177,7 +177,9 @@ class PostgresReads:
             "SELECT a.id, b.page_id, b.id FROM section_digests a "
             "JOIN section_digests b ON b.digest=a.digest AND b.page_id<>a.page_id JOIN pages p ON p.id=b.page_id "
             f"WHERE a.id = ANY(%(ids)s) AND p.listed AND {where} AND "
-            f"(SELECT count(*) FROM section_digests c WHERE c.digest=a.digest) <= {COPIES_CAP}"
+            # Counted no further than the cap: a footer's digest is on thousands of pages.
+            "(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest "
+            f"LIMIT {COPIES_CAP + 1}) AS held) <= {COPIES_CAP}"
         )
         return [tuple(r) for r in self._all(sql, {**args, "ids": list(section_ids)})]
 
