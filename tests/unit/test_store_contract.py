@@ -174,6 +174,32 @@ def test_keyword_entries_lift_their_target_best_first_and_go_with_their_index_pa
         assert r.keyword_matches(tokenize("gauge datum"), scope, 10) == []
 
 
+def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes_with_its_removal(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    copy = target.rsplit("/", 1)[0] + "/reexported/sphinx.html"  # the same item under a second path
+    index.write(prepare_page(copy, index.load_document(target)))
+    with index.reading() as r:
+        rows = {row.key: row.id for row in r.page_rows(range(1, 10_000))}
+        page, other = rows[target], rows[copy]
+        sections, digested = r.page_shapes([page])[page]
+        assert r.page_shapes([page, other]) == {page: (sections, digested), other: (sections, digested)}
+        assert sections >= digested > 0
+        ids = [row.id for row in r.section_rows(range(1, 100_000)) if row.page_id == page]
+        copies = r.section_copies(ids, scope)
+        assert {o for _, o, _ in copies} == {other} and len(copies) == digested
+        assert {s for s, _, _ in copies} <= set(ids)
+        assert r.section_copies(ids, Scope(("https://elsewhere.invalid/",))) == []
+        assert r.shared_digests(page, other) == digested == r.shared_digests(other, page)
+        assert r.shared_digests(page) == digested  # any other page: here, the copy
+    index.remove(copy)
+    with index.reading() as r:
+        assert r.section_copies(ids, scope) == [] and r.page_shapes([other]) == {}
+        assert r.shared_digests(page, other) == 0 == r.shared_digests(page)
+
+
 def test_meta_touch_and_a_snapshot_that_does_not_see_a_later_write(store):
     store.set_meta("built", "1")
     store.set_meta("built", "2")

@@ -29,6 +29,19 @@ def text_digest(doc: Document) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 
+#: Shorter section texts get no digest: a "See also" or "Returns: None" recurs on unrelated pages.
+DIGEST_MIN_CHARS = 40
+
+
+def section_digest(text: str) -> str:
+    """A section's content digest, its whitespace evened out ('' when too short to tell copies by): the same
+    section in an all-in-one page, or in one item re-exported under two paths, has the same one."""
+    words = " ".join(text.split())
+    if len(words) < DIGEST_MIN_CHARS:
+        return ""
+    return hashlib.sha1(words.encode("utf-8", "replace")).hexdigest()[:16]
+
+
 #: A page's sections' (title, path, text) and entries' (name, place, text): what its vectors are computed from.
 VectorInput = tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]
 
@@ -86,4 +99,5 @@ def prepare_page(
         vectors,
         # Terms as their content words: "timeout during" is about timeouts, not "during".
         tuple((" ".join(query_terms(term)), target, anchor) for term, target, anchor in keywords or ()),
+        tuple(section_digest(r[5]) for r in rows) if listed else (),
     )

@@ -19,6 +19,8 @@ class SearchHit:
     source: str
     fetched_at: float
     score: float
+    #: Other addresses of the same item (one API page re-exported under two module paths).
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         as_data(self, "title", "section_id", "section_path")

@@ -1,11 +1,10 @@
-"""Search hits: the ranked pages that make the list (one per content, no all-in-one copies), read back as a
-title, their best section's place and a snippet."""
+"""Search hits: the ranked pages that make the list (one per content), read back as a title, their best
+section's place, a snippet and the other addresses of the same item."""
 
 from __future__ import annotations
 
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.snippets import snippet
-from docs_mcp.settings import AGGREGATE_SIZE_RATIO
 from docs_mcp.store.interface import Reads
 from docs_mcp.text.terms import query_terms
 
@@ -29,36 +28,21 @@ def one_per_content(
     return out
 
 
-def without_aggregate_copies(reads: Reads, ranked: list[int], section_of: dict[int, int | None]) -> list[int]:
-    """Drop a hit whose best section is, word for word, that of a page AGGREGATE_SIZE_RATIO times smaller.
-
-    All-in-one pages (Node's all.html, mdBook's print.html, single-page builds) repeat every page of the
-    site; their copy would take a result slot from the page it came from. Sibling pages of one size that
-    share a boilerplate section are not copies of each other.
-    """
-    sids = [section_of[pid] for pid in ranked if section_of[pid] is not None]
-    if len(sids) < 2:
-        return ranked
-    smallest: dict[str, int] = {}  # section text → section count of the smallest page showing it
-    info = {}
-    for page_id, text, count in reads.section_sizes(sids):
-        if text:
-            info[page_id] = (text, count)
-            smallest[text] = min(count, smallest.get(text, count))
-    return [
-        pid
-        for pid in ranked
-        if pid not in info or info[pid][1] < AGGREGATE_SIZE_RATIO * smallest[info[pid][0]]
-    ]
-
-
-def build_hits(reads: Reads, ranked: list[tuple[int, int | None, float]], query: str) -> list[SearchHit]:
-    """Build the hits with two reads in all (pages, sections), not two per hit."""
+def build_hits(
+    reads: Reads,
+    ranked: list[tuple[int, int | None, float]],
+    query: str,
+    also: dict[int, list[int]] | None = None,
+) -> list[SearchHit]:
+    """Build the hits with two reads in all (pages, sections), not two per hit; `also` names, per page, the
+    pages holding the same item (their keys shown with the hit)."""
+    also = also or {}
     terms = query_terms(query)
     ranked = [
         (pid, sid if sid is not None else reads.best_section(pid, terms), score) for pid, sid, score in ranked
     ]
-    pages = {row.id: row for row in reads.page_rows([pid for pid, _, _ in ranked])}
+    wanted = [pid for pid, _, _ in ranked] + [o for pid, _, _ in ranked for o in also.get(pid, ())]
+    pages = {row.id: row for row in reads.page_rows(wanted)}
     sections = {row.id: row for row in reads.section_rows([sid for _, sid, _ in ranked if sid is not None])}
     # A heading with no text of its own (gi-docgen's title over "Declaration", "Description") has no
     # snippet: its page's next section with text gives one.
@@ -73,14 +57,17 @@ def build_hits(reads: Reads, ranked: list[tuple[int, int | None, float]], query:
         if page is None:  # cannot happen within one snapshot; never a KeyError if it did
             continue
         sec = sections.get(sid) if sid is not None else None
+        others = tuple(pages[o].key for o in also.get(pid, ()) if o in pages)
         if sec is None:
-            hits.append(SearchHit(page.key, page.title, "", (), "", "", page.fetched_at, score))
+            hits.append(SearchHit(page.key, page.title, "", (), "", "", page.fetched_at, score, others))
             continue
         parts = [p for p in sec.path.split(" > ") if p and p != page.title]
         if sec.title and sec.title != page.title:
             parts.append(sec.title)
         text = snippet(sec.text if sec.text.strip() else below.get(pid, ""), query)
         hits.append(
-            SearchHit(page.key, page.title, sec.anchor, tuple(parts), text, "", page.fetched_at, score)
+            SearchHit(
+                page.key, page.title, sec.anchor, tuple(parts), text, "", page.fetched_at, score, others
+            )
         )
     return hits

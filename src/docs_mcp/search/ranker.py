@@ -11,12 +11,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.search.hits import build_hits, one_per_content, without_aggregate_copies
-from docs_mcp.search.safety import exact_first, semantic_weight, written_query
+from docs_mcp.search.copies import fold_copies
+from docs_mcp.search.hits import build_hits, one_per_content
+from docs_mcp.search.safety import Holding, exact_first, semantic_weight, written_query
 from docs_mcp.search.scan import SectionScan
 from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, query_vector, rerank_pages
-from docs_mcp.search.spaced import SPELT_CANDIDATES, SpacedNames
+from docs_mcp.search.spaced import spelt_pages
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     KEYWORD_CANDIDATES,
@@ -70,23 +71,7 @@ def _defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
     return out
 
 
-def _spelt_pages(reads: Reads, query: str, scope: Scope) -> dict[int, tuple[int, str]]:
-    """Pages with a section defining a qualified name the query spells as words, and the word before its last
-    part (the caller keeps the pages whose title starts with it)."""
-    spaced = SpacedNames(query) if mechanism_on("spaced-names") else None
-    if not spaced:
-        return {}
-    found: dict[int, tuple[int, str, bool]] = {}
-    for page_id, section_id, names in reads.name_matches(spaced.phrases, scope, SPELT_CANDIDATES):
-        if page_id in found and found[page_id][2]:
-            continue
-        hit = spaced.match(names)
-        if hit is not None and (page_id not in found or hit[1]):
-            found[page_id] = (section_id, *hit)
-    return {pid: (sid, a) for pid, (sid, a, _) in found.items()}
-
-
-def _coverage(reads: Reads, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
+def _coverage(holding: Holding, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
     """Per page: the IDF-weighted share of the terms its text holds anywhere (title, headings, body, names)."""
     total = sum(idf[t] for t in terms) or 1.0
     ids = sorted(pages)
@@ -94,7 +79,7 @@ def _coverage(reads: Reads, terms: list[str], idf: dict[str, float], pages: set[
     if not ids or not mechanism_on("coverage"):
         return out
     for t in terms:
-        for pid in reads.pages_holding(t, ids):
+        for pid in holding(t, ids):
             out[pid] += idf[t] / total
     return out
 
@@ -138,7 +123,8 @@ class SiteRanker:
         idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
         # The query's vector and the scan (numpy, no store) run beside the text queries below.
         semantic = self._start_semantic(reads, query, scope)
-        found = self._evidence(reads, query, selected, scope, idf)
+        holding = Holding(reads.pages_holding)
+        found = self._evidence(reads, query, selected, scope, idf, holding)
         combined = combine(query, terms, idf, found)
         model, qvec = None, None
         if semantic is not None:
@@ -147,26 +133,37 @@ class SiteRanker:
             combined = self._semantic(reads, model, dim, qvec, near, combined, weight)
         if mechanism_on("rank-safety"):
             # No blend may put a page holding none of the query's words above one holding all as written.
-            combined = exact_first(combined, written_query(query), reads.pages_holding)
+            combined = exact_first(combined, written_query(query, selected), holding)
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
             pid: found.defines.get(pid) or found.best_section.get(pid, (None, 0.0))[0] for pid in combined
         }
         ordered = sorted(combined, key=lambda pid: -combined[pid])
         distinct = one_per_content(ordered, found.titles, limit * AGGREGATE_LOOKAHEAD)
-        ranked = without_aggregate_copies(reads, distinct, section_of)[:limit]
+        # Copies are judged within one root, as one_per_content's are: two sources' pages are each a source's.
+        owners = {pid: t[2].split("\n", 1)[0] for pid, t in self._titles(reads, set(distinct), scope).items()}
+        folded = fold_copies(reads, distinct, section_of, combined, owners)
+        ranked, section_of = folded.ranked[:limit], folded.section_of
         if model is not None:
             self._nearest_sections(reads, model, qvec, ranked, section_of)
-        return build_hits(reads, [(pid, section_of[pid], combined[pid]) for pid in ranked], query)
+        return build_hits(
+            reads, [(pid, section_of[pid], folded.score[pid]) for pid in ranked], query, folded.also
+        )
 
     def _evidence(
-        self, reads: Reads, query: str, terms: list[str], scope: Scope, idf: dict[str, float]
+        self,
+        reads: Reads,
+        query: str,
+        terms: list[str],
+        scope: Scope,
+        idf: dict[str, float],
+        holding: Holding,
     ) -> Evidence:
         """The candidate pages of a query: best sections, page-level matches and pages defining a queried name."""
         sections = reads.section_matches(terms, scope, SECTION_CANDIDATES)
         pages = reads.page_matches(terms, scope, PAGE_CANDIDATES)
         defines = _defining_pages(reads, query, scope)
-        spelt = _spelt_pages(reads, query, scope)
+        spelt = spelt_pages(reads, query, scope)
         # Section rows come best first, so each page's list does too.
         by_page: dict[int, list[tuple[int, float]]] = {}
         for page_id, section_id, score in sections:
@@ -194,7 +191,7 @@ class SiteRanker:
             page_score,
             defines,
             titles,
-            _coverage(reads, terms, idf, covered),
+            _coverage(holding, terms, idf, covered),
             keywords,
         )
 

@@ -134,7 +134,10 @@ class SiteSearch:
         for hit in self.ranker.search(query, limit, self.scope(source)):
             loc = self.locate(hit.url, source)
             if loc is not None:
-                hits.append(replace(hit, url=self.sources.display_url(loc), source=loc.source.name))
+                also = tuple(self.sources.display_url(o) for k in hit.also if (o := self.locate(k, source)))
+                hits.append(
+                    replace(hit, url=self.sources.display_url(loc), source=loc.source.name, also=also)
+                )
         return hits
 
     def headings(self, url: str) -> list[tuple[int, str, str]]:

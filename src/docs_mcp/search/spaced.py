@@ -1,10 +1,12 @@
 """Qualified names a query spells as plain words (`json dumps` for `json.dumps`, `pathlib glob` for pathlib's
-`Path.glob`): which sections define one, found in their defined names with two regular expressions."""
+`Path.glob`): which pages define one, found in their sections' defined names with two regular expressions."""
 
 from __future__ import annotations
 
 import re
 
+from docs_mcp.settings import mechanism_on
+from docs_mcp.store.interface import Reads, Scope
 from docs_mcp.text.terms import spaced_names, tokenize
 
 #: Sections read for them: found by their last word alone, a common one (`get`) matches thousands of Javadoc
@@ -41,3 +43,19 @@ class SpacedNames:
                     return a, True
                 found = found or (a, False)
         return found
+
+
+def spelt_pages(reads: Reads, query: str, scope: Scope) -> dict[int, tuple[int, str]]:
+    """Pages with a section defining a qualified name the query spells as words, and the word before its last
+    part (the caller keeps the pages whose title starts with it)."""
+    spaced = SpacedNames(query) if mechanism_on("spaced-names") else None
+    if not spaced:
+        return {}
+    found: dict[int, tuple[int, str, bool]] = {}
+    for page_id, section_id, names in reads.name_matches(spaced.phrases, scope, SPELT_CANDIDATES):
+        if page_id in found and found[page_id][2]:
+            continue
+        hit = spaced.match(names)
+        if hit is not None and (page_id not in found or hit[1]):
+            found[page_id] = (section_id, *hit)
+    return {pid: (sid, a) for pid, (sid, a, _) in found.items()}

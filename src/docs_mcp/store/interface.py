@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from docs_mcp.model.document import Document
     from docs_mcp.store.pagerows import PreparedPage
 
+#: A section content held by more pages than this is boilerplate (a footer, "Methods inherited from Object"):
+#: no page copies another by holding it.
+COPIES_CAP = 20
+
 
 @dataclass(frozen=True)
 class PageState:
@@ -138,8 +142,17 @@ class Reads(PageReads, Protocol):
         """Up to `count` sections after each of these on its page, by page then page order."""
         ...
 
-    def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
-        """(page id, text, the page's number of sections) of each section."""
+    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """Per listed page: its number of sections and of sections with a content digest."""
+        ...
+
+    def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
+        """(section id, other page id, its section id) for each listed page of the scope holding a section with
+        the same content digest as one of these; a digest on more than COPIES_CAP pages is boilerplate, left out."""
+        ...
+
+    def shared_digests(self, page_id: int, other: int | None = None) -> int:
+        """How many of one page's section digests the other page holds too (any other page: None)."""
         ...
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:

@@ -49,6 +49,8 @@ class PreparedPage:
     vectors: bytes = b""
     #: A keyword index page's entries: (term as indexed tokens, target page key, anchor); none elsewhere.
     keywords: tuple[tuple[str, str, str], ...] = ()
+    #: A listed page's sections' content digests, in order ('' for a section too short to have one).
+    digests: tuple[str, ...] = ()
 
     @property
     def row(self) -> tuple[str, str, float, str, str, str, int]:

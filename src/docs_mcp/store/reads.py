@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
-from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
+from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.keywords import keyword_matches
 from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
 
@@ -238,15 +238,32 @@ class SQLiteReads:
         )
         return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, [count, *ids])]
 
-    def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
-        """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
-        ids = list(section_ids)
-        rows = self.db.execute(
-            f"SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
-            f"FROM sections s WHERE s.id IN ({_marks(ids)})",
-            ids,
+    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """Per listed page: its number of sections and of sections with a content digest."""
+        sql = f"SELECT id, sections, digests FROM page_shapes WHERE id IN ({_marks(page_ids)})"
+        return {pid: (n, d) for pid, n, d in self.db.execute(sql, list(page_ids))}
+
+    def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
+        """(section id, other page id, its section id): listed pages of the scope holding the same content."""
+        where, args = scope_sql(scope)
+        sql = (
+            f"SELECT a.id, b.page_id, b.id FROM section_digests a "
+            f"JOIN section_digests b ON b.digest=a.digest AND b.page_id!=a.page_id JOIN pages p ON p.id=b.page_id "
+            f"WHERE a.id IN ({_marks(section_ids)}) AND p.listed=1 AND {where} AND "
+            # Counted no further than the cap: a footer's digest is on thousands of pages.
+            f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest LIMIT {COPIES_CAP + 1})) "
+            f"<= {COPIES_CAP}"
         )
-        return [(pid, unpack_text(text), n) for pid, text, n in rows]
+        return self.db.execute(sql, [*section_ids, *args]).fetchall()
+
+    def shared_digests(self, page_id: int, other: int | None = None) -> int:
+        """How many of one page's section digests the other page holds too (any other page: None)."""
+        where = "b.page_id=?" if other is not None else "b.page_id!=?"
+        sql = (
+            "SELECT count(*) FROM section_digests a WHERE a.page_id=? AND EXISTS "
+            f"(SELECT 1 FROM section_digests b WHERE b.digest=a.digest AND {where})"
+        )
+        return self.db.execute(sql, (page_id, page_id if other is None else other)).fetchone()[0]
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
         """Stored section vectors of `model` for these pages (those that have some)."""

@@ -21,8 +21,11 @@ from docs_mcp.store.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: page out), stored documents without the sections' texts, section texts and links zlib'd, no `terms`;
 #: `pages.hash` digests the title and text (one item re-exported under two paths is one hit).
 #: 9: `keywords`, the entries of the site's own keyword index pages (store/keywords.py).
-SCHEMA_VERSION = 9
+#: 10: `section_digests` (a listed page's sections' content digests) and `page_shapes` (its section counts):
+#: which pages copy others (all-in-one pages, one item under two paths), known from the index.
+SCHEMA_VERSION = 10
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
+TABLES += ("section_digests", "page_shapes")
 TABLES += KEYWORD_TABLES  # store/keywords.py owns its tables
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -41,6 +44,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(
     title, headings, body, names, content='', tokenize='unicode61');
 CREATE TABLE IF NOT EXISTS page_vectors(id INTEGER PRIMARY KEY, model TEXT NOT NULL, vecs BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vocab(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS section_digests(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, digest TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS section_digests_digest ON section_digests(digest, page_id);
+CREATE INDEX IF NOT EXISTS section_digests_page ON section_digests(page_id);
+CREATE TABLE IF NOT EXISTS page_shapes(id INTEGER PRIMARY KEY, sections INTEGER NOT NULL, digests INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
 INSERT OR IGNORE INTO vocab VALUES ('', 0);
 INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, SECTION_WEIGHTS))})');

@@ -33,6 +33,7 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
             "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
             (page_id, *page.page_fts),
         )
+    digests = []
     for k, row in enumerate(page.sections):
         section_id = db.execute(
             "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) VALUES (?,?,?,?,?,?,?,?)",
@@ -43,6 +44,11 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
                 "INSERT INTO sections_fts(rowid, title, path, body, names) VALUES (?,?,?,?,?)",
                 (section_id, *page.section_fts[k]),
             )
+        if k < len(page.digests) and page.digests[k]:
+            digests.append((section_id, page_id, page.digests[k]))
+    if page.listed:
+        db.executemany("INSERT INTO section_digests(id, page_id, digest) VALUES (?,?,?)", digests)
+        db.execute("INSERT INTO page_shapes VALUES (?,?,?)", (page_id, len(page.sections), len(digests)))
     if count:
         count_terms(db, term_counts(page.terms), +1)
     if page.vectors:
@@ -82,6 +88,8 @@ def delete_page(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM pages WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_data WHERE id=?", (page_id,))
     db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
+    db.execute("DELETE FROM section_digests WHERE page_id=?", (page_id,))
+    db.execute("DELETE FROM page_shapes WHERE id=?", (page_id,))
     delete_keywords(db, page_id)
 
 

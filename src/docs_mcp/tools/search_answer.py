@@ -14,6 +14,8 @@ from docs_mcp.text.dates import utc_minute
 
 #: A page's headings: (level, id, title), in page order.
 Headings = list[tuple[int, str, str]]
+#: Other addresses of one item named with its hit at most (a page re-exported by 20 modules: 3 and a count).
+ALSO_SHOWN = 3
 
 
 def answer(
@@ -34,8 +36,10 @@ def answer(
         path = f" — {path}" if path and path != h.title else ""
         src = f" · source {h.source}" if multi else ""
         anchor = f"#{h.section_id}" if h.section_id else ""
+        more = f" (+{len(h.also) - ALSO_SHOWN} more)" if len(h.also) > ALSO_SHOWN else ""
+        also = f"\n   also at: {', '.join(h.also[:ALSO_SHOWN])}{more}" if h.also else ""
         blocks.append(
-            f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {utc_minute(h.fetched_at)}\n"
+            f"{n}. {h.title}{path}\n   {h.url}{anchor}{src} · fetched {utc_minute(h.fetched_at)}{also}\n"
             f"   {h.snippet}"
         )
     head = f"search_docs {echo(query)}: {len(hits)} result(s). {status}"

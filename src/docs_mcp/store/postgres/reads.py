@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
-from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
+from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL
 from docs_mcp.store.postgres import keywords, text
 from docs_mcp.store.postgres.rank import Ranking, scope_sql
@@ -170,16 +170,33 @@ class PostgresReads:
         )
         return [SectionRow(*row) for row in self._all(sql, (count, list(section_ids)))]
 
-    def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
-        """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
-        return [
-            tuple(r)
-            for r in self._all(
-                "SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
-                "FROM sections s WHERE s.id = ANY(%s)",
-                (list(section_ids),),
-            )
-        ]
+    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """Per listed page: its number of sections and of sections with a content digest."""
+        sql = "SELECT id, sections, digests FROM page_shapes WHERE id = ANY(%s)"
+        return {pid: (n, d) for pid, n, d in self._all(sql, (list(page_ids),))}
+
+    def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
+        """(section id, other page id, its section id): listed pages of the scope holding the same content."""
+        where, args = scope_sql(scope)
+        sql = (
+            "SELECT a.id, b.page_id, b.id FROM section_digests a "
+            "JOIN section_digests b ON b.digest=a.digest AND b.page_id<>a.page_id JOIN pages p ON p.id=b.page_id "
+            f"WHERE a.id = ANY(%(ids)s) AND p.listed AND {where} AND "
+            # Counted no further than the cap: a footer's digest is on thousands of pages.
+            "(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest "
+            f"LIMIT {COPIES_CAP + 1}) AS held) <= {COPIES_CAP}"
+        )
+        return [tuple(r) for r in self._all(sql, {**args, "ids": list(section_ids)})]
+
+    def shared_digests(self, page_id: int, other: int | None = None) -> int:
+        """How many of one page's section digests the other page holds too (any other page: None)."""
+        where = "b.page_id=%s" if other is not None else "b.page_id<>%s"
+        sql = (
+            "SELECT count(*) FROM section_digests a WHERE a.page_id=%s AND EXISTS "
+            f"(SELECT 1 FROM section_digests b WHERE b.digest=a.digest AND {where})"
+        )
+        row = self._one(sql, (page_id, page_id if other is None else other))
+        return int(row[0]) if row else 0
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
         """Stored section vectors of `model` for these pages (those that have some)."""

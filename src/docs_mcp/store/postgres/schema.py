@@ -44,6 +44,13 @@ MIGRATIONS = (
     INSERT INTO fts_totals VALUES ('pages', 0, 0), ('sections', 0, 0);
     """,
     KEYWORD_MIGRATION,  # 2: the entries of the site's own keyword index pages
+    # 3: a listed page's sections' content digests and section counts: which pages copy others.
+    """
+    CREATE TABLE section_digests(id bigint PRIMARY KEY, page_id bigint NOT NULL, digest text NOT NULL);
+    CREATE INDEX section_digests_digest ON section_digests(digest, page_id);
+    CREATE INDEX section_digests_page ON section_digests(page_id);
+    CREATE TABLE page_shapes(id bigint PRIMARY KEY, sections integer NOT NULL, digests integer NOT NULL);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

@@ -59,6 +59,10 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
         cur.executemany(_SECTION, rows)
     _copy(db, "section_terms (term, id, page_id, len, a, b, c, d)", postings)
     if page.listed:
+        digests = [(ids[k], page_id, d) for k, d in enumerate(page.digests) if d]
+        _copy(db, "section_digests (id, page_id, digest)", digests)
+        db.execute("INSERT INTO page_shapes VALUES (%s,%s,%s)", (page_id, len(page.sections), len(digests)))
+    if page.listed:
         _totals(db, "sections", len(rows), tokens)
     count_terms(db, page.terms, +1)
     if page.vectors:
@@ -116,6 +120,8 @@ def delete_page(db: psycopg.Connection, key: str) -> None:
     if listed:
         _totals(db, "sections", -len(listed), -sum(listed))
     db.execute("DELETE FROM section_terms WHERE page_id=%s", (page_id,))
+    db.execute("DELETE FROM section_digests WHERE page_id=%s", (page_id,))
+    db.execute("DELETE FROM page_shapes WHERE id=%s", (page_id,))
     for table in ("pages", "page_data", "page_vectors", "page_terms"):
         db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
     delete_keywords(db, page_id)
