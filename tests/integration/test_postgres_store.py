@@ -65,3 +65,98 @@ def test_a_database_that_goes_down_is_a_clear_error_and_is_used_again_within_sec
             assert time.monotonic() - back < 5, "still failing 5 s after the database came back"
             time.sleep(0.1)
     store.close()
+
+
+def _new_database(server) -> str:
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE docslice_schema_2")
+    return server.get_uri(database="docslice_schema_2")
+
+
+def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
+    """Version 2's tables holding what `new` holds: its term rows spread back into one row per term and
+    section (section_terms) and per term and page (page_terms)."""
+    from docs_mcp.store.postgres.postings import decode
+    from docs_mcp.store.postgres.schema import MIGRATIONS
+
+    old.execute("CREATE TABLE schema_version(version integer NOT NULL)")
+    for version in (1, 2):
+        old.execute(MIGRATIONS[version - 1])
+        old.execute("INSERT INTO schema_version VALUES (%s)", (version,))
+    old.execute("DELETE FROM fts_totals")
+    old.execute("DELETE FROM vocab")
+    columns = {
+        "pages": "id, key, title, fetched_at, etag, last_modified, hash, listed",
+        "page_data": "id, links, terms, doc",
+        "sections": "id, page_id, ord, anchor, level, title, path, text, names, len",
+        "fts_totals": "kind, rows, tokens",
+        "vocab": "term, df",
+        "keywords": "id, page_id, target, anchor, term, len, tsv",
+    }
+    for table, cols in columns.items():
+        rows = new.execute(f"SELECT {cols} FROM {table}").fetchall()
+        marks = ", ".join(["%s"] * len(cols.split(",")))
+        old.cursor().executemany(f"INSERT INTO {table}({cols}) VALUES ({marks})", rows)
+    page_len = dict(new.execute("SELECT id, len FROM pages WHERE len IS NOT NULL").fetchall())
+    old.cursor().executemany("INSERT INTO page_fts VALUES (%s, ''::tsvector, %s)", list(page_len.items()))
+    section_id = {(p, o): i for i, p, o in new.execute("SELECT id, page_id, ord FROM sections")}
+    rows = new.execute("SELECT term, page_id, data FROM terms").fetchall()
+    data = decode([bytes(d) for _, _, d in rows])
+    page_terms = [
+        (term, pid, page_len[pid], *map(int, data.page[k]))
+        for k, (term, pid, _) in enumerate(rows)
+        if data.page[k].any()
+    ]
+    section_terms = [
+        (rows[k][0], section_id[rows[k][1], s[0]], rows[k][1], *s[1:])
+        for k, s in zip(data.section_row.tolist(), data.section.tolist(), strict=True)
+    ]
+    with old.cursor() as cur:
+        cur.executemany("INSERT INTO page_terms VALUES (%s,%s,%s,%s,%s,%s,%s)", page_terms)
+        cur.executemany("INSERT INTO section_terms VALUES (%s,%s,%s,%s,%s,%s,%s,%s)", section_terms)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_index_of_schema_2_is_converted_in_place_and_ranks_as_a_new_one(postgres_server, postgres_url):
+    import asyncio
+
+    from conftest import SITE
+
+    from docs_mcp.crawl.indexer import Indexer
+    from docs_mcp.fetch.fetching import Fetcher
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.settings import Settings
+    from docs_mcp.store.interface import Scope
+    from docs_mcp.text.terms import tokenize
+
+    sources, settings = SourceSet.from_specs([str(SITE)]), Settings(cache_dir=None)
+    new = store_at(postgres_url)
+    asyncio.run(Indexer(sources, settings, Fetcher(sources, settings), new, workers=1).run())
+    old_url = _new_database(postgres_server)
+    with psycopg.connect(postgres_url) as a, psycopg.connect(old_url, autocommit=True) as b:
+        _as_schema_2(a, b)
+    old = store_at(old_url)  # migrated to this version on open
+    scope = Scope.of(sources.sources)
+    try:
+        for query in ("install package", "json parse", "error", "validate records", "tidepool load"):
+            terms = sorted(set(tokenize(query)))
+            got = []
+            for store in (new, old):
+                with store.reading() as r:
+                    got.append(
+                        (
+                            r.page_matches(terms, scope, 20),
+                            r.section_matches(terms, scope, 20),
+                            r.name_matches([" ".join(terms)], scope, 20),
+                        )
+                    )
+            assert got[0] == got[1] and got[0][0] and got[0][1], query
+        with psycopg.connect(old_url) as conn:
+            tables = {t for (t,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname='public'")}
+        assert "terms" in tables and not tables & {"section_terms", "page_terms", "page_fts"}
+    finally:
+        new.close()
+        old.close()
+        with psycopg.connect(postgres_server.get_uri(), autocommit=True) as conn:
+            conn.execute("DROP DATABASE docslice_schema_2 WITH (FORCE)")

@@ -11,7 +11,7 @@ from docs_mcp.model.document import Document
 from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL
 from docs_mcp.store.postgres import keywords, text
-from docs_mcp.store.postgres.rank import Ranking, scope_sql
+from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
 
 if TYPE_CHECKING:
     import psycopg
@@ -96,26 +96,41 @@ class PostgresReads:
     def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:
         """(page id, section id, BM25) of the best sections of the scope holding any of the terms, best first."""
         where, args = scope_sql(scope)
-        rows = self.rank.scored("sections", terms, where, args, limit, out="c.page_id, c.id")
-        return [(p, s, float(score)) for p, s, score in rows]
+        hits = self.rank.scored("sections", terms, where, args, limit)
+        return [(p, s, score) for p, s, _, score in self._sections_at(hits)]
 
     def page_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, float]]:
         """(page id, BM25) of the best pages of the scope holding any of the terms, best first."""
         where, args = scope_sql(scope)
-        return [(p, float(s)) for p, s in self.rank.scored("pages", terms, where, args, limit, out="c.id")]
+        return self.rank.scored("pages", terms, where, args, limit)
 
     def name_matches(self, phrases: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, str]]:
         """(page id, section id, defined names) of sections whose names hold one of the phrases, best first."""
         where, args = scope_sql(scope)
-        rows = self.rank.scored(
-            "sections", phrases, where, args, limit, out="c.page_id, c.id, c.names", names_only=True
-        )
-        return [(p, s, names) for p, s, names, _ in rows]
+        hits = self.rank.scored("sections", phrases, where, args, limit, names_only=True)
+        return [(p, s, names) for p, s, names, _ in self._sections_at(hits)]
 
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
-        rows = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1, out="c.id")
-        return rows[0][0] if rows else None
+        hits = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1)
+        found = self._sections_at(hits)
+        return found[0][1] if found else None
+
+    def _sections_at(self, hits: list[tuple[int, float]]) -> list[tuple[int, int, str, float]]:
+        """(page id, section id, names, score) of scored sections (keys of rank.section_place), in their order."""
+        places = [section_place(key) for key, _ in hits]
+        rows = self._all(
+            "SELECT s.page_id, s.ord, s.id, s.names FROM sections s "
+            "JOIN unnest(%s::bigint[], %s::int[]) AS w(page_id, ord) USING (page_id, ord)",
+            ([p for p, _ in places], [o for _, o in places]),
+        )
+        found = {(p, o): (i, names) for p, o, i, names in rows}
+        out = []
+        for (page_id, ord_), (_, score) in zip(places, hits, strict=True):
+            if (page_id, ord_) in found:
+                sid, names = found[page_id, ord_]
+                out.append((page_id, sid, names, score))
+        return out
 
     def keyword_matches(
         self, terms: Sequence[str], scope: Scope, limit: int
@@ -132,12 +147,16 @@ class PostgresReads:
         ]
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
-        """Those of these pages whose full text holds the term (a phrase of its tokens), by the GIN index."""
-        tsq, pieces = text.query([term])
+        """Those of these pages whose full text holds the term (every token of it)."""
+        pieces = sorted(set(text.tokens(term)))
         if not pieces or not page_ids:
             return []
-        sql = "SELECT id FROM page_fts WHERE tsv @@ %s::tsquery AND id = ANY(%s)"
-        return [pid for (pid,) in self._all(sql, (tsq, list(page_ids)))]
+        sql = (
+            # A row whose page counts are all 0 (4 zero bytes) holds the term in a section's path alone.
+            "SELECT page_id FROM terms WHERE term = ANY(%s) AND page_id = ANY(%s) "
+            "AND substring(data for 4) <> '\\x00000000'::bytea GROUP BY page_id HAVING count(*) = %s"
+        )
+        return [pid for (pid,) in self._all(sql, (pieces, list(page_ids), len(pieces)))]
 
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
         sql = "SELECT id, key, title, fetched_at, hash FROM pages WHERE id = ANY(%s)"

@@ -23,8 +23,10 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.postgres import writes
+from docs_mcp.store.postgres.breaker import transient
 from docs_mcp.store.postgres.reads import PostgresReads
 from docs_mcp.store.postgres.schema import migrate
+from docs_mcp.store.postgres.upkeep import Upkeep
 
 if TYPE_CHECKING:
     from docs_mcp.model.document import Document
@@ -76,6 +78,7 @@ class PostgresStore:
             open=False,
             name="docslice",
         )
+        self._upkeep = Upkeep(self.pool)
         if lazy:
             self.pool.open(wait=False)
             return
@@ -113,9 +116,9 @@ class PostgresStore:
                 "(the database is down, restarting or out of connections)"
             ) from None
         except psycopg.OperationalError as exc:
+            hint = " (the database is down or restarting: retry in a few seconds)" if transient(exc) else ""
             raise IndexUnavailable(
-                f"cannot use the index at {self.location}: {_first_line(exc)} (the database is down or "
-                "restarting: retry in a few seconds)"
+                f"cannot use the index at {self.location}: {_first_line(exc)}{hint}"
             ) from None
         except psycopg.Error as exc:
             raise IndexUnavailable(f"cannot use the index at {self.location}: {_first_line(exc)}") from None
@@ -166,14 +169,16 @@ class PostgresStore:
         raise AssertionError("unreachable")
 
     def write(self, page: PreparedPage) -> None:
-        self.write_transaction(lambda db: writes.insert_page(db, page))
+        self._upkeep.rewrote(self.write_transaction(lambda db: writes.insert_page(db, page)))
 
     def write_many(self, pages: Sequence[PreparedPage]) -> None:
         """The pages in one transaction, all or none (a build writes what its workers finished meanwhile)."""
-        self.write_transaction(lambda db: [writes.insert_page(db, page) for page in pages])
+        self._upkeep.rewrote(
+            sum(self.write_transaction(lambda db: [writes.insert_page(db, p) for p in pages]))
+        )
 
     def remove(self, key: str) -> None:
-        self.write_transaction(lambda db: writes.delete_page(db, key))
+        self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))
 
     def touch(self, key: str, fetched_at: float | None = None) -> None:
         when = fetched_at or time.time()

@@ -8,40 +8,34 @@ from typing import TYPE_CHECKING
 from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links, unpack_text
 from docs_mcp.store.postgres import text
 from docs_mcp.store.postgres.keywords import delete_keywords, insert_keywords
+from docs_mcp.store.postgres.postings import page_rows
 
 if TYPE_CHECKING:
     import psycopg
 
 _PAGE = (
-    "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) "
-    "VALUES (%s,%s,%s,%s,%s,%s,%s) RETURNING id"
+    "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed, len) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id"
 )
 _SECTION = (
-    "INSERT INTO sections(id, page_id, ord, anchor, level, title, path, text, names, tsv, len) "
-    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector,%s)"
+    "INSERT INTO sections(id, page_id, ord, anchor, level, title, path, text, names, len) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
 )
 
 
-def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
-    """Insert or replace a prepared page with its sections, full-text rows, vocabulary counts and vectors."""
-    delete_page(db, page.key)
+def insert_page(db: psycopg.Connection, page: PreparedPage) -> bool:
+    """Insert or replace a prepared page with its sections, term rows, vocabulary counts and vectors; whether
+    it replaced one."""
+    replaced = delete_page(db, page.key)
     row = page.row
-    page_id = db.execute(_PAGE, (*row[:6], bool(row[6]))).fetchone()[0]
+    page_len, page_counts = text.column_counts(page.page_fts) if page.listed else (None, {})
+    page_id = db.execute(_PAGE, (*row[:6], bool(row[6]), page_len)).fetchone()[0]
     db.execute(
         "INSERT INTO page_data(id, links, terms, doc) VALUES (%s,%s,%s,%s)",
         # Links and texts as plain text: PostgreSQL compresses large values itself (TOAST).
         (page_id, "\n".join(unpack_links(page.links)), page.terms, page.doc),
     )
-    if page.listed:
-        tsv, length, counts = text.tsvector(page.page_fts)
-        db.execute("INSERT INTO page_fts(id, tsv, len) VALUES (%s, %s::tsvector, %s)", (page_id, tsv, length))
-        _copy(
-            db,
-            "page_terms (term, id, len, a, b, c, d)",
-            ((t, page_id, length, *n) for t, n in counts.items()),
-        )
-        _totals(db, "pages", 1, length)
-    # Ids drawn first, so each section's term rows can name it (COPY returns no ids).
+    # Ids drawn first, so that one statement inserts every section.
     ids = [
         r[0]
         for r in db.execute(
@@ -49,17 +43,19 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
             (len(page.sections),),
         )
     ]
-    rows, postings, tokens = [], [], 0
+    rows, counted = [], []
     for k, section in enumerate(page.sections):
-        tsv, length, counts = text.tsvector(page.section_fts[k]) if page.listed else (None, None, {})
-        tokens += length or 0
-        rows.append((ids[k], page_id, *section[:5], unpack_text(section[5]), section[6], tsv, length))
-        postings += [(t, ids[k], page_id, length, *n) for t, n in counts.items()]
+        length, counts = text.column_counts(page.section_fts[k]) if page.listed else (None, {})
+        rows.append((ids[k], page_id, *section[:5], unpack_text(section[5]), section[6], length))
+        counted.append((section[0], length or 0, counts))
     with db.cursor() as cur:
         cur.executemany(_SECTION, rows)
-    _copy(db, "section_terms (term, id, page_id, len, a, b, c, d)", postings)
     if page.listed:
-        _totals(db, "sections", len(rows), tokens)
+        _copy(
+            db, "terms (term, page_id, data)", ((t, page_id, d) for t, d in page_rows(page_counts, counted))
+        )
+        _totals(db, "pages", 1, page_len)
+        _totals(db, "sections", len(rows), sum(n for _, n, _ in counted))
     count_terms(db, page.terms, +1)
     if page.vectors:
         db.execute(
@@ -67,10 +63,11 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
             (page_id, page.vector_model, page.vectors),
         )
     insert_keywords(db, page_id, page.keywords)
+    return replaced
 
 
 def _copy(db: psycopg.Connection, target: str, rows) -> None:
-    """Rows into a table by COPY (a page's term rows: thousands; COPY is ~10× an INSERT per row)."""
+    """Rows into a table by COPY (a page's term rows: hundreds; COPY is ~10× an INSERT per row)."""
     with db.cursor() as cur, cur.copy(f"COPY {target} FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
@@ -96,30 +93,30 @@ def count_terms(db: psycopg.Connection, terms: bytes | None, sign: int) -> None:
         )
 
 
-def delete_page(db: psycopg.Connection, key: str) -> None:
-    """A page and everything stored with it; its terms and full-text counts taken back."""
+def delete_page(db: psycopg.Connection, key: str) -> bool:
+    """A page and everything stored with it; its terms and full-text counts taken back. Whether it was there."""
     row = db.execute(
         "SELECT p.id, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=%s FOR UPDATE OF p",
         (key,),
     ).fetchone()
     if not row:
-        return
+        return False
     page_id, terms = row
     # The totals rows in one order (pages, then sections) in every write: two writers never deadlock.
-    fts = db.execute("DELETE FROM page_fts WHERE id=%s RETURNING len", (page_id,)).fetchone()
-    if fts:
-        _totals(db, "pages", -1, -fts[0])
+    length = db.execute("DELETE FROM pages WHERE id=%s RETURNING len", (page_id,)).fetchone()[0]
+    if length is not None:
+        _totals(db, "pages", -1, -length)
     gone = db.execute(
         "DELETE FROM sections WHERE page_id=%s RETURNING len IS NOT NULL, coalesce(len, 0)", (page_id,)
     ).fetchall()
     listed = [n for fts, n in gone if fts]
     if listed:
         _totals(db, "sections", -len(listed), -sum(listed))
-    db.execute("DELETE FROM section_terms WHERE page_id=%s", (page_id,))
-    for table in ("pages", "page_data", "page_vectors", "page_terms"):
-        db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
+    for table, column in (("page_data", "id"), ("page_vectors", "id"), ("terms", "page_id")):
+        db.execute(f"DELETE FROM {table} WHERE {column}=%s", (page_id,))
     delete_keywords(db, page_id)
     count_terms(db, bytes(terms) if terms is not None else None, -1)
+    return True
 
 
 def touch_page(db: psycopg.Connection, key: str, when: float) -> None:

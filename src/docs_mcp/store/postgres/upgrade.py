@@ -1,0 +1,57 @@
+"""Migration 3: the term rows packed one per term and page (postings.py), converted from version 2's rows in
+place, a slice of pages at a time; the tsvectors and their GIN indexes dropped (nothing reads them)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docs_mcp.store.postgres.postings import page_rows
+
+if TYPE_CHECKING:
+    import psycopg
+
+#: Pages converted per statement pair (bounded memory on a site of any size).
+_SLICE = 500
+#: Tables a rewrite churns: vacuumed after 2% of their rows changed (the default, 20%, let a full refresh
+#: double them before the first vacuum; VACUUM gives dead rows' space back to the next writes).
+CHURNED = ("pages", "page_data", "sections", "terms", "page_vectors", "vocab", "keywords")
+COMPACT_TERMS = """
+    CREATE TABLE terms(term text COLLATE "C" NOT NULL, page_id integer NOT NULL, data bytea NOT NULL);
+    CREATE INDEX terms_term ON terms(term);
+    CREATE INDEX terms_page ON terms(page_id);
+    ALTER TABLE pages ADD COLUMN len integer;
+    UPDATE pages p SET len = f.len FROM page_fts f WHERE f.id = p.id;
+    """ + "".join(
+    f"ALTER TABLE {t} SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_threshold = 200);\n"
+    for t in CHURNED
+)
+_DROP = """
+    DROP TABLE section_terms, page_terms, page_fts;
+    ALTER TABLE sections DROP COLUMN tsv;
+    """
+
+
+def compact_terms(conn: psycopg.Connection) -> None:
+    """Version 2 → 3, inside the migration's transaction."""
+    conn.execute(COMPACT_TERMS)
+    last = conn.execute("SELECT coalesce(max(id), 0) FROM pages").fetchone()[0]
+    for lo in range(0, last + 1, _SLICE):
+        span = (lo, lo + _SLICE)
+        pages: dict[int, dict] = {}
+        for term, pid, *counts in conn.execute(
+            "SELECT term, id, a, b, c, d FROM page_terms WHERE id >= %s AND id < %s", span
+        ):
+            pages.setdefault(pid, {})[term] = counts
+        sections: dict[int, dict[tuple[int, int], dict]] = {}
+        for term, pid, ord_, length, *counts in conn.execute(
+            "SELECT t.term, t.page_id, s.ord, t.len, t.a, t.b, t.c, t.d FROM section_terms t "
+            "JOIN sections s ON s.id = t.id WHERE t.page_id >= %s AND t.page_id < %s",
+            span,
+        ):
+            sections.setdefault(pid, {}).setdefault((ord_, length), {})[term] = counts
+        with conn.cursor() as cur, cur.copy("COPY terms (term, page_id, data) FROM STDIN") as copy:
+            for pid in sorted(set(pages) | set(sections)):
+                held = sorted(sections.get(pid, {}).items())
+                for term, data in page_rows(pages.get(pid, {}), [(o, n, c) for (o, n), c in held]):
+                    copy.write_row((term, pid, data))
+    conn.execute(_DROP)
