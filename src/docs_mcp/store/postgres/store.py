@@ -23,7 +23,7 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.postgres import writes
-from docs_mcp.store.postgres.breaker import transient
+from docs_mcp.store.postgres.breaker import RETRY, Breaker, first_line
 from docs_mcp.store.postgres.reads import PostgresReads
 from docs_mcp.store.postgres.schema import migrate
 from docs_mcp.store.postgres.upkeep import Upkeep
@@ -40,8 +40,6 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 #: up and connects again on the next call's demand, at once. Its default, 5 minutes of doubling delays, left
 #: a replica failing for 8 s and more after a database that had been down 10 s came back.
 _RECONNECT_WINDOW = 2.0
-#: Worth another try: the server chose this transaction as a deadlock's victim, or a serialization failure.
-_RETRY = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
 
 def redacted(url: str) -> str:
@@ -79,6 +77,7 @@ class PostgresStore:
             name="docslice",
         )
         self._upkeep = Upkeep(self.pool)
+        self.breaker = Breaker(self.location, self._probe)
         if lazy:
             self.pool.open(wait=False)
             return
@@ -92,36 +91,21 @@ class PostgresStore:
     def _ready(self) -> None:
         """The schema checked (and migrated) once, on first use. No lock here: migrate() takes the
         database's own, and a caller never waits behind another one's wait for a connection."""
+        self.breaker.check()  # known to be down: the same error at once, not another wait for a connection
         if self._migrated:
             return
         with self._errors(), self.pool.connection() as conn:
             migrate(conn, self.location)
         self._migrated = True
 
-    @contextmanager
-    def _errors(self, retry: bool = False) -> Iterator[None]:
-        """A database that cannot be reached (down, restarting, refusing us) or that fails a statement is an
-        unavailable index, said plainly; `retry`: a deadlock's victim is left to the caller, who tries again."""
-        try:
-            yield
-        except _RETRY:
-            if not retry:
-                raise IndexUnavailable(
-                    f"cannot use the index at {self.location}: the write kept colliding with others, try again"
-                ) from None
-            raise
-        except PoolTimeout:
-            raise IndexUnavailable(
-                f"cannot use the index at {self.location}: no connection to it within {PG_POOL_TIMEOUT:g} s "
-                "(the database is down, restarting or out of connections)"
-            ) from None
-        except psycopg.OperationalError as exc:
-            hint = " (the database is down or restarting: retry in a few seconds)" if transient(exc) else ""
-            raise IndexUnavailable(
-                f"cannot use the index at {self.location}: {_first_line(exc)}{hint}"
-            ) from None
-        except psycopg.Error as exc:
-            raise IndexUnavailable(f"cannot use the index at {self.location}: {_first_line(exc)}") from None
+    def _errors(self, retry: bool = False) -> contextlib.AbstractContextManager[None]:
+        """Database errors as IndexUnavailable, said plainly; one that means the database cannot be reached
+        trips the breaker (breaker.py). `retry`: a deadlock's victim is left to the caller, who tries again."""
+        return self.breaker.errors(retry)
+
+    def _probe(self) -> None:
+        with psycopg.connect(self.url, connect_timeout=2, autocommit=True) as conn:
+            conn.execute("SELECT 1")
 
     @contextmanager
     def reading(self) -> Iterator[PostgresReads]:
@@ -143,6 +127,7 @@ class PostgresStore:
                     conn.execute("ROLLBACK")
 
     def close(self) -> None:
+        self.breaker.close()
         self.pool.close()
 
     def build_lock(self, root: str) -> AdvisoryBuildLock:
@@ -162,7 +147,7 @@ class PostgresStore:
                     conn.transaction(),
                 ):
                     return work(conn)
-            except _RETRY:
+            except RETRY:
                 pass
             time.sleep(delay * (1 + random.random()))
             delay *= 2
@@ -230,10 +215,6 @@ class PostgresStore:
             return r.without_vectors(model, scope, limit, after)
 
 
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
 class AdvisoryBuildLock:
     """One build of a root at a time across machines: a session advisory lock on a connection of its own,
     held for the build and dropped by the server if the holder's connection or process dies."""
@@ -297,4 +278,4 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
         psycopg.connect(url, connect_timeout=int(PG_POOL_TIMEOUT)).close()
         return PostgresStore(url, fresh_seconds)
     except (psycopg.OperationalError, PoolTimeout) as exc:
-        raise IndexUnavailable(f"cannot use the index at {redacted(url)}: {_first_line(exc)}") from None
+        raise IndexUnavailable(f"cannot use the index at {redacted(url)}: {first_line(exc)}") from None
