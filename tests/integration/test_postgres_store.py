@@ -137,16 +137,18 @@ def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
     page_len = dict(new.execute("SELECT id, len FROM pages WHERE len IS NOT NULL").fetchall())
     old.cursor().executemany("INSERT INTO page_fts VALUES (%s, ''::tsvector, %s)", list(page_len.items()))
     section_id = {(p, o): i for i, p, o in new.execute("SELECT id, page_id, ord FROM sections")}
-    rows = new.execute("SELECT term, page_id, data FROM terms").fetchall()
-    data = decode([bytes(d) for _, _, d in rows])
+    rows = new.execute("SELECT term, bundle, data FROM terms").fetchall()
+    data = decode([bytes(d) for _, _, d in rows], [b for _, b, _ in rows])
+    term_of = [rows[r][0] for r in data.row.tolist()]
+    page_of = data.page_id.tolist()
     page_terms = [
-        (term, pid, page_len[pid], *map(int, data.page[k]))
-        for k, (term, pid, _) in enumerate(rows)
+        (term_of[k], page_of[k], page_len[page_of[k]], *map(int, data.page[k]))
+        for k in range(len(term_of))
         if data.page[k].any()
     ]
     section_terms = [
-        (rows[k][0], section_id[rows[k][1], s[0]], rows[k][1], *s[1:])
-        for k, s in zip(data.section_row.tolist(), data.section.tolist(), strict=True)
+        (term_of[k], section_id[page_of[k], s[0]], page_of[k], *s[1:])
+        for k, s in zip(data.section_seg.tolist(), data.section.tolist(), strict=True)
     ]
     with old.cursor() as cur:
         cur.executemany("INSERT INTO page_terms VALUES (%s,%s,%s,%s,%s,%s,%s)", page_terms)

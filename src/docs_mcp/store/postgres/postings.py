@@ -1,12 +1,13 @@
-"""A page's full-text postings as the PostgreSQL index stores them: one `terms` row per (term, page), its
-counts packed as unsigned LEB128 varints: the page's [title, headings, body, names] counts (FTS5's pages_fts
-row), then for each section holding the term its [ord, length, title, path, body, names] (sections_fts).
+"""Full-text postings as the PostgreSQL index stores them: one `terms` row per term and bundle (the pages one
+write stored together, up to a crawl's batch), its counts packed as unsigned LEB128 varints:
 
-One row per term and page, not per term and section (the rows FTS5 keeps in its doclists): the 28 bytes of
-a PostgreSQL row header and its index entries were most of the index (section_terms and page_terms took 118
-of the Python docs' 164 MB). A page's rows are written and deleted with the page (no row is shared between
-pages: a rewrite leaves dead rows that VACUUM gives back, nothing to merge); BM25 is summed here, over
-numpy arrays decoded from the rows of the query's terms (rank.py).
+    [n, page offset × n, sections holding it × n, page counts (title, headings, body, names) × n,
+     section postings (ord, length, title, path, body, names) × all]
+
+A page's offset is its id less the bundle's (the bundle's id is its first page's). One row per term and
+page cost PostgreSQL a 28-byte row header and an index entry each: most of the index. A page rewritten or
+removed leaves its postings in its bundle's rows until the bundle is rewritten without them (once half of
+its pages are gone) or deleted (once all are); readers skip pages that are no longer in `pages`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Values per section posting, and the page's counts that lead each row.
+#: Values per section posting, and the page's counts.
 SECTION_FIELDS, PAGE_FIELDS = 6, 4
+#: (page id, the page's counts {term: [a, b, c, d]}, its sections' (ord, length, {term: [a, b, c, d]})).
+PageTerms = tuple[int, dict[str, list[int]], Sequence[tuple[int, int, dict[str, list[int]]]]]
 
 
 def varints(values: Sequence[int]) -> bytes:
@@ -33,29 +36,54 @@ def varints(values: Sequence[int]) -> bytes:
     return bytes(out)
 
 
-def page_rows(
-    page_counts: dict[str, list[int]], sections: Sequence[tuple[int, int, dict[str, list[int]]]]
-) -> list[tuple[str, bytes]]:
-    """(term, packed counts) of every term of a page: `page_counts` {term: [a, b, c, d]} of its pages_fts
-    row, `sections` (ord, length, {term: [a, b, c, d]}) of its sections_fts rows."""
-    values: dict[str, list[int]] = {t: list(c) for t, c in page_counts.items()}
-    for ord_, length, counts in sections:
-        for term, c in counts.items():
-            values.setdefault(term, [0, 0, 0, 0]).extend((ord_, length, *c))
-    return [(term, varints(v)) for term, v in values.items()]
+def bundle_rows(bundle: int, pages: Sequence[PageTerms]) -> list[tuple[str, bytes]]:
+    """(term, packed postings) of every term of a bundle's pages."""
+    held: dict[str, dict[int, tuple[list[int], list[int]]]] = {}
+    for page_id, page_counts, sections in pages:
+        mine: dict[str, tuple[list[int], list[int]]] = {t: (list(c), []) for t, c in page_counts.items()}
+        for ord_, length, counts in sections:
+            for term, c in counts.items():
+                mine.setdefault(term, ([0, 0, 0, 0], []))[1].extend((ord_, length, *c))
+        for term, entry in mine.items():
+            held.setdefault(term, {})[page_id] = entry
+    rows = []
+    for term, by_page in held.items():
+        ids = sorted(by_page)
+        values = [len(ids), *(i - bundle for i in ids)]
+        values += [len(by_page[i][1]) // SECTION_FIELDS for i in ids]
+        for i in ids:
+            values += by_page[i][0]
+        for i in ids:
+            values += by_page[i][1]
+        rows.append((term, varints(values)))
+    return rows
 
 
 @dataclass
 class Decoded:
-    """The rows of a query's terms, decoded: per row its page counts, per section posting its row and values."""
+    """Rows decoded into their pages' entries (segments): each one's row, page id, counts, and sections."""
 
-    page: np.ndarray  # (rows, 4): title, headings, body, names
-    section_row: np.ndarray  # (postings,): the row each section posting came from
+    row: np.ndarray  # (segments,): the row each page's entry came from
+    page_id: np.ndarray  # (segments,)
+    page: np.ndarray  # (segments, 4): title, headings, body, names
+    section_seg: np.ndarray  # (postings,): the entry each section posting belongs to
     section: np.ndarray  # (postings, 6): ord, length, title, path, body, names
 
+    def only(self, keep: np.ndarray) -> Decoded:
+        """The entries where `keep` (and their sections)."""
+        renumber = np.cumsum(keep) - 1
+        held = keep[self.section_seg]
+        return Decoded(
+            self.row[keep],
+            self.page_id[keep],
+            self.page[keep],
+            renumber[self.section_seg[held]],
+            self.section[held],
+        )
 
-def decode(blobs: Sequence[bytes]) -> Decoded:
-    """All rows' varints at once (vectorised: a query reads thousands of rows)."""
+
+def _values(blobs: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """All rows' varints at once (vectorised), and the number of values in each row."""
     sizes = np.fromiter((len(b) for b in blobs), np.int64, len(blobs))
     buf = np.frombuffer(b"".join(blobs), np.uint8)
     ends = buf < 128
@@ -64,16 +92,39 @@ def decode(blobs: Sequence[bytes]) -> Decoded:
         values = buf.astype(np.int64)
     else:
         starts = np.concatenate(([0], np.flatnonzero(ends)[:-1] + 1))
-        value_of_byte = ends_before[:-1]
-        shift = 7 * (np.arange(len(buf)) - starts[value_of_byte])
-        values = np.add.reduceat((buf & 127).astype(np.int64) << shift, starts) if len(buf) else buf
-    # Values per row: the value ends within its bytes.
+        shift = 7 * (np.arange(len(buf)) - starts[ends_before[:-1]])
+        values = np.add.reduceat((buf & 127).astype(np.int64) << shift, starts)
     bounds = np.concatenate(([0], np.cumsum(sizes)))
-    per_row = np.diff(ends_before[bounds])
-    first = np.concatenate(([0], np.cumsum(per_row)[:-1]))
-    row_of_value = np.repeat(np.arange(len(blobs)), per_row)
-    in_page = (np.arange(len(values)) - first[row_of_value]) < PAGE_FIELDS
-    page = values[in_page].reshape(-1, PAGE_FIELDS)
-    section = values[~in_page].reshape(-1, SECTION_FIELDS)
-    section_row = np.repeat(np.arange(len(blobs)), (per_row - PAGE_FIELDS) // SECTION_FIELDS)
-    return Decoded(page, section_row, section)
+    return values, np.diff(ends_before[bounds])
+
+
+def decode(blobs: Sequence[bytes], bundles: Sequence[int]) -> Decoded:
+    """The rows of `bundle_rows`, each with its bundle's id."""
+    values, per_row = _values(blobs)
+    rows = len(blobs)
+    first = np.concatenate(([0], np.cumsum(per_row)[:-1])).astype(np.int64)
+    n = values[first] if rows else np.zeros(0, np.int64)
+    row_of_value = np.repeat(np.arange(rows), per_row)
+    pos, n_of_value = np.arange(len(values)) - first[row_of_value], n[row_of_value]
+    seg_row = np.repeat(np.arange(rows), n)
+    offsets = values[(pos >= 1) & (pos <= n_of_value)]
+    sections = values[(pos > n_of_value) & (pos <= 2 * n_of_value)]
+    page = values[(pos > 2 * n_of_value) & (pos <= 6 * n_of_value)].reshape(-1, PAGE_FIELDS)
+    section = values[pos > 6 * n_of_value].reshape(-1, SECTION_FIELDS)
+    page_id = np.asarray(bundles, np.int64)[seg_row] + offsets if rows else offsets
+    return Decoded(seg_row, page_id, page, np.repeat(np.arange(len(offsets)), sections), section)
+
+
+def page_terms(data: Decoded, terms: Sequence[str]) -> list[PageTerms]:
+    """The pages' entries of decoded rows (`terms`: each row's term) as `bundle_rows` takes them again."""
+    pages: dict[int, tuple[dict, dict]] = {}
+    for seg, (row, page_id) in enumerate(zip(data.row.tolist(), data.page_id.tolist(), strict=True)):
+        counts, _ = pages.setdefault(page_id, ({}, {}))
+        if any(data.page[seg]):
+            counts[terms[row]] = data.page[seg].tolist()
+    for seg, section in zip(data.section_seg.tolist(), data.section.tolist(), strict=True):
+        held = pages[int(data.page_id[seg])][1].setdefault((section[0], section[1]), {})
+        held[terms[data.row[seg]]] = section[2:]
+    return [
+        (pid, counts, [(o, n, c) for (o, n), c in sorted(s.items())]) for pid, (counts, s) in pages.items()
+    ]

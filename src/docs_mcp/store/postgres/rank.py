@@ -34,10 +34,9 @@ _TOP = "\U0010ffff"
 K1, B = 1.2, 0.75
 #: A section's key while scoring: page id × this + its ord (ords stay below it; page ids below 2**31).
 _ORD_SPAN = 1 << 32
-_ROWS = (
-    "SELECT t.term, t.page_id, t.data, p.len, {where} FROM terms t JOIN pages p ON p.id = t.page_id "
-    "WHERE t.term = ANY(%(pieces)s)"
-)
+_ROWS = "SELECT term, bundle, data FROM terms WHERE term = ANY(%s)"
+#: The pages named by the rows read: listed ones still in the index, with their length, in the scope or not.
+_PAGES = "SELECT p.id, p.len, {where} FROM pages p WHERE p.id = ANY(%(ids)s) AND p.len IS NOT NULL"
 
 
 def scope_sql(scope: Scope, column: str = "p.key") -> tuple[str, dict[str, str]]:
@@ -85,8 +84,10 @@ class Ranking:
                 keys, length = data.page_ids[idx], data.page_len[idx]
                 in_scope = data.in_scope[idx]
             else:
-                sel = np.flatnonzero(np.isin(data.section_row, idx))
-                counts, row = data.section[sel, 2:], data.section_row[sel]
+                chosen = np.zeros(len(data.row), bool)
+                chosen[idx] = True
+                sel = np.flatnonzero(chosen[data.section_seg])
+                counts, row = data.section[sel, 2:], data.section_seg[sel]
                 keys = data.page_ids[row] * _ORD_SPAN + data.section[sel, 0]
                 length, in_scope = data.section[sel, 1], data.in_scope[row]
             f = counts @ np.asarray(weights, np.float64)
@@ -113,11 +114,10 @@ class Ranking:
         if not pieces:
             return []
         lexemes = sorted({p for ps in pieces for p in ps})
-        fetched = self.db.execute(_ROWS.format(where=where), {**args, "pieces": lexemes}).fetchall()
-        data = _rows(fetched)
+        data, terms_of = self._rows(lexemes, where, args)
         by_term: dict[str, list[int]] = {}
-        for i, row in enumerate(fetched):
-            by_term.setdefault(row[0], []).append(i)
+        for seg, row in enumerate(data.row.tolist()):
+            by_term.setdefault(terms_of[row], []).append(seg)
         weights = SECTION_WEIGHTS if kind == "sections" else PAGE_WEIGHTS
         if names_only:  # a column filter: only the names column's occurrences count
             weights = (0, 0, 0, weights[3])
@@ -136,6 +136,25 @@ class Ranking:
         total = np.bincount(inverse, weights=np.concatenate(scores), minlength=len(all_keys))
         best = np.lexsort((all_keys, -total))[:limit]
         return [(int(all_keys[i]), float(total[i])) for i in best]
+
+    def _rows(self, lexemes: list[str], where: str, args: dict) -> tuple[_Rows, list[str]]:
+        """The rows of these terms, decoded; entries of pages gone (left in their bundle) dropped."""
+        fetched = self.db.execute(_ROWS, (lexemes,)).fetchall()
+        data = decode([bytes(d) for _, _, d in fetched], [b for _, b, _ in fetched])
+        ids = np.unique(data.page_id)
+        pages = self.db.execute(_PAGES.format(where=where), {**args, "ids": ids.tolist()}).fetchall()
+        pages.sort()
+        live = np.fromiter((p for p, _, _ in pages), np.int64, len(pages))
+        at = np.clip(np.searchsorted(live, data.page_id), 0, max(len(live) - 1, 0))
+        found = (live[at] == data.page_id) if len(live) else np.zeros(len(data.page_id), bool)
+        data = data.only(found)
+        at = at[found]
+        length = np.fromiter((n for _, n, _ in pages), np.float64, len(pages))
+        scoped = np.fromiter((bool(s) for _, _, s in pages), bool, len(pages))
+        rows = _Rows(
+            data.row, data.page_id, length[at], scoped[at], data.page, data.section_seg, data.section
+        )
+        return rows, [t for t, _, _ in fetched]
 
     def _in_order(self, m: _Matches, pieces: list[str]) -> _Matches:
         """Of sections holding every token of a names phrase, those whose names hold them in that order."""
@@ -163,21 +182,12 @@ def section_place(key: int) -> tuple[int, int]:
 
 @dataclass
 class _Rows:
+    """The live pages' entries of the rows read (postings.Decoded), with each page's length and scope."""
+
+    row: np.ndarray
     page_ids: np.ndarray
     page_len: np.ndarray
     in_scope: np.ndarray
     page: np.ndarray
-    section_row: np.ndarray
+    section_seg: np.ndarray
     section: np.ndarray
-
-
-def _rows(fetched: list[tuple]) -> _Rows:
-    decoded = decode([bytes(r[2]) for r in fetched])
-    return _Rows(
-        np.fromiter((r[1] for r in fetched), np.int64, len(fetched)),
-        np.fromiter((r[3] or 0 for r in fetched), np.float64, len(fetched)),
-        np.fromiter((bool(r[4]) for r in fetched), bool, len(fetched)),
-        decoded.page,
-        decoded.section_row,
-        decoded.section,
-    )

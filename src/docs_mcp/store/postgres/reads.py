@@ -6,11 +6,14 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL
 from docs_mcp.store.postgres import keywords, text
+from docs_mcp.store.postgres.postings import decode
 from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
 
 if TYPE_CHECKING:
@@ -151,12 +154,18 @@ class PostgresReads:
         pieces = sorted(set(text.tokens(term)))
         if not pieces or not page_ids:
             return []
-        sql = (
-            # A row whose page counts are all 0 (4 zero bytes) holds the term in a section's path alone.
-            "SELECT page_id FROM terms WHERE term = ANY(%s) AND page_id = ANY(%s) "
-            "AND substring(data for 4) <> '\\x00000000'::bytea GROUP BY page_id HAVING count(*) = %s"
+        rows = self._all(
+            "SELECT term, bundle, data FROM terms WHERE term = ANY(%s) "
+            "AND bundle IN (SELECT bundle FROM pages WHERE id = ANY(%s))",
+            (pieces, list(page_ids)),
         )
-        return [pid for (pid,) in self._all(sql, (pieces, list(page_ids), len(pieces)))]
+        data = decode([bytes(d) for _, _, d in rows], [b for _, b, _ in rows])
+        # An entry whose page counts are all 0 holds the term in a section's path alone.
+        held = np.isin(data.page_id, list(page_ids)) & data.page.any(axis=1)
+        found: dict[int, set[str]] = {}
+        for row, page_id in zip(data.row[held].tolist(), data.page_id[held].tolist(), strict=True):
+            found.setdefault(page_id, set()).add(rows[row][0])
+        return [pid for pid, terms in found.items() if len(terms) == len(pieces)]
 
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
         sql = "SELECT id, key, title, fetched_at, hash FROM pages WHERE id = ANY(%s)"

@@ -22,7 +22,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
-from docs_mcp.store.postgres import writes
+from docs_mcp.store.postgres import bundles, writes
 from docs_mcp.store.postgres.breaker import RETRY, Breaker, first_line
 from docs_mcp.store.postgres.reads import PostgresReads
 from docs_mcp.store.postgres.schema import migrate
@@ -76,7 +76,9 @@ class PostgresStore:
             open=False,
             name="docslice",
         )
-        self._upkeep = Upkeep(self.pool)
+        self._upkeep = Upkeep(
+            self.pool, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
+        )
         self.breaker = Breaker(self.location, self._probe)
         if lazy:
             self.pool.open(wait=False)
@@ -154,13 +156,11 @@ class PostgresStore:
         raise AssertionError("unreachable")
 
     def write(self, page: PreparedPage) -> None:
-        self._upkeep.rewrote(self.write_transaction(lambda db: writes.insert_page(db, page)))
+        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, [page])))
 
     def write_many(self, pages: Sequence[PreparedPage]) -> None:
         """The pages in one transaction, all or none (a build writes what its workers finished meanwhile)."""
-        self._upkeep.rewrote(
-            sum(self.write_transaction(lambda db: [writes.insert_page(db, p) for p in pages]))
-        )
+        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, pages)))
 
     def remove(self, key: str) -> None:
         self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))

@@ -1,25 +1,27 @@
-"""Migration 3: the term rows packed one per term and page (postings.py), converted from version 2's rows in
-place, a slice of pages at a time; the tsvectors and their GIN indexes dropped (nothing reads them)."""
+"""Migration 3: the term rows packed one per term and bundle of pages (postings.py), converted from version 2's
+rows in place, a slice of pages at a time; the tsvectors and their GIN indexes dropped (nothing reads them)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docs_mcp.store.postgres.postings import page_rows
+from docs_mcp.store.postgres.postings import bundle_rows
 
 if TYPE_CHECKING:
     import psycopg
 
-#: Pages converted per statement pair (bounded memory on a site of any size).
-_SLICE = 500
+#: Pages converted per statement pair (bounded memory on a site of any size), and per bundle (a crawl's batch).
+_SLICE, _BUNDLE = 512, 32
 #: Tables a rewrite churns: vacuumed after 2% of their rows changed (the default, 20%, let a full refresh
 #: double them before the first vacuum; VACUUM gives dead rows' space back to the next writes).
-CHURNED = ("pages", "page_data", "sections", "terms", "page_vectors", "vocab", "keywords")
+CHURNED = ("pages", "page_data", "sections", "terms", "bundles", "page_vectors", "vocab", "keywords")
 COMPACT_TERMS = """
-    CREATE TABLE terms(term text COLLATE "C" NOT NULL, page_id integer NOT NULL, data bytea NOT NULL);
+    CREATE TABLE terms(term text COLLATE "C" NOT NULL, bundle bigint NOT NULL, data bytea NOT NULL);
     CREATE INDEX terms_term ON terms(term);
-    CREATE INDEX terms_page ON terms(page_id);
-    ALTER TABLE pages ADD COLUMN len integer;
+    CREATE INDEX terms_bundle ON terms(bundle);
+    CREATE TABLE bundles(id bigint PRIMARY KEY, pages integer NOT NULL, live integer NOT NULL);
+    ALTER TABLE pages ADD COLUMN len integer, ADD COLUMN bundle bigint;
+    CREATE INDEX pages_bundle ON pages(bundle);
     UPDATE pages p SET len = f.len FROM page_fts f WHERE f.id = p.id;
     """ + "".join(
     f"ALTER TABLE {t} SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_threshold = 200);\n"
@@ -49,9 +51,16 @@ def compact_terms(conn: psycopg.Connection) -> None:
             span,
         ):
             sections.setdefault(pid, {}).setdefault((ord_, length), {})[term] = counts
-        with conn.cursor() as cur, cur.copy("COPY terms (term, page_id, data) FROM STDIN") as copy:
-            for pid in sorted(set(pages) | set(sections)):
-                held = sorted(sections.get(pid, {}).items())
-                for term, data in page_rows(pages.get(pid, {}), [(o, n, c) for (o, n), c in held]):
-                    copy.write_row((term, pid, data))
+        listed = sorted(set(pages) | set(sections))
+        for at in range(0, len(listed), _BUNDLE):
+            bundle = listed[at : at + _BUNDLE]
+            entries = [
+                (pid, pages.get(pid, {}), [(o, n, c) for (o, n), c in sorted(sections.get(pid, {}).items())])
+                for pid in bundle
+            ]
+            conn.execute("INSERT INTO bundles VALUES (%s, %s, %s)", (bundle[0], len(bundle), len(bundle)))
+            conn.execute("UPDATE pages SET bundle = %s WHERE id = ANY(%s)", (bundle[0], bundle))
+            with conn.cursor() as cur, cur.copy("COPY terms (term, bundle, data) FROM STDIN") as copy:
+                for term, data in bundle_rows(bundle[0], entries):
+                    copy.write_row((term, bundle[0], data))
     conn.execute(_DROP)

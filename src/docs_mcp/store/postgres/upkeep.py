@@ -1,13 +1,17 @@
-"""Dead rows given back while a writer rewrites pages: VACUUM of the churned tables every few pages."""
+"""A writer's upkeep: the small bundles of pages it wrote merged (bundles.py), and dead rows given back while it
+rewrites pages (VACUUM of the churned tables every few pages)."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg_pool import PoolTimeout
 
+from docs_mcp.errors import IndexUnavailable
+from docs_mcp.store.postgres.bundles import BUNDLE_PAGES
 from docs_mcp.store.postgres.upgrade import CHURNED
 
 if TYPE_CHECKING:
@@ -23,10 +27,26 @@ class Upkeep:
     tables they churn, so that the next writes reuse the dead rows' space: a refresh that rewrites every page
     would otherwise double the tables before autovacuum's next round (VACUUM never shrinks them again)."""
 
-    def __init__(self, pool: ConnectionPool):
+    def __init__(self, pool: ConnectionPool, merge: Callable[[list[int]], int]):
         self.pool = pool
-        self.dead = 0  # pages rewritten since the last VACUUM
+        #: Merges bundles into one (in a write transaction of its own), returns the pages it holds.
+        self.merge = merge
+        self.dead = 0  # pages rewritten (or merged) since the last VACUUM
         self.pages = 0  # pages in the index then
+        self.small: list[tuple[int, int]] = []  # (bundle, pages) written since the last merge
+        self.bundle_pages = BUNDLE_PAGES
+
+    def wrote(self, outcome: tuple[int, int | None, int]) -> None:
+        """After a write: (pages it replaced, its bundle, the bundle's pages)."""
+        replaced, bundle, pages = outcome
+        if bundle is not None and pages < self.bundle_pages:
+            self.small.append((bundle, pages))
+            if sum(n for _, n in self.small) >= self.bundle_pages:
+                small, self.small = self.small, []
+                with contextlib.suppress(IndexUnavailable):  # left small: read as well, only larger
+                    self.merge([b for b, _ in small])
+                replaced += sum(n for _, n in small)  # their rows rewritten: as much to vacuum
+        self.rewrote(replaced)
 
     def rewrote(self, pages: int) -> None:
         self.dead += pages

@@ -3,19 +3,20 @@ readers keep reading their snapshot meanwhile)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links, unpack_text
-from docs_mcp.store.postgres import text
+from docs_mcp.store.postgres import bundles, text
 from docs_mcp.store.postgres.keywords import delete_keywords, insert_keywords
-from docs_mcp.store.postgres.postings import page_rows
+from docs_mcp.store.postgres.postings import PageTerms, bundle_rows
 
 if TYPE_CHECKING:
     import psycopg
 
 _PAGE = (
-    "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed, len) "
-    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id"
+    "INSERT INTO pages(id, key, title, fetched_at, etag, last_modified, hash, listed, len) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)"
 )
 _SECTION = (
     "INSERT INTO sections(id, page_id, ord, anchor, level, title, path, text, names, len) "
@@ -23,26 +24,41 @@ _SECTION = (
 )
 
 
-def insert_page(db: psycopg.Connection, page: PreparedPage) -> bool:
-    """Insert or replace a prepared page with its sections, term rows, vocabulary counts and vectors; whether
-    it replaced one."""
-    replaced = delete_page(db, page.key)
+def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple[int, int | None, int]:
+    """Insert or replace prepared pages with their sections, vocabulary counts, vectors and, as one bundle,
+    their term rows (postings.py); how many replaced a page, the bundle's id and its number of pages."""
+    replaced = sum(delete_page(db, page.key) for page in pages)
+    ids = _next_ids(db, "pages", len(pages))
+    listed = [_insert_page(db, page_id, page) for page_id, page in zip(ids, pages, strict=True)]
+    listed = [entry for entry in listed if entry is not None]
+    if listed:
+        bundle = min(page_id for page_id, _, _ in listed)
+        db.execute(
+            "INSERT INTO bundles(id, pages, live) VALUES (%s, %s, %s)", (bundle, len(listed), len(listed))
+        )
+        db.execute("UPDATE pages SET bundle = %s WHERE id = ANY(%s)", (bundle, [pid for pid, _, _ in listed]))
+        bundles.copy_rows(db, bundle, bundle_rows(bundle, listed))
+        return replaced, bundle, len(listed)
+    return replaced, None, 0
+
+
+def _next_ids(db: psycopg.Connection, table: str, count: int) -> list[int]:
+    """Ids drawn first, so that rows can name each other before they are inserted."""
+    sql = f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, %s)"
+    return [r[0] for r in db.execute(sql, (count,))]
+
+
+def _insert_page(db: psycopg.Connection, page_id: int, page: PreparedPage) -> PageTerms | None:
+    """One page's rows but its term rows; what its term rows are made of (None for an unlisted page)."""
     row = page.row
     page_len, page_counts = text.column_counts(page.page_fts) if page.listed else (None, {})
-    page_id = db.execute(_PAGE, (*row[:6], bool(row[6]), page_len)).fetchone()[0]
+    db.execute(_PAGE, (page_id, *row[:6], bool(row[6]), page_len))
     db.execute(
         "INSERT INTO page_data(id, links, terms, doc) VALUES (%s,%s,%s,%s)",
         # Links and texts as plain text: PostgreSQL compresses large values itself (TOAST).
         (page_id, "\n".join(unpack_links(page.links)), page.terms, page.doc),
     )
-    # Ids drawn first, so that one statement inserts every section.
-    ids = [
-        r[0]
-        for r in db.execute(
-            "SELECT nextval(pg_get_serial_sequence('sections', 'id')) FROM generate_series(1, %s)",
-            (len(page.sections),),
-        )
-    ]
+    ids = _next_ids(db, "sections", len(page.sections))
     rows, counted = [], []
     for k, section in enumerate(page.sections):
         length, counts = text.column_counts(page.section_fts[k]) if page.listed else (None, {})
@@ -51,9 +67,6 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> bool:
     with db.cursor() as cur:
         cur.executemany(_SECTION, rows)
     if page.listed:
-        _copy(
-            db, "terms (term, page_id, data)", ((t, page_id, d) for t, d in page_rows(page_counts, counted))
-        )
         _totals(db, "pages", 1, page_len)
         _totals(db, "sections", len(rows), sum(n for _, n, _ in counted))
     count_terms(db, page.terms, +1)
@@ -63,14 +76,7 @@ def insert_page(db: psycopg.Connection, page: PreparedPage) -> bool:
             (page_id, page.vector_model, page.vectors),
         )
     insert_keywords(db, page_id, page.keywords)
-    return replaced
-
-
-def _copy(db: psycopg.Connection, target: str, rows) -> None:
-    """Rows into a table by COPY (a page's term rows: hundreds; COPY is ~10× an INSERT per row)."""
-    with db.cursor() as cur, cur.copy(f"COPY {target} FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
+    return (page_id, page_counts, counted) if page.listed else None
 
 
 def _totals(db: psycopg.Connection, kind: str, rows: int, tokens: int) -> None:
@@ -96,12 +102,13 @@ def count_terms(db: psycopg.Connection, terms: bytes | None, sign: int) -> None:
 def delete_page(db: psycopg.Connection, key: str) -> bool:
     """A page and everything stored with it; its terms and full-text counts taken back. Whether it was there."""
     row = db.execute(
-        "SELECT p.id, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=%s FOR UPDATE OF p",
+        "SELECT p.id, p.bundle, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=%s "
+        "FOR UPDATE OF p",
         (key,),
     ).fetchone()
     if not row:
         return False
-    page_id, terms = row
+    page_id, bundle, terms = row
     # The totals rows in one order (pages, then sections) in every write: two writers never deadlock.
     length = db.execute("DELETE FROM pages WHERE id=%s RETURNING len", (page_id,)).fetchone()[0]
     if length is not None:
@@ -112,10 +119,12 @@ def delete_page(db: psycopg.Connection, key: str) -> bool:
     listed = [n for fts, n in gone if fts]
     if listed:
         _totals(db, "sections", -len(listed), -sum(listed))
-    for table, column in (("page_data", "id"), ("page_vectors", "id"), ("terms", "page_id")):
-        db.execute(f"DELETE FROM {table} WHERE {column}=%s", (page_id,))
+    for table in ("page_data", "page_vectors"):
+        db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
     delete_keywords(db, page_id)
     count_terms(db, bytes(terms) if terms is not None else None, -1)
+    if bundle is not None:
+        bundles.left(db, bundle)
     return True
 
 
