@@ -61,7 +61,7 @@ class BuildRun:
 class Build:
     """One build of one source: discovery, the page queue, and what happens to each page."""
 
-    def __init__(self, run: BuildRun, source: Source, prog: Progress):
+    def __init__(self, run: BuildRun, source: Source, prog: Progress, fresh_since: float | None = None):
         self.shared = run
         self.index = run.index
         self.sources = run.sources
@@ -69,6 +69,7 @@ class Build:
         self.source = source
         self.prog = prog
         self.refresh = run.refresh
+        self.fresh_since = fresh_since  # see _fresh
         self.on_progress = run.on_progress
         self.executor = run.executor
         self.store = run.store
@@ -240,8 +241,7 @@ class Build:
         loc = Location(self.source, key)
         uid = loc.uid
         state = self.known.get(uid)
-        age = time.time() - state.fetched_at if state else None
-        if state and not self.refresh and age is not None and age < self.settings.index_ttl_days * 86400:
+        if state and self._fresh(state.fetched_at):
             prog.fresh += 1
             self.follow(await self._in_store(index.links, uid))
             return
@@ -277,6 +277,12 @@ class Build:
         await self.writer.write(prepared)
         prog.fetched += 1
         self.follow(links)
+
+    def _fresh(self, fetched_at: float) -> bool:
+        """Younger than the TTL (without --refresh), or revalidated by another build this one waited for."""
+        if self.fresh_since is not None and fetched_at >= self.fresh_since:
+            return True
+        return not self.refresh and time.time() - fetched_at < self.settings.index_ttl_days * 86400
 
     async def _fetch(self, loc: Location, etag: str, last_modified: str) -> RawPage | None:
         """Fetch with backoff on 429/503; None (and an error noted) when it fails; PageNotFound propagates."""
