@@ -113,6 +113,7 @@ def _new_database(server) -> str:
 def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
     """Version 2's tables holding what `new` holds: its term rows spread back into one row per term and
     section (section_terms) and per term and page (page_terms)."""
+    from docs_mcp.store.pagerows import unpack_text
     from docs_mcp.store.postgres.postings import decode
     from docs_mcp.store.postgres.schema import MIGRATIONS
 
@@ -132,6 +133,12 @@ def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
     }
     for table, cols in columns.items():
         rows = new.execute(f"SELECT {cols} FROM {table}").fetchall()
+        if table == "sections":  # version 2 kept every text plain: a zlib'd one (ztext) goes back in `text`
+            packed = new.execute("SELECT ztext FROM sections ORDER BY id").fetchall()
+            rows = [
+                (*r[:7], unpack_text(bytes(z)) if z else r[7], *r[8:])
+                for r, (z,) in zip(sorted(rows), packed, strict=True)
+            ]
         marks = ", ".join(["%s"] * len(cols.split(",")))
         old.cursor().executemany(f"INSERT INTO {table}({cols}) VALUES ({marks})", rows)
     page_len = dict(new.execute("SELECT id, len FROM pages WHERE len IS NOT NULL").fetchall())
@@ -191,6 +198,9 @@ def test_an_index_of_schema_2_is_converted_in_place_and_ranks_as_a_new_one(postg
                         )
                     )
             assert got[0] == got[1] and got[0][0] and got[0][1], query
+            with new.reading() as a, old.reading() as b:
+                ids = [s for _, s, _ in got[0][1]]
+                assert a.section_rows(ids) == b.section_rows(ids) and a.section_rows(ids)[0].text
         with psycopg.connect(old_url) as conn:
             tables = {t for (t,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname='public'")}
         assert "terms" in tables and not tables & {"section_terms", "page_terms", "page_fts"}

@@ -11,7 +11,7 @@ import numpy as np
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL
+from docs_mcp.store.pagerows import TOTAL, unpack_text
 from docs_mcp.store.postgres import keywords, text
 from docs_mcp.store.postgres.postings import decode
 from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
@@ -67,10 +67,10 @@ class PostgresReads:
             return None
         # The stored page leaves its sections' texts to the sections rows (each text once, as in SQLite).
         texts = self._all(
-            "SELECT s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=%s ORDER BY s.ord",
+            "SELECT s.text, s.ztext FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=%s ORDER BY s.ord",
             (key,),
         )
-        return Document.from_blob(bytes(row[0]), render_section, [t for (t,) in texts])
+        return Document.from_blob(bytes(row[0]), render_section, [_text(t, z) for t, z in texts])
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         rows = self._all(
@@ -172,8 +172,8 @@ class PostgresReads:
         return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self._all(sql, (list(page_ids),))]
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
-        sql = "SELECT id, page_id, anchor, title, path, text FROM sections WHERE id = ANY(%s)"
-        return [SectionRow(*row) for row in self._all(sql, (list(section_ids),))]
+        sql = "SELECT id, page_id, anchor, title, path, text, ztext FROM sections WHERE id = ANY(%s)"
+        return [SectionRow(*row[:5], _text(*row[5:])) for row in self._all(sql, (list(section_ids),))]
 
     def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
         if not places:
@@ -187,18 +187,18 @@ class PostgresReads:
 
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         sql = (
-            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text FROM sections s JOIN sections t "
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text, t.ztext FROM sections s JOIN sections t "
             "ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + %s WHERE s.id = ANY(%s) "
             "ORDER BY t.page_id, t.ord"
         )
-        return [SectionRow(*row) for row in self._all(sql, (count, list(section_ids)))]
+        return [SectionRow(*row[:5], _text(*row[5:])) for row in self._all(sql, (count, list(section_ids)))]
 
     def section_sizes(self, section_ids: Iterable[int]) -> list[tuple[int, str, int]]:
         """(page id, text, the page's number of sections) of each section: an all-in-one page has many."""
         return [
-            tuple(r)
-            for r in self._all(
-                "SELECT s.page_id, s.text, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
+            (page_id, _text(t, z), n)
+            for page_id, t, z, n in self._all(
+                "SELECT s.page_id, s.text, s.ztext, (SELECT count(*) FROM sections c WHERE c.page_id=s.page_id) "
                 "FROM sections s WHERE s.id = ANY(%s)",
                 (list(section_ids),),
             )
@@ -218,3 +218,8 @@ class PostgresReads:
             {"model": model, **args},
         )
         return [pid for (pid,) in rows]
+
+
+def _text(plain: str, packed: bytes | None) -> str:
+    """A section's text as stored: zlib'd in `ztext` when that was smaller (pagerows.pack_text), else plain."""
+    return unpack_text(bytes(packed)) if packed is not None else plain

@@ -46,7 +46,9 @@ MIGRATIONS = (
     INSERT INTO fts_totals VALUES ('pages', 0, 0), ('sections', 0, 0);
     """,
     KEYWORD_MIGRATION,  # 2: the entries of the site's own keyword index pages
-    compact_terms,  # 3: one term row per term and page (postings.py), no tsvectors; autovacuum per table
+    compact_terms,  # 3: term rows per term and bundle of pages (postings.py), no tsvectors; autovacuum per table
+    # 4: a long section text zlib'd in `ztext` (`text` then empty), as SQLite stores it
+    "ALTER TABLE sections ADD COLUMN ztext bytea",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

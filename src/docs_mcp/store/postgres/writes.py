@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links, unpack_text
+from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links
 from docs_mcp.store.postgres import bundles, text
 from docs_mcp.store.postgres.keywords import delete_keywords, insert_keywords
 from docs_mcp.store.postgres.postings import PageTerms, bundle_rows
@@ -19,8 +19,8 @@ _PAGE = (
     "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)"
 )
 _SECTION = (
-    "INSERT INTO sections(id, page_id, ord, anchor, level, title, path, text, names, len) "
-    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+    "INSERT INTO sections(id, page_id, ord, anchor, level, title, path, text, ztext, names, len) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
 )
 
 
@@ -62,7 +62,9 @@ def _insert_page(db: psycopg.Connection, page_id: int, page: PreparedPage) -> Pa
     rows, counted = [], []
     for k, section in enumerate(page.sections):
         length, counts = text.column_counts(page.section_fts[k]) if page.listed else (None, {})
-        rows.append((ids[k], page_id, *section[:5], unpack_text(section[5]), section[6], length))
+        # A long text zlib'd as SQLite stores it (PostgreSQL compresses only rows over 2 kB itself).
+        plain, packed = ("", section[5]) if isinstance(section[5], bytes) else (section[5], None)
+        rows.append((ids[k], page_id, *section[:5], plain, packed, section[6], length))
         counted.append((section[0], length or 0, counts))
     with db.cursor() as cur:
         cur.executemany(_SECTION, rows)
