@@ -40,6 +40,20 @@ def test_the_schema_is_migrated_once_and_a_newer_one_is_refused(postgres_url):
         store.close()
 
 
+def _answers_again_within(store, seconds: float) -> None:
+    """The database is back: the store reads its meta row again within `seconds`."""
+    back = time.monotonic()
+    while True:
+        try:
+            assert store.meta("k") == "v"
+            return
+        except IndexUnavailable:
+            assert time.monotonic() - back < seconds, (
+                f"still failing {seconds} s after the database came back"
+            )
+            time.sleep(0.05)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_database_that_goes_down_is_a_clear_error_and_is_used_again_within_seconds(
@@ -57,14 +71,7 @@ def test_a_database_that_goes_down_is_a_clear_error_and_is_used_again_within_sec
             store.set_meta("k", "w")
     finally:
         postgres_server.ensure_postgres_running()
-    back = time.monotonic()
-    while True:
-        try:
-            assert store.meta("k") == "v"
-            break
-        except IndexUnavailable:
-            assert time.monotonic() - back < 5, "still failing 5 s after the database came back"
-            time.sleep(0.1)
+    _answers_again_within(store, 5)
     store.close()
 
 
@@ -90,14 +97,7 @@ def test_an_outage_fails_every_call_after_the_first_at_once_and_is_logged_once_e
         time.sleep(1.2)  # probes keep failing meanwhile: still one line
     finally:
         postgres_server.ensure_postgres_running()
-    back = time.monotonic()
-    while True:
-        try:
-            assert store.meta("k") == "v"
-            break
-        except IndexUnavailable:
-            assert time.monotonic() - back < 2, "still failing 2 s after the database came back"
-            time.sleep(0.05)
+    _answers_again_within(store, 2)
     store.close()
     lines = [r.getMessage() for r in caplog.records if r.name == "docs_mcp"]
     assert len(lines) == 2 and "cannot use the index at postgresql://" in lines[0], lines
