@@ -27,9 +27,13 @@ _SECTION = (
 def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple[int, int | None, int]:
     """Insert or replace prepared pages with their sections, vocabulary counts, vectors and, as one bundle,
     their term rows (postings.py); how many replaced a page, the bundle's id and its number of pages."""
-    replaced = sum(delete_page(db, page.key) for page in pages)
+    # The document frequencies change by the difference between the old pages and the new ones, applied once:
+    # a page rewritten as it was (most of a refresh) updates no vocab row (each update is a dead row).
+    df: dict[str, int] = {}
+    replaced = sum(delete_page(db, page.key, df) for page in pages)
     ids = _next_ids(db, "pages", len(pages))
-    listed = [_insert_page(db, page_id, page) for page_id, page in zip(ids, pages, strict=True)]
+    listed = [_insert_page(db, page_id, page, df) for page_id, page in zip(ids, pages, strict=True)]
+    count_terms(db, df)
     listed = [entry for entry in listed if entry is not None]
     if listed:
         bundle = min(page_id for page_id, _, _ in listed)
@@ -48,7 +52,9 @@ def _next_ids(db: psycopg.Connection, table: str, count: int) -> list[int]:
     return [r[0] for r in db.execute(sql, (count,))]
 
 
-def _insert_page(db: psycopg.Connection, page_id: int, page: PreparedPage) -> PageTerms | None:
+def _insert_page(
+    db: psycopg.Connection, page_id: int, page: PreparedPage, df: dict[str, int]
+) -> PageTerms | None:
     """One page's rows but its term rows; what its term rows are made of (None for an unlisted page)."""
     row = page.row
     page_len, page_counts = text.column_counts(page.page_fts) if page.listed else (None, {})
@@ -71,7 +77,7 @@ def _insert_page(db: psycopg.Connection, page_id: int, page: PreparedPage) -> Pa
     if page.listed:
         _totals(db, "pages", 1, page_len)
         _totals(db, "sections", len(rows), sum(n for _, n, _ in counted))
-    count_terms(db, page.terms, +1)
+    _add(df, page.terms, +1)
     if page.vectors:
         db.execute(
             "INSERT INTO page_vectors(id, model, vecs) VALUES (%s,%s,%s)",
@@ -88,21 +94,28 @@ def _totals(db: psycopg.Connection, kind: str, rows: int, tokens: int) -> None:
     )
 
 
-def count_terms(db: psycopg.Connection, terms: bytes | None, sign: int) -> None:
-    """Add (or take back) a page's terms to the document frequencies, in term order (no deadlock between
-    two writers: both lock the rows they share in the same order)."""
-    counts = term_counts(terms)
-    if not counts:
-        return
-    with db.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO vocab(term, df) VALUES (%s, %s) ON CONFLICT(term) DO UPDATE SET df = vocab.df + excluded.df",
-            [(t, sign * counts[t]) for t in sorted(counts)],
-        )
+def _add(df: dict[str, int], terms: bytes | None, sign: int) -> None:
+    """A page's terms (`PreparedPage.terms`) added to (or taken from) changes of document frequencies."""
+    for term, n in term_counts(terms).items():
+        df[term] = df.get(term, 0) + sign * n
 
 
-def delete_page(db: psycopg.Connection, key: str) -> bool:
-    """A page and everything stored with it; its terms and full-text counts taken back. Whether it was there."""
+def count_terms(db: psycopg.Connection, df: dict[str, int]) -> None:
+    """Changes of document frequencies applied, in term order (no deadlock between two writers: both lock the
+    rows they share in the same order); a term whose count did not change is left alone."""
+    rows = [(t, df[t]) for t in sorted(df) if df[t]]
+    if rows:
+        with db.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO vocab(term, df) VALUES (%s, %s) "
+                "ON CONFLICT(term) DO UPDATE SET df = vocab.df + excluded.df",
+                rows,
+            )
+
+
+def delete_page(db: psycopg.Connection, key: str, df: dict[str, int] | None = None) -> bool:
+    """A page and everything stored with it; its terms and full-text counts taken back (its terms into `df`
+    when given, for the caller to apply). Whether it was there."""
     row = db.execute(
         "SELECT p.id, p.bundle, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=%s "
         "FOR UPDATE OF p",
@@ -124,7 +137,10 @@ def delete_page(db: psycopg.Connection, key: str) -> bool:
     for table in ("page_data", "page_vectors"):
         db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
     delete_keywords(db, page_id)
-    count_terms(db, bytes(terms) if terms is not None else None, -1)
+    changes = {} if df is None else df
+    _add(changes, bytes(terms) if terms is not None else None, -1)
+    if df is None:
+        count_terms(db, changes)
     if bundle is not None:
         bundles.left(db, bundle)
     return True
