@@ -5,6 +5,7 @@ page fresh)."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 pytest.importorskip(
     "psycopg", reason="PostgreSQL tests need psycopg (the test extra: pip install -e '.[test]')"
 )
+from docs_mcp.store.interface import Scope
 from docs_mcp.store.postgres.store import PostgresStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(180)]
@@ -49,4 +51,45 @@ def test_a_second_job_for_a_source_waits_for_the_first_and_crawls_nothing_again(
     assert pages > 10 and f"{pages} fetched" in out
     again, _ = _job(postgres_url, site.url).communicate(timeout=120)
     assert "0 fetched" in again and f"{pages} still fresh" in again
+    holder.close()
+
+
+def test_a_refresh_that_waited_for_another_finds_the_pages_it_revalidated_fresh_and_says_the_wait(
+    site, postgres_url
+):
+    _job(postgres_url, site.url).communicate(timeout=120)
+    holder = PostgresStore(postgres_url)
+    lock = holder.build_lock(site.url)
+    assert lock.try_acquire()  # another job's --refresh, under way
+    job = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "docs_mcp",
+            "index",
+            "--refresh",
+            "--index-url",
+            postgres_url,
+            "--source",
+            site.url,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "DOCS_MCP_INDEX_URL"},
+    )
+    try:
+        time.sleep(3)
+        assert job.poll() is None
+        keys = [p.key for p in holder.pages(Scope((site.url,)))]
+        for key in keys:  # the other job revalidates every page meanwhile (each a 304)
+            holder.touch(key)
+    finally:
+        lock.release()
+    out, _ = job.communicate(timeout=120)
+    assert job.returncode == 0, out
+    assert "0 fetched" in out and "0 unchanged (304)" in out and f"{len(keys)} still fresh" in out, out
+    assert "the other build is done (waited " in out
+    waited = re.search(r"in [\d.]+s \(after waiting ([\d.]+)s for another build\)", out)
+    assert waited and float(waited.group(1)) > 0, out
     holder.close()

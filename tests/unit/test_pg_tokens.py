@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from docs_mcp.store.postgres.text import fold, query, tsvector
+from docs_mcp.store.postgres.postings import bundle_rows, decode, page_terms
+from docs_mcp.store.postgres.text import column_counts, fold, query, tsvector
 
 _WORD = re.compile(r"[^\W_]+")
 #: Letters whose folding changed between the Unicode versions of SQLite's tables and Python's.
@@ -42,8 +43,10 @@ def test_every_letter_folds_as_fts5_folds_it():
 
 
 def test_a_row_counts_fts5_tokens_per_column_and_names_keep_their_positions():
-    literal, length, counts = tsvector(["don't panic", "", "don't don't", "x os path"])
-    assert length == 10  # don, t, panic | don, t, don, t | x, os, path
+    columns = ["don't panic", "", "don't don't", "x os path"]
+    literal, length = tsvector(columns)
+    counted, counts = column_counts(columns)
+    assert length == counted == 10  # don, t, panic | don, t, don, t | x, os, path
     assert (
         counts["don"] == [1, 0, 2, 0] and counts["panic"] == [1, 0, 0, 0] and counts["path"] == [0, 0, 0, 1]
     )
@@ -54,3 +57,22 @@ def test_a_term_with_an_apostrophe_is_a_phrase_and_names_only_queries_the_names_
     tsq, pieces = query(["don't", "café"])
     assert pieces == [["don", "t"], ["cafe"]] and tsq == "('don' <-> 't') | ('cafe')"
     assert query(["os path"], names_only=True)[0] == "('os':D <-> 'path':D)"
+
+
+def test_packed_term_rows_decode_to_the_counts_they_were_made_of():
+    first = (7, {"a": [1, 0, 200, 0], "b": [0, 0, 1, 0]}, [(0, 5, {"a": [1, 0, 3, 0]})])
+    second = (9, {"a": [0, 0, 197, 0]}, [(130, 70_000, {"a": [0, 0, 197, 0], "c": [0, 1, 0, 0]})])
+    rows = dict(bundle_rows(7, [first, second]))
+    data = decode([rows["a"], rows["b"], rows["c"]], [7, 7, 7])
+    assert data.row.tolist() == [0, 0, 1, 2] and data.page_id.tolist() == [7, 9, 7, 9]
+    assert data.page.tolist() == [[1, 0, 200, 0], [0, 0, 197, 0], [0, 0, 1, 0], [0, 0, 0, 0]]
+    assert data.section_seg.tolist() == [0, 1, 3]
+    assert data.section.tolist() == [
+        [0, 5, 1, 0, 3, 0],
+        [130, 70_000, 0, 0, 197, 0],
+        [130, 70_000, 0, 1, 0, 0],
+    ]
+    again = page_terms(data, ["a", "b", "c"])
+    assert dict(bundle_rows(7, again)) == rows
+    assert decode([rows["b"]], [7]).section.shape == (0, 6)  # one byte a value: the quick path
+    assert decode([], []).page.shape == (0, 4)

@@ -19,6 +19,7 @@ class ProgressBar:
         self.tty = stream.isatty()
         self.last = 0.0
         self.drawn = False
+        self.waited = False  # the end of a wait for another build said
 
     def __call__(self, p: Progress) -> None:
         now = time.monotonic()
@@ -27,8 +28,14 @@ class ProgressBar:
         if p.waiting and not final:
             self.stream.write(
                 f"{p.source}: waiting for another docslice process (pid {p.waiting}) building this source; "
-                "its pages will then be fresh\n"
+                "the pages it revalidates will then be fresh\n"
             )
+            self.stream.flush()
+            return
+        if p.waited and not self.waited:
+            # The other build is done: what follows is this build's own progress, from its start.
+            self.waited, self.last, self.drawn = True, 0.0, False
+            self.stream.write(f"{p.source}: the other build is done (waited {p.waited:.1f}s); building\n")
             self.stream.flush()
             return
         if not self.drawn and p.done <= p.failed and p.discovered <= 1:
@@ -72,7 +79,8 @@ def summary(p: Progress) -> str:
         parts.append(f"{p.robots_skipped:,} disallowed by robots.txt")
     if p.unwritten:
         parts.append(f"{p.unwritten:,} not stored")
-    text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s — " + ", ".join(parts)
+    waited = f" (after waiting {p.waited:.1f}s for another build)" if p.waited else ""
+    text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s{waited} — " + ", ".join(parts)
     if p.not_found:
         text += f"\n  links not found on the site: {len(p.not_found):,} (list: {_first(p.not_found, p.root)})"
     if p.left_out:

@@ -11,6 +11,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TypeVar
 
+from docs_mcp.crawl.backoff import fetch_with_backoff
 from docs_mcp.crawl.digest import digest
 from docs_mcp.crawl.discover import discover
 from docs_mcp.crawl.rows import VectorInput, vector_input
@@ -18,19 +19,17 @@ from docs_mcp.crawl.writer import PageWriter
 from docs_mcp.errors import (
     DiskFull,
     DocsMCPError,
-    FetchError,
     IndexDamaged,
     IndexUnavailable,
     PageNotFound,
-    RetryLater,
 )
 from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, script_links
-from docs_mcp.fetch.fetching import Fetcher, RawPage
+from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Outcome, Progress, failure
 from docs_mcp.search.semantic import active_model, encode_sections
-from docs_mcp.settings import CRAWL_PAGE_LIMIT, MAX_RETRY_AFTER, SEMANTIC_FILL_BATCH, Settings
+from docs_mcp.settings import CRAWL_PAGE_LIMIT, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
 
 ProgressFn = Callable[[Progress], None]
@@ -62,7 +61,7 @@ class BuildRun:
 class Build:
     """One build of one source: discovery, the page queue, and what happens to each page."""
 
-    def __init__(self, run: BuildRun, source: Source, prog: Progress):
+    def __init__(self, run: BuildRun, source: Source, prog: Progress, fresh_since: float | None = None):
         self.shared = run
         self.index = run.index
         self.sources = run.sources
@@ -70,6 +69,7 @@ class Build:
         self.source = source
         self.prog = prog
         self.refresh = run.refresh
+        self.fresh_since = fresh_since  # see _fresh
         self.on_progress = run.on_progress
         self.executor = run.executor
         self.store = run.store
@@ -246,13 +246,12 @@ class Build:
         loc = Location(self.source, key)
         uid = loc.uid
         state = self.known.get(uid)
-        age = time.time() - state.fetched_at if state else None
-        if state and not self.refresh and age is not None and age < self.settings.index_ttl_days * 86400:
+        if state and self._fresh(state.fetched_at):
             prog.fresh += 1
             self.follow(await self._in_store(index.links, uid))
             return
         try:
-            raw = await self._fetch(loc, state.etag if state else "", state.last_modified if state else "")
+            raw = await fetch_with_backoff(self.shared.fetcher, loc, state, prog)
         except PageNotFound as exc:
             if state:  # it was indexed and is gone now (404/410): it leaves the index
                 await self._in_store(index.remove, uid)
@@ -284,17 +283,8 @@ class Build:
         prog.fetched += 1
         self.follow(links)
 
-    async def _fetch(self, loc: Location, etag: str, last_modified: str) -> RawPage | None:
-        """Fetch with backoff on 429/503; None (and an error noted) when it fails; PageNotFound propagates."""
-        for attempt in range(4):
-            try:
-                return await self.shared.fetcher.fetch(loc, etag, last_modified)
-            except RetryLater as exc:
-                await asyncio.sleep(min(exc.retry_after or 2.0**attempt, MAX_RETRY_AFTER))
-            except PageNotFound:
-                raise
-            except FetchError as exc:
-                self.prog.note_error(str(exc), *failure(exc))
-                return None
-        self.prog.note_error(f"{loc.key}: still rate-limited after retries", "rate-limited (429/503)")
-        return None
+    def _fresh(self, fetched_at: float) -> bool:
+        """Younger than the TTL (without --refresh), or revalidated by another build this one waited for."""
+        if self.fresh_since is not None and fetched_at >= self.fresh_since:
+            return True
+        return not self.refresh and time.time() - fetched_at < self.settings.index_ttl_days * 86400

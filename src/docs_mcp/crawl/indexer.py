@@ -120,15 +120,22 @@ class Indexer:
         self.builds.begin(prog)
         lock = self.index.build_lock(source.root)
         try:
+            waited_from, fresh_since = time.monotonic(), None
             while not lock.try_acquire():
                 if not prog.waiting:
+                    # Pages the other build revalidates from now on are fresh for this one too, even
+                    # with --refresh: they were just revalidated.
+                    fresh_since = fresh_since or time.time()
                     prog.waiting = lock.holder() or "?"
                     if shared.on_progress:
                         shared.on_progress(prog)
                 await asyncio.sleep(LOCK_POLL_SECONDS)
-            prog.waiting = ""
             prog.started = time.monotonic()
-            build = Build(shared, source, prog)
+            if prog.waiting:
+                prog.waiting, prog.waited = "", prog.started - waited_from
+                if shared.on_progress:
+                    shared.on_progress(prog)  # the wait is over: said before the first bar
+            build = Build(shared, source, prog, fresh_since)
             watch = asyncio.create_task(_keep_lock(lock, build, prog))
             try:
                 await build.run()

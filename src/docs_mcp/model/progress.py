@@ -105,6 +105,8 @@ class Progress:
     unanswered: int = 0
     #: Another process is building this source (its pid): this build waits, then finds its pages fresh.
     waiting: str = ""
+    #: Seconds this build waited for that other build (its own time, `elapsed`, starts after the wait).
+    waited: float = 0.0
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     errors: list[str] = field(default_factory=list)

@@ -10,12 +10,12 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from docs_mcp.settings import PG_POOL_TIMEOUT
 from docs_mcp.transport.door import ASGIApp, Door, refusal_of, reply, rpc_error
 
-#: Seconds a readiness check may take before the replica is called not ready (past the store's own wait for
-#: a connection, so its reason is the one given).
-READY_TIMEOUT = PG_POOL_TIMEOUT + 3
+#: Seconds a readiness check may take before the replica is called not ready: /readyz answers within 2 s
+#: always. Only the first check after the database is lost waits for it; the store's breaker then answers
+#: the next ones at once with its reason.
+READY_TIMEOUT = 1.5
 
 
 class Health:

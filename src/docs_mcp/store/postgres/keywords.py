@@ -28,7 +28,7 @@ def insert_keywords(db: psycopg.Connection, page_id: int, rows: Sequence[tuple[s
     """An index page's entries: (term as indexed tokens, target key, anchor)."""
     values = []
     for term, target, anchor in rows:
-        tsv, length, _ = text.tsvector((term, "", "", ""))
+        tsv, length = text.tsvector((term, "", "", ""))
         values.append((page_id, target, anchor, term, length, tsv))
     if values:
         with db.cursor() as cur:

@@ -1,27 +1,29 @@
-"""FTS5's BM25 in PostgreSQL SQL, from the term rows (and, for phrases, the rows a GIN index matches).
+"""FTS5's BM25 over the PostgreSQL index's packed term rows (postings.py), summed with numpy.
 
-A query of single tokens (most) is read from the term rows alone: one index-only scan of their primary key,
-which includes each row's length and per-column counts. A phrase (a names phrase, a word with an apostrophe)
-matches through the tsvector (GIN, `@@` with an OR tsquery of the terms; a phrase with `<->`).
-Per matched row and query term, the frequency f is the sum of the column weights times the term's count in
-each column, read from the term rows (`section_terms`, `page_terms`: one per row and term, looked up by
-term; unnesting each matched tsvector instead cost 0.1 ms a section and 1 ms a page, 300 ms a query); the
-row's length is its token count; N and the average length are FTS5's (all full-text rows, all their tokens:
-kept in `fts_totals` by every write) and a term's n the rows holding it. score = Σ idf · f(k1+1) / (f +
-k1(1 − b + b·len/avglen)), idf = ln((N − n + ½) / (n + ½)) floored at 1e-6, as fts5_aux.c computes it. A
-names phrase counts its rarest token's frequency (FTS5 counts the phrase: the same unless a token also
-occurs alone in the names).
+The rows of the query's terms are read in one statement, each flagged in or out of the scope; a term's n
+(the full-text rows holding it) counts every row, as FTS5 counts its whole table. Per matched row and query
+term, the frequency f is the sum of the column weights times the term's count in each column; the row's
+length is its token count; N and the average length are FTS5's (all full-text rows, all their tokens: kept in
+`fts_totals` by every write). score = Σ idf · f(k1+1) / (f + k1(1 − b + b·len/avglen)), idf = ln((N − n +
+½) / (n + ½)) floored at 1e-6, as fts5_aux.c computes it. A term of several tokens (a word with an apostrophe:
+FTS5 splits it) matches a row holding all of them, with its rarest token's frequency; a names phrase (`names
+only`) also needs them in a row in that order in the names column, checked on the stored names.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.postgres import text
+from docs_mcp.store.postgres.postings import decode
+from docs_mcp.text.terms import tokenize
 
 if TYPE_CHECKING:
     import psycopg
@@ -30,32 +32,11 @@ if TYPE_CHECKING:
 _TOP = "\U0010ffff"
 #: FTS5's bm25 parameters.
 K1, B = 1.2, 0.75
-_BM25 = """
-WITH q AS (SELECT * FROM unnest(%(ti)s::int[], %(piece)s::text[], %(idf)s::float8[], %(n)s::int[])
-           AS q(ti, piece, idf, n)),
-c AS MATERIALIZED ({candidates}),
-pf AS (
-    SELECT c.id, q.ti, q.idf, q.n,
-           %(wa)s::float8 * t.a + %(wb)s::float8 * t.b + %(wc)s::float8 * t.c + %(wd)s::float8 * t.d AS f
-    FROM q JOIN {terms} t ON t.term = q.piece JOIN c ON c.id = t.id),
-tf AS (
-    SELECT id, ti, min(idf) AS idf, min(f) AS f FROM pf WHERE f > 0
-    GROUP BY id, ti HAVING count(*) = min(n))
-SELECT {out}, sum(tf.idf * tf.f * {k1p} / (tf.f + {k1} * ({b0} + {b} * c.len / %(avgdl)s::float8))) AS score
-FROM c JOIN tf ON tf.id = c.id GROUP BY {out} ORDER BY score DESC, c.id LIMIT %(limit)s
-"""
-#: The same sum when every term is one token (no phrase): read from the term rows alone, an index-only scan of
-#: their primary key (it includes the row's length and counts), grouped per row. 2–3× faster than the above.
-_BM25_TOKENS = """
-WITH q AS (SELECT * FROM unnest(%(piece)s::text[], %(idf)s::float8[]) AS q(piece, idf)),
-pf AS (
-    SELECT t.*, q.idf,
-           %(wa)s::float8 * t.a + %(wb)s::float8 * t.b + %(wc)s::float8 * t.c + %(wd)s::float8 * t.d AS f
-    FROM q JOIN {terms} t ON t.term = q.piece)
-SELECT {out}, sum(c.idf * c.f * {k1p} / (c.f + {k1} * ({b0} + {b} * c.len / %(avgdl)s::float8))) AS score
-FROM pf c WHERE c.f > 0 AND c.{page} IN (SELECT p.id FROM pages p WHERE {where})
-GROUP BY {out} ORDER BY score DESC, c.id LIMIT %(limit)s
-"""
+#: A section's key while scoring: page id × this + its ord (ords stay below it; page ids below 2**31).
+_ORD_SPAN = 1 << 32
+_ROWS = "SELECT term, bundle, data FROM terms WHERE term = ANY(%s)"
+#: The pages named by the rows read: listed ones still in the index, with their length, in the scope or not.
+_PAGES = "SELECT p.id, p.len, {where} FROM pages p WHERE p.id = ANY(%(ids)s) AND p.len IS NOT NULL"
 
 
 def scope_sql(scope: Scope, column: str = "p.key") -> tuple[str, dict[str, str]]:
@@ -69,81 +50,144 @@ def scope_sql(scope: Scope, column: str = "p.key") -> tuple[str, dict[str, str]]
     return "(" + " OR ".join(parts) + ")", args
 
 
+@dataclass
+class _Matches:
+    """Of one query term: the rows (page ids, or section keys) holding it, their f and length, in scope or not."""
+
+    keys: np.ndarray
+    f: np.ndarray
+    length: np.ndarray
+    in_scope: np.ndarray
+
+
 class Ranking:
     """BM25 queries of one snapshot's connection."""
 
     def __init__(self, db: psycopg.Connection):
         self.db = db
 
-    def _hits(self, kind: str, pieces: list[list[str]], tsq: str, names_only: bool) -> list[int]:
-        """FTS5's n per term: the rows holding it (a token: its term rows; a names phrase: its GIN matches)."""
-        table, terms = ("sections", "section_terms") if kind == "sections" else ("page_fts", "page_terms")
-        if names_only or any(len(p) > 1 for p in pieces):
-            label = ":D" if names_only else ""
-            queries = [" <-> ".join(text.quote(p) + label for p in ps) for ps in pieces]
-            counts = ", ".join(
-                f"count(*) FILTER (WHERE tsv @@ %(q{i})s::tsquery)" for i in range(len(queries))
-            )
-            return list(
-                self.db.execute(
-                    f"SELECT {counts} FROM {table} WHERE tsv @@ %(any)s::tsquery",
-                    {"any": tsq, **{f"q{i}": one for i, one in enumerate(queries)}},
-                ).fetchone()
-            )
-        sql = f"SELECT term, count(*) FROM {terms} WHERE term = ANY(%s) GROUP BY term"
-        found = dict(self.db.execute(sql, ([p[0] for p in pieces],)).fetchall())
-        return [found.get(p[0], 0) for p in pieces]
+    def _totals(self, kind: str) -> tuple[int, float]:
+        rows, tokens = self.db.execute(
+            "SELECT rows, tokens FROM fts_totals WHERE kind=%s", (kind,)
+        ).fetchone()
+        return rows, (tokens / rows if rows else 1.0)
 
-    def _query_rows(self, kind: str, terms: Sequence[str], names_only: bool) -> dict | None:
-        """The query's parameters: its pieces with their term's idf, the tsquery, the average length."""
-        tsq, pieces = text.query(terms, names_only)
+    def _term_matches(
+        self, kind: str, pieces: list[str], rows: dict[str, list[int]], data, weights
+    ) -> _Matches:
+        """The rows one term matches: each of its tokens present (f > 0), f the smallest of theirs."""
+        per_piece = []
+        for piece in pieces:
+            idx = np.asarray(rows.get(piece, []), np.int64)
+            if kind == "pages":
+                counts = data.page[idx]
+                keys, length = data.page_ids[idx], data.page_len[idx]
+                in_scope = data.in_scope[idx]
+            else:
+                chosen = np.zeros(len(data.row), bool)
+                chosen[idx] = True
+                sel = np.flatnonzero(chosen[data.section_seg])
+                counts, row = data.section[sel, 2:], data.section_seg[sel]
+                keys = data.page_ids[row] * _ORD_SPAN + data.section[sel, 0]
+                length, in_scope = data.section[sel, 1], data.in_scope[row]
+            f = counts @ np.asarray(weights, np.float64)
+            keep = f > 0
+            per_piece.append(_Matches(keys[keep], f[keep], length[keep], in_scope[keep]))
+        if len(per_piece) == 1:
+            return per_piece[0]
+        # Rare (a word with an apostrophe): matched row by row.
+        places = [dict(zip(m.keys.tolist(), range(len(m.keys)), strict=True)) for m in per_piece]
+        common = sorted(set(places[0]).intersection(*places[1:]))
+        first = [places[0][k] for k in common]
+        f = [min(m.f[at[k]] for m, at in zip(per_piece, places, strict=True)) for k in common]
+        m0 = per_piece[0]
+        return _Matches(
+            np.asarray(common, np.int64), np.asarray(f, np.float64), m0.length[first], m0.in_scope[first]
+        )
+
+    def scored(
+        self, kind: str, terms: Sequence[str], where: str, args: dict, limit: int, names_only: bool = False
+    ) -> list[tuple[int, float]]:
+        """(row key, score) of the best rows matching any term under `where`, best first: a page's id, or a
+        section's page id × 2**32 + its ord (`section_key`)."""
+        pieces = [p for p in (text.tokens(t) for t in terms) if p]
         if not pieces:
-            return None
-        sql = "SELECT rows, tokens FROM fts_totals WHERE kind=%s"
-        rows, tokens = self.db.execute(sql, (kind,)).fetchone()
-        q: dict[str, list] = {"ti": [], "piece": [], "idf": [], "n": []}
-        for i, (term_pieces, hits) in enumerate(
-            zip(pieces, self._hits(kind, pieces, tsq, names_only), strict=True)
-        ):
-            idf = math.log((rows - hits + 0.5) / (hits + 0.5))
-            for piece in term_pieces:
-                q["ti"].append(i)
-                q["piece"].append(piece)
-                q["n"].append(len(term_pieces))
-                q["idf"].append(idf if idf > 0 else 1e-6)
+            return []
+        lexemes = sorted({p for ps in pieces for p in ps})
+        data, terms_of = self._rows(lexemes, where, args)
+        by_term: dict[str, list[int]] = {}
+        for seg, row in enumerate(data.row.tolist()):
+            by_term.setdefault(terms_of[row], []).append(seg)
         weights = SECTION_WEIGHTS if kind == "sections" else PAGE_WEIGHTS
         if names_only:  # a column filter: only the names column's occurrences count
             weights = (0, 0, 0, weights[3])
-        return {
-            **q,
-            **dict(zip(("wa", "wb", "wc", "wd"), weights, strict=True)),
-            "tsq": tsq,
-            "lexemes": sorted(set(q["piece"])),
-            # Phrases are matched by the tsvector (positions); single tokens by their term rows alone.
-            "phrase": names_only or any(n > 1 for n in q["n"]),
-            "avgdl": tokens / rows if rows else 1.0,
-        }
+        n_rows, avgdl = self._totals(kind)
+        keys, scores = [], []
+        for term_pieces in pieces:
+            m = self._term_matches(kind, term_pieces, by_term, data, weights)
+            if names_only and len(term_pieces) > 1:
+                m = self._in_order(m, term_pieces)
+            idf = math.log((n_rows - len(m.keys) + 0.5) / (len(m.keys) + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            f = m.f[m.in_scope]
+            keys.append(m.keys[m.in_scope])
+            scores.append(idf * f * (K1 + 1) / (f + K1 * ((1 - B) + B * m.length[m.in_scope] / avgdl)))
+        all_keys, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+        total = np.bincount(inverse, weights=np.concatenate(scores), minlength=len(all_keys))
+        best = np.lexsort((all_keys, -total))[:limit]
+        return [(int(all_keys[i]), float(total[i])) for i in best]
 
-    def scored(
-        self, kind: str, terms: Sequence[str], where: str, args: dict, limit: int, **kw
-    ) -> list[tuple]:
-        """(`out` columns…, score) of the best rows matching any term under `where`, best first."""
-        params = self._query_rows(kind, terms, kw.get("names_only", False))
-        if params is None:
-            return []
-        alias, terms_table = ("s", "section_terms") if kind == "sections" else ("f", "page_terms")
-        bm25 = {"terms": terms_table, "out": kw["out"], "k1p": K1 + 1, "k1": K1, "b0": 1 - B, "b": B}
-        if not params.pop("phrase"):
-            page = "page_id" if kind == "sections" else "id"
-            sql = _BM25_TOKENS.format(where=where, page=page, **bm25)
-            return self.db.execute(sql, {**params, **args, "limit": limit}).fetchall()
-        match = f"{alias}.id IN (SELECT id FROM {terms_table} WHERE term = ANY(%(lexemes)s::text[]))"
-        match += f" AND {alias}.tsv @@ %(tsq)s::tsquery"
-        if kind == "sections":
-            candidates = (
-                "SELECT s.id, s.page_id, s.names, s.len FROM sections s JOIN pages p ON p.id=s.page_id"
-            )
-        else:
-            candidates = "SELECT f.id, f.len FROM page_fts f JOIN pages p ON p.id=f.id"
-        sql = _BM25.format(candidates=f"{candidates} WHERE {match} AND {where}", **bm25)
-        return self.db.execute(sql, {**params, **args, "limit": limit}).fetchall()
+    def _rows(self, lexemes: list[str], where: str, args: dict) -> tuple[_Rows, list[str]]:
+        """The rows of these terms, decoded; entries of pages gone (left in their bundle) dropped."""
+        fetched = self.db.execute(_ROWS, (lexemes,)).fetchall()
+        data = decode([bytes(d) for _, _, d in fetched], [b for _, b, _ in fetched])
+        ids = np.unique(data.page_id)
+        pages = self.db.execute(_PAGES.format(where=where), {**args, "ids": ids.tolist()}).fetchall()
+        pages.sort()
+        live = np.fromiter((p for p, _, _ in pages), np.int64, len(pages))
+        at = np.clip(np.searchsorted(live, data.page_id), 0, max(len(live) - 1, 0))
+        found = (live[at] == data.page_id) if len(live) else np.zeros(len(data.page_id), bool)
+        data = data.only(found)
+        at = at[found]
+        length = np.fromiter((n for _, n, _ in pages), np.float64, len(pages))
+        scoped = np.fromiter((bool(s) for _, _, s in pages), bool, len(pages))
+        rows = _Rows(
+            data.row, data.page_id, length[at], scoped[at], data.page, data.section_seg, data.section
+        )
+        return rows, [t for t, _, _ in fetched]
+
+    def _in_order(self, m: _Matches, pieces: list[str]) -> _Matches:
+        """Of sections holding every token of a names phrase, those whose names hold them in that order."""
+        if not len(m.keys):
+            return m
+        rows = self.db.execute(
+            "SELECT s.page_id, s.ord, s.names FROM sections s "
+            "JOIN unnest(%s::bigint[], %s::int[]) AS w(page_id, ord) USING (page_id, ord)",
+            ([int(k) // _ORD_SPAN for k in m.keys], [int(k) % _ORD_SPAN for k in m.keys]),
+        ).fetchall()
+        k = len(pieces)
+        held = set()
+        for page_id, ord_, names in rows:
+            tokens = text.tokens(" ".join(tokenize(names)))  # the names column as fts_rows makes it
+            if any(tokens[i : i + k] == pieces for i in range(len(tokens) - k + 1)):
+                held.add(page_id * _ORD_SPAN + ord_)
+        keep = np.fromiter((int(key) in held for key in m.keys), bool, len(m.keys))
+        return _Matches(m.keys[keep], m.f[keep], m.length[keep], m.in_scope[keep])
+
+
+def section_place(key: int) -> tuple[int, int]:
+    """(page id, ord) of a section's scoring key."""
+    return key // _ORD_SPAN, key % _ORD_SPAN
+
+
+@dataclass
+class _Rows:
+    """The live pages' entries of the rows read (postings.Decoded), with each page's length and scope."""
+
+    row: np.ndarray
+    page_ids: np.ndarray
+    page_len: np.ndarray
+    in_scope: np.ndarray
+    page: np.ndarray
+    section_seg: np.ndarray
+    section: np.ndarray

@@ -6,12 +6,15 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL
+from docs_mcp.store.pagerows import TOTAL, unpack_text
 from docs_mcp.store.postgres import keywords, text
-from docs_mcp.store.postgres.rank import Ranking, scope_sql
+from docs_mcp.store.postgres.postings import decode
+from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
 
 if TYPE_CHECKING:
     import psycopg
@@ -69,10 +72,10 @@ class PostgresReads:
             return None
         # The stored page leaves its sections' texts to the sections rows (each text once, as in SQLite).
         texts = self._all(
-            "SELECT s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=%s ORDER BY s.ord",
+            "SELECT s.text, s.ztext FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=%s ORDER BY s.ord",
             (key,),
         )
-        return Document.from_blob(bytes(row[0]), render_section, [t for (t,) in texts])
+        return Document.from_blob(bytes(row[0]), render_section, [_text(t, z) for t, z in texts])
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         rows = self._all(
@@ -101,26 +104,41 @@ class PostgresReads:
     def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:
         """(page id, section id, BM25) of the best sections of the scope holding any of the terms, best first."""
         where, args = scope_sql(scope)
-        rows = self.rank.scored("sections", terms, where, args, limit, out="c.page_id, c.id")
-        return [(p, s, float(score)) for p, s, score in rows]
+        hits = self.rank.scored("sections", terms, where, args, limit)
+        return [(p, s, score) for p, s, _, score in self._sections_at(hits)]
 
     def page_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, float]]:
         """(page id, BM25) of the best pages of the scope holding any of the terms, best first."""
         where, args = scope_sql(scope)
-        return [(p, float(s)) for p, s in self.rank.scored("pages", terms, where, args, limit, out="c.id")]
+        return self.rank.scored("pages", terms, where, args, limit)
 
     def name_matches(self, phrases: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, str]]:
         """(page id, section id, defined names) of sections whose names hold one of the phrases, best first."""
         where, args = scope_sql(scope)
-        rows = self.rank.scored(
-            "sections", phrases, where, args, limit, out="c.page_id, c.id, c.names", names_only=True
-        )
-        return [(p, s, names) for p, s, names, _ in rows]
+        hits = self.rank.scored("sections", phrases, where, args, limit, names_only=True)
+        return [(p, s, names) for p, s, names, _ in self._sections_at(hits)]
 
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
-        rows = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1, out="c.id")
-        return rows[0][0] if rows else None
+        hits = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1)
+        found = self._sections_at(hits)
+        return found[0][1] if found else None
+
+    def _sections_at(self, hits: list[tuple[int, float]]) -> list[tuple[int, int, str, float]]:
+        """(page id, section id, names, score) of scored sections (keys of rank.section_place), in their order."""
+        places = [section_place(key) for key, _ in hits]
+        rows = self._all(
+            "SELECT s.page_id, s.ord, s.id, s.names FROM sections s "
+            "JOIN unnest(%s::bigint[], %s::int[]) AS w(page_id, ord) USING (page_id, ord)",
+            ([p for p, _ in places], [o for _, o in places]),
+        )
+        found = {(p, o): (i, names) for p, o, i, names in rows}
+        out = []
+        for (page_id, ord_), (_, score) in zip(places, hits, strict=True):
+            if (page_id, ord_) in found:
+                sid, names = found[page_id, ord_]
+                out.append((page_id, sid, names, score))
+        return out
 
     def keyword_matches(
         self, terms: Sequence[str], scope: Scope, limit: int
@@ -137,20 +155,30 @@ class PostgresReads:
         ]
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
-        """Those of these pages whose full text holds the term (a phrase of its tokens), by the GIN index."""
-        tsq, pieces = text.query([term])
+        """Those of these pages whose full text holds the term (every token of it)."""
+        pieces = sorted(set(text.tokens(term)))
         if not pieces or not page_ids:
             return []
-        sql = "SELECT id FROM page_fts WHERE tsv @@ %s::tsquery AND id = ANY(%s)"
-        return [pid for (pid,) in self._all(sql, (tsq, list(page_ids)))]
+        rows = self._all(
+            "SELECT term, bundle, data FROM terms WHERE term = ANY(%s) "
+            "AND bundle IN (SELECT bundle FROM pages WHERE id = ANY(%s))",
+            (pieces, list(page_ids)),
+        )
+        data = decode([bytes(d) for _, _, d in rows], [b for _, b, _ in rows])
+        # An entry whose page counts are all 0 holds the term in a section's path alone.
+        held = np.isin(data.page_id, list(page_ids)) & data.page.any(axis=1)
+        found: dict[int, set[str]] = {}
+        for row, page_id in zip(data.row[held].tolist(), data.page_id[held].tolist(), strict=True):
+            found.setdefault(page_id, set()).add(rows[row][0])
+        return [pid for pid, terms in found.items() if len(terms) == len(pieces)]
 
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
         sql = "SELECT id, key, title, fetched_at, hash FROM pages WHERE id = ANY(%s)"
         return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self._all(sql, (list(page_ids),))]
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
-        sql = "SELECT id, page_id, anchor, title, path, text FROM sections WHERE id = ANY(%s)"
-        return [SectionRow(*row) for row in self._all(sql, (list(section_ids),))]
+        sql = "SELECT id, page_id, anchor, title, path, text, ztext FROM sections WHERE id = ANY(%s)"
+        return [SectionRow(*row[:5], _text(*row[5:])) for row in self._all(sql, (list(section_ids),))]
 
     def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
         if not places:
@@ -164,11 +192,11 @@ class PostgresReads:
 
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         sql = (
-            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text FROM sections s JOIN sections t "
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text, t.ztext FROM sections s JOIN sections t "
             "ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + %s WHERE s.id = ANY(%s) "
             "ORDER BY t.page_id, t.ord"
         )
-        return [SectionRow(*row) for row in self._all(sql, (count, list(section_ids)))]
+        return [SectionRow(*row[:5], _text(*row[5:])) for row in self._all(sql, (count, list(section_ids)))]
 
     def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """Per listed page: its number of sections and of sections with a content digest."""
@@ -212,3 +240,8 @@ class PostgresReads:
             {"model": model, **args},
         )
         return [pid for (pid,) in rows]
+
+
+def _text(plain: str, packed: bytes | None) -> str:
+    """A section's text as stored: zlib'd in `ztext` when that was smaller (pagerows.pack_text), else plain."""
+    return unpack_text(bytes(packed)) if packed is not None else plain

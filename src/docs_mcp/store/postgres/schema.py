@@ -6,11 +6,13 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION
+from docs_mcp.store.postgres.upgrade import compact_terms
 
 if TYPE_CHECKING:
     import psycopg
 
-#: Each entry moves the schema one version up (version = its position + 1); never edit a released one.
+#: Each entry moves the schema one version up (version = its position + 1): SQL, or a function of the
+#: connection (a conversion of the stored rows); never edit a released one.
 MIGRATIONS = (
     """
     CREATE TABLE meta(key text PRIMARY KEY, value text);
@@ -44,7 +46,10 @@ MIGRATIONS = (
     INSERT INTO fts_totals VALUES ('pages', 0, 0), ('sections', 0, 0);
     """,
     KEYWORD_MIGRATION,  # 2: the entries of the site's own keyword index pages
-    # 3: a listed page's sections' content digests and section counts: which pages copy others.
+    compact_terms,  # 3: term rows per term and bundle of pages (postings.py), no tsvectors; autovacuum per table
+    # 4: a long section text zlib'd in `ztext` (`text` then empty), as SQLite stores it
+    "ALTER TABLE sections ADD COLUMN ztext bytea",
+    # 5: a listed page's sections' content digests and section counts: which pages copy others.
     """
     CREATE TABLE section_digests(id bigint PRIMARY KEY, page_id bigint NOT NULL, digest text NOT NULL);
     CREATE INDEX section_digests_digest ON section_digests(digest, page_id);
@@ -71,5 +76,9 @@ def migrate(conn: psycopg.Connection, location: str) -> None:
                 f"reads {SCHEMA_VERSION}): upgrade docslice"
             )
         for version in range(stored + 1, SCHEMA_VERSION + 1):
-            conn.execute(MIGRATIONS[version - 1])
+            step = MIGRATIONS[version - 1]
+            if callable(step):
+                step(conn)
+            else:
+                conn.execute(step)
             conn.execute("INSERT INTO schema_version VALUES (%s)", (version,))

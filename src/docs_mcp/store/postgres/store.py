@@ -21,10 +21,12 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.address import redacted, scrubbed
-from docs_mcp.store.postgres import writes
+from docs_mcp.store.postgres import bundles, writes
+from docs_mcp.store.postgres.breaker import RETRY, Breaker, first_line
 from docs_mcp.store.postgres.locks import AdvisoryBuildLock
 from docs_mcp.store.postgres.reads import PostgresReads
 from docs_mcp.store.postgres.schema import migrate
+from docs_mcp.store.postgres.upkeep import Upkeep
 
 if TYPE_CHECKING:
     from docs_mcp.model.document import Document
@@ -38,8 +40,6 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 #: up and connects again on the next call's demand, at once. Its default, 5 minutes of doubling delays, left
 #: a replica failing for 8 s and more after a database that had been down 10 s came back.
 _RECONNECT_WINDOW = 2.0
-#: Worth another try: the server chose this transaction as a deadlock's victim, or a serialization failure.
-_RETRY = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
 
 class PostgresStore:
@@ -66,6 +66,10 @@ class PostgresStore:
             open=False,
             name="docslice",
         )
+        self._upkeep = Upkeep(
+            self.pool, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
+        )
+        self.breaker = Breaker(self.location, self._probe, lambda exc: scrubbed(first_line(exc), url))
         if lazy:
             self.pool.open(wait=False)
             return
@@ -79,40 +83,21 @@ class PostgresStore:
     def _ready(self) -> None:
         """The schema checked (and migrated) once, on first use. No lock here: migrate() takes the
         database's own, and a caller never waits behind another one's wait for a connection."""
+        self.breaker.check()  # known to be down: the same error at once, not another wait for a connection
         if self._migrated:
             return
         with self._errors(), self.pool.connection() as conn:
             migrate(conn, self.location)
         self._migrated = True
 
-    @contextmanager
-    def _errors(self, retry: bool = False) -> Iterator[None]:
-        """A database that cannot be reached (down, restarting, refusing us) or that fails a statement is an
-        unavailable index, said plainly; `retry`: a deadlock's victim is left to the caller, who tries again."""
-        try:
-            yield
-        except _RETRY:
-            if not retry:
-                raise IndexUnavailable(
-                    f"cannot use the index at {self.location}: the write kept colliding with others, try again"
-                ) from None
-            raise
-        except PoolTimeout:
-            raise IndexUnavailable(
-                f"cannot use the index at {self.location}: no connection to it within {PG_POOL_TIMEOUT:g} s "
-                "(the database is down, restarting or out of connections)"
-            ) from None
-        except psycopg.OperationalError as exc:
-            raise IndexUnavailable(
-                f"cannot use the index at {self.location}: {self._said(exc)} (the database is down or "
-                "restarting: retry in a few seconds)"
-            ) from None
-        except psycopg.Error as exc:
-            raise IndexUnavailable(f"cannot use the index at {self.location}: {self._said(exc)}") from None
+    def _errors(self, retry: bool = False) -> contextlib.AbstractContextManager[None]:
+        """Database errors as IndexUnavailable, said plainly; one that means the database cannot be reached
+        trips the breaker (breaker.py). `retry`: a deadlock's victim is left to the caller, who tries again."""
+        return self.breaker.errors(retry)
 
-    def _said(self, exc: BaseException) -> str:
-        """psycopg's message, first line, without the address's password (libpq may quote part of it)."""
-        return scrubbed(_first_line(exc), self.url)
+    def _probe(self) -> None:
+        with psycopg.connect(self.url, connect_timeout=2, autocommit=True) as conn:
+            conn.execute("SELECT 1")
 
     @contextmanager
     def reading(self) -> Iterator[PostgresReads]:
@@ -134,6 +119,7 @@ class PostgresStore:
                     conn.execute("ROLLBACK")
 
     def close(self) -> None:
+        self.breaker.close()
         self.pool.close()
 
     def build_lock(self, root: str) -> AdvisoryBuildLock:
@@ -153,21 +139,21 @@ class PostgresStore:
                     conn.transaction(),
                 ):
                     return work(conn)
-            except _RETRY:
+            except RETRY:
                 pass
             time.sleep(delay * (1 + random.random()))
             delay *= 2
         raise AssertionError("unreachable")
 
     def write(self, page: PreparedPage) -> None:
-        self.write_transaction(lambda db: writes.insert_page(db, page))
+        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, [page])))
 
     def write_many(self, pages: Sequence[PreparedPage]) -> None:
         """The pages in one transaction, all or none (a build writes what its workers finished meanwhile)."""
-        self.write_transaction(lambda db: [writes.insert_page(db, page) for page in pages])
+        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, pages)))
 
     def remove(self, key: str) -> None:
-        self.write_transaction(lambda db: writes.delete_page(db, key))
+        self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))
 
     def touch(self, key: str, fetched_at: float | None = None) -> None:
         when = fetched_at or time.time()
@@ -223,10 +209,6 @@ class PostgresStore:
             return r.without_vectors(model, scope, limit, after)
 
 
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
 def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:
     """The store at `url`, its schema migrated; IndexUnavailable when it cannot be reached (`lazy`: opened
     anyway, for a server that must come up before its database)."""
@@ -239,5 +221,5 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
         return PostgresStore(url, fresh_seconds)
     except (psycopg.OperationalError, PoolTimeout) as exc:
         raise IndexUnavailable(
-            f"cannot use the index at {redacted(url)}: {scrubbed(_first_line(exc), url)}"
+            f"cannot use the index at {redacted(url)}: {scrubbed(first_line(exc), url)}"
         ) from None

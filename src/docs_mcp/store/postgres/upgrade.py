@@ -1,0 +1,69 @@
+"""Migration 3: the term rows packed one per term and bundle of pages (postings.py), converted from version 2's
+rows in place, a slice of pages at a time; the tsvectors and their GIN indexes dropped (nothing reads them)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docs_mcp.store.postgres.postings import bundle_rows
+
+if TYPE_CHECKING:
+    import psycopg
+
+#: Pages converted per statement pair (bounded memory on a site of any size), and per bundle (a crawl's batch).
+_SLICE, _BUNDLE = 512, 32
+#: Tables a rewrite churns: vacuumed after 2% of their rows changed (the default, 20%, let a full refresh
+#: double them before the first vacuum; VACUUM gives dead rows' space back to the next writes).
+CHURNED = ("pages", "page_data", "sections", "terms", "bundles", "page_vectors", "vocab", "keywords")
+COMPACT_TERMS = """
+    CREATE TABLE terms(term text COLLATE "C" NOT NULL, bundle bigint NOT NULL, data bytea NOT NULL);
+    CREATE INDEX terms_term ON terms(term);
+    CREATE INDEX terms_bundle ON terms(bundle);
+    CREATE TABLE bundles(id bigint PRIMARY KEY, pages integer NOT NULL, live integer NOT NULL);
+    ALTER TABLE pages ADD COLUMN len integer, ADD COLUMN bundle bigint;
+    CREATE INDEX pages_bundle ON pages(bundle);
+    -- Every page write adds to (and a rewrite takes back from) hundreds of document frequencies: room on
+    -- each page keeps those updates on the page (HOT), not in new pages.
+    ALTER TABLE vocab SET (fillfactor = 85);
+    UPDATE pages p SET len = f.len FROM page_fts f WHERE f.id = p.id;
+    """ + "".join(
+    f"ALTER TABLE {t} SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_threshold = 200);\n"
+    for t in CHURNED
+)
+_DROP = """
+    DROP TABLE section_terms, page_terms, page_fts;
+    ALTER TABLE sections DROP COLUMN tsv;
+    """
+
+
+def compact_terms(conn: psycopg.Connection) -> None:
+    """Version 2 → 3, inside the migration's transaction."""
+    conn.execute(COMPACT_TERMS)
+    last = conn.execute("SELECT coalesce(max(id), 0) FROM pages").fetchone()[0]
+    for lo in range(0, last + 1, _SLICE):
+        span = (lo, lo + _SLICE)
+        pages: dict[int, dict] = {}
+        for term, pid, *counts in conn.execute(
+            "SELECT term, id, a, b, c, d FROM page_terms WHERE id >= %s AND id < %s", span
+        ):
+            pages.setdefault(pid, {})[term] = counts
+        sections: dict[int, dict[tuple[int, int], dict]] = {}
+        for term, pid, ord_, length, *counts in conn.execute(
+            "SELECT t.term, t.page_id, s.ord, t.len, t.a, t.b, t.c, t.d FROM section_terms t "
+            "JOIN sections s ON s.id = t.id WHERE t.page_id >= %s AND t.page_id < %s",
+            span,
+        ):
+            sections.setdefault(pid, {}).setdefault((ord_, length), {})[term] = counts
+        listed = sorted(set(pages) | set(sections))
+        for at in range(0, len(listed), _BUNDLE):
+            bundle = listed[at : at + _BUNDLE]
+            entries = [
+                (pid, pages.get(pid, {}), [(o, n, c) for (o, n), c in sorted(sections.get(pid, {}).items())])
+                for pid in bundle
+            ]
+            conn.execute("INSERT INTO bundles VALUES (%s, %s, %s)", (bundle[0], len(bundle), len(bundle)))
+            conn.execute("UPDATE pages SET bundle = %s WHERE id = ANY(%s)", (bundle[0], bundle))
+            with conn.cursor() as cur, cur.copy("COPY terms (term, bundle, data) FROM STDIN") as copy:
+                for term, data in bundle_rows(bundle[0], entries):
+                    copy.write_row((term, bundle[0], data))
+    conn.execute(_DROP)
