@@ -154,8 +154,10 @@ def test_search_without_a_query_is_a_usage_error(capsys):
 
 
 def test_build_summary_counts_redirected_addresses_only_when_there_are_some():
-    assert "redirected" not in summary(Progress("docs", fetched=3))
-    assert summary(Progress("docs", redirected=2)).endswith("2 redirected")
+    assert "redirected" not in summary(Progress("docs", done=3, fetched=3))
+    assert "2 redirected (indexed at their target), 0 failed" in summary(
+        Progress("docs", done=2, redirected=2)
+    )
 
 
 def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_it():
