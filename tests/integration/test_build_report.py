@@ -4,13 +4,14 @@ not as failures of docslice. Each on a scripted origin on 127.0.0.1."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import SITE
-from hostile.origin import Server, page, static
+from hostile.origin import Server, page, redirect, static
 
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
@@ -128,3 +129,27 @@ async def test_links_the_site_does_not_have_are_counted_as_not_found_not_as_fail
     assert line.startswith("  links not found on the site: 7 (list: missing-")
     assert line.endswith(", … 2 more)") and line.count("missing-") == 5
     assert build_line(report).endswith(" · links not found on the site: 7")
+
+
+# --- what became of every page ---------------------------------------------------------------------------
+async def test_the_summary_says_what_became_of_every_page_and_the_counts_add_up(tmp_path):
+    routes = docs_routes("moved.html", "gone.html", "private/notes.html", "menu.js")
+    routes["/docs/moved.html"] = redirect("/docs/page.html", 301)  # the same page under another address
+    routes["/docs/private/notes.html"] = static(page("Notes"))
+    routes["/docs/menu.js"] = static(b'var pages = ["guide/intro.html", "extra.html"];', "text/javascript")
+    routes["/docs/extra.html"] = static(page("Extra"))
+    routes["/robots.txt"] = static(b"User-agent: *\nDisallow: /docs/private/\n", "text/plain")
+    server = Server("127.0.0.1", routes)
+    try:
+        [report] = await build(app_for(tmp_path, server.url + "docs/"))
+    finally:
+        server.stop()
+    text = summary(report).splitlines()[0]
+    head, _, counts = text.partition(" — ")
+    assert head.startswith(f"{report.source}: 7 pages via crawl in "), text
+    assert counts.startswith(
+        "4 fetched, 1 redirected (indexed at their target), 1 not found (404), 1 disallowed by robots.txt, "
+        "0 failed; 1 script read for the pages they name"
+    ), text
+    said = [int(n.replace(",", "")) for n in re.findall(r"(?:^|, )([\d,]+) ", counts.partition(";")[0])]
+    assert sum(said) == report.done == report.discovered == 7  # every page gone through is accounted for

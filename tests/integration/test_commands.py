@@ -204,7 +204,30 @@ def test_a_tool_error_on_the_command_line_speaks_of_commands_not_tools(indexed, 
     with pytest.raises(SystemExit):
         main(["read", "seed.html", "--start", "99999", "--source", str(SITE), "--cache-dir", str(indexed)])
     err = capsys.readouterr().err
-    assert "--start 99999 is past the end" in err and "start_index" not in err
+    assert "--start must be an integer from 0 to " in err and "got 99999: past the end" in err
+    assert "start_index" not in err
+
+
+def test_an_option_out_of_range_is_refused_with_its_range_as_the_tool_refuses_it(indexed, capsys):
+    where = ["--source", str(SITE), "--cache-dir", str(indexed)]
+    for argv, said in [
+        (
+            ["read", "seed.html", "--max-length", "-5"],
+            "--max-length must be an integer from 0 to 20000 (0 = the cap), got -5",
+        ),
+        (
+            ["find", "seed.html", "tide", "--max-sections", "0"],
+            "--max-sections must be an integer from 1 to 10, got 0",
+        ),
+        (
+            ["read", "seed.html", "--max-length", "999999"],
+            "--max-length must be an integer from 0 to 20000 (0 = the cap), got 999999",
+        ),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            main([*argv, *where])
+        err = capsys.readouterr().err
+        assert exc.value.code == 1 and said in err, err
 
 
 def test_shared_options_before_the_command_work_from_the_shell(indexed):

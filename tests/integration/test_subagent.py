@@ -192,6 +192,24 @@ def test_the_description_names_the_docs_by_their_own_title_once_indexed(project)
     )
 
 
+def test_the_advice_says_to_build_the_index_only_when_it_is_not_built(project):
+    cache = project / "cache"
+    before = docslice("agent", "tide-docs", "--source", str(SITE), "--cache-dir", str(cache), cwd=project)
+    assert before.returncode == 0, before.stderr
+    assert "Build its index once now, so its first search is complete:" in before.stderr
+    assert "Its index is built" not in before.stderr
+    index = docslice("index", "--source", str(SITE), "--workers", "1", "--cache-dir", str(cache), cwd=project)
+    assert index.returncode == 0, index.stderr
+    after = docslice(
+        "agent", "tide-docs", "--source", str(SITE), "--cache-dir", str(cache), "--force", cwd=project
+    )
+    assert after.returncode == 0, after.stderr
+    assert (
+        "Its index is built (17 pages): its first search is complete, nothing to run first." in after.stderr
+    )
+    assert "Build its index" not in after.stderr and " index --source" not in after.stderr
+
+
 def test_the_root_pages_heading_names_the_docs_when_it_says_more_than_its_title(project):
     docs = project / "docs"
     docs.mkdir()

@@ -200,7 +200,7 @@ async def test_search_in_doc_works_for_japanese(server, site):
 
 async def test_empty_query_is_refused(server, site):
     msg = await error_of(server, "search_in_doc", url=site.url + "sphinx.html", query="  ")
-    assert "query is empty" in msg
+    assert "query must be a non-empty string, got '  '" in msg
 
 
 # --- noise and content -------------------------------------------------------------------------

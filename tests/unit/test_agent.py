@@ -65,3 +65,36 @@ def test_a_description_given_is_used_as_it_is():
     one = (Source("a", "https://a.example/", False),)
     spec = AgentFile("x", one, TOOLS, "haiku", "c", (), ("A docs",), "Ask it about A.")
     assert description(spec) == "Ask it about A."
+
+
+def _state(name: str, pages: int, complete: bool | None):
+    from docs_mcp.model.progress import Outcome
+    from docs_mcp.search.site import SourceStatus
+
+    last = None if complete is None else Outcome(at=0.0, reached=True, complete=complete)
+    return SourceStatus(Source(name, f"https://example.org/{name}/", False), pages, 0.0, None, False, last)
+
+
+def _advice(*states) -> str:
+    from docs_mcp.cli.agent import _index_advice
+
+    spec = AgentFile("docs", tuple(s.source for s in states), TOOLS, "haiku", "docslice", ("--source", "x"))
+    return "\n".join(_index_advice(spec, list(states)))
+
+
+def test_the_index_advice_fits_each_state_of_the_index():
+    built = _state("py", 527, True)
+    assert (
+        _advice(built)
+        == "Its index is built (527 pages): its first search is complete, nothing to run first."
+    )
+    assert _advice(_state("py", 0, None)).splitlines() == [
+        "Build its index once now, so its first search is complete:",
+        "  docslice index --source x",
+    ]
+    assert _advice(built, _state("pg", 0, None)).startswith(
+        "Build its index once now, so its first search is complete (pg not indexed yet):"
+    )
+    assert _advice(built, _state("pg", 40, False)).startswith(
+        "Finish its index now (pg: the last build stopped before every page), so its first search is complete:"
+    )

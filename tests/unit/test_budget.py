@@ -9,7 +9,7 @@ import pytest
 from conftest import SITE, make_tools, run
 
 from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
-from docs_mcp.text.budget import boundary_cut, clamp_length, finish_sentence, paginate, truncate
+from docs_mcp.text.budget import boundary_cut, finish_sentence, paginate, truncate, window_length
 from docs_mcp.text.fences import open_fence, open_fence_line
 
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.suffix in (".html", ".md"))
@@ -26,22 +26,17 @@ def cut(text: str, limit: int = 1000, start: int = 0) -> str:
     return text[start : boundary_cut(text, start, limit)]
 
 
-# --- clamp_length ------------------------------------------------------------------------------
-def test_clamp_zero_means_the_hard_cap():
-    assert clamp_length(0, 20_000) == 20_000
+# --- window_length -----------------------------------------------------------------------------
+def test_a_window_of_zero_is_the_hard_cap():
+    assert window_length(0, 20_000) == 20_000
 
 
-def test_clamp_negative_means_the_default():
-    assert clamp_length(-1, 20_000) == DEFAULT_MAX_LENGTH == 5000
-    assert clamp_length(-500, 3000) == 3000  # the default never exceeds the cap either
+def test_a_default_above_a_lower_cap_is_the_cap():
+    assert window_length(DEFAULT_MAX_LENGTH, 3000) == 3000
 
 
-def test_clamp_above_the_cap_is_the_cap():
-    assert clamp_length(50_000, 20_000) == 20_000
-
-
-def test_clamp_keeps_a_value_within_the_cap():
-    assert clamp_length(1234, 20_000) == 1234
+def test_a_window_within_the_cap_is_as_asked():
+    assert window_length(1234, 20_000) == 1234
 
 
 # --- boundary_cut ------------------------------------------------------------------------------

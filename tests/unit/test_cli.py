@@ -51,6 +51,51 @@ def test_every_option_of_the_command_is_documented_in_the_readme(command):
     assert missing == [], f"docs-mcp {command}: options missing from README.md"
 
 
+def _help_lines() -> list[tuple[str, argparse.Action, str | None]]:
+    """(command, option, the default it has or None) for every option taking a value, on every command."""
+    shared = {o.dest: o for o in SHARED}
+    out = []
+    for command, sub in [("(top)", parser()), *subparsers().items()]:
+        for action in sub._actions:
+            if not action.option_strings or action.nargs == 0:
+                continue  # positional arguments and switches
+            option = shared.get(action.dest.removeprefix("top_"))
+            if option is not None:  # shared: argparse holds no default (SUPPRESS), the declaration does
+                default = option.shown_default or (None if option.default is None else str(option.default))
+            else:
+                default = None if action.default in (None, argparse.SUPPRESS) else str(action.default)
+            out.append((command, action, default))
+    return out
+
+
+def test_every_option_with_a_default_says_it_in_its_help_line():
+    hidden = [
+        f"{command} {action.option_strings[0]}"
+        for command, action, default in _help_lines()
+        if default is not None and "default" not in (action.help or "").lower()
+    ]
+    assert _help_lines() and hidden == []
+
+
+def test_a_tool_options_help_line_says_its_default():
+    find = subparsers()["find"].format_help()
+    assert re.search(r"--max-sections N\s+Sections, 1-10; default 3", find), find
+    section = " ".join(subparsers()["section"].format_help().split())
+    assert (
+        "--start N Offset to start from: a previous next_start_index or a passage offset; default 0"
+        in section
+    )
+
+
+def test_serve_says_stdio_is_the_default_and_serve_the_default_command():
+    text = " ".join(subparsers()["serve"].format_help().split())
+    assert (
+        "run the MCP server (the command when none is given): on stdio, or with --http on streamable HTTP"
+        in text
+    )
+    assert "instead of stdio (HOST: 127.0.0.1); default: stdio" in text
+
+
 def test_top_level_options_are_documented_in_the_readme():
     top = [o for a in parser()._actions for o in a.option_strings if o not in ("-h", "--help")]
     assert "--version" in top
@@ -154,8 +199,10 @@ def test_search_without_a_query_is_a_usage_error(capsys):
 
 
 def test_build_summary_counts_redirected_addresses_only_when_there_are_some():
-    assert "redirected" not in summary(Progress("docs", fetched=3))
-    assert summary(Progress("docs", redirected=2)).endswith("2 redirected")
+    assert "redirected" not in summary(Progress("docs", done=3, fetched=3))
+    assert "2 redirected (indexed at their target), 0 failed" in summary(
+        Progress("docs", done=2, redirected=2)
+    )
 
 
 def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_it():

@@ -13,6 +13,7 @@ import pytest
 
 from docs_mcp import settings
 from docs_mcp.settings import Settings
+from docs_mcp.tools import specs
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -94,6 +95,11 @@ def test_ci_runs_the_readme_quick_start_as_written_before_anything_else():
             f"cut to {settings.MAX_QUERY_CHARS:,} characters and {settings.MAX_QUERY_TERMS} distinct terms",
         ),
         ("how-it-works.md", f"each of its {settings.SEMANTIC_TOP} best pages' best-section cosine"),
+        (
+            "how-it-works.md",
+            f"`max_results` 1–{settings.MAX_RESULTS}; `max_sections` 1–{settings.MAX_SECTIONS}",
+        ),
+        ("how-it-works.md", specs.MAX_LENGTH.refusal(-5, Settings().max_chars)),
         (
             "how-it-works.md",
             f"(z-scores, weight {settings.SEMANTIC_WEIGHT:g}, `SEMANTIC_*` in `settings.py`)",

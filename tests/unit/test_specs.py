@@ -8,10 +8,11 @@ import inspect
 import pytest
 from conftest import SITE, make_tools
 
+from docs_mcp import settings as C
 from docs_mcp.cli.arguments import parser
 from docs_mcp.cli.options import cli_dest
 from docs_mcp.tools.docs import DocsTools
-from docs_mcp.tools.specs import REQUIRED, TOOLS, ToolSpec
+from docs_mcp.tools.specs import REQUIRED, THE_CAP, TOOLS, ToolSpec
 from docs_mcp.transport.server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +42,7 @@ async def test_the_mcp_schema_is_the_declaration():
             assert field["description"] == p.description
             if not p.required:
                 assert field["default"] == p.default
-            assert field.get("minimum") == p.minimum
+            assert (field.get("minimum"), field.get("maximum")) == (p.low, p.top(C.HARD_CAP)), p.name
 
 
 @pytest.mark.parametrize("spec", TOOLS, ids=IDS)
@@ -56,10 +57,15 @@ def test_the_command_takes_every_parameter_with_its_flag_and_default(spec: ToolS
             assert action.option_strings == [p.flag] and action.default == p.default, p.name
 
 
-def test_a_clamped_parameter_says_its_range_and_clamps_to_it():
+def test_a_ranged_parameter_says_its_range_to_the_model():
     for spec in TOOLS:
         for p in spec.params:
-            if p.bounds is not None:
-                low, high = p.bounds
-                assert f"{low}-{high}" in p.description
-                assert (p.clamp(low - 5), p.clamp(high + 5)) == (low, high)
+            if p.low is not None and p.high is not THE_CAP and p.high is not None:
+                assert f"{p.low}-{p.high}" in p.description, p.name
+
+
+def test_every_parameter_accepts_its_default():
+    for spec in TOOLS:
+        for p in spec.params:
+            if not p.required:
+                assert p.accepts(p.default, cap=1500), p.name  # even max_length's 5000 under a 1,500 cap

@@ -22,6 +22,7 @@ from docs_mcp.fetch.sources import Source
 
 if TYPE_CHECKING:
     from docs_mcp.cli.app import App
+    from docs_mcp.search.site import SourceStatus
 
 DISTRIBUTION = "docslice"
 #: Claude Code's rule for agent names; the name is also the server's, so tools read mcp__NAME__<tool>.
@@ -199,6 +200,7 @@ async def run_agent(app: App, args: argparse.Namespace) -> int:
         # The tool list comes from the server itself, so the file can never name a tool it does not have.
         tools = tuple(t.name for t in await build_server(app.tools).list_tools())
         titles = tuple(site_title(app, s) for s in app.sources.sources)
+        states = app.search.states() if app.search is not None else None
     finally:
         await app.tools.aclose()
     command, *launch_args = launch(args.uvx)
@@ -223,19 +225,18 @@ async def run_agent(app: App, args: argparse.Namespace) -> int:
         return 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    _advise(path, spec, args)
+    _advise(path, spec, args, states)
     return 0
 
 
-def _advise(path: Path, spec: AgentFile, args: argparse.Namespace) -> None:
+def _advise(path: Path, spec: AgentFile, args: argparse.Namespace, states: list[SourceStatus] | None) -> None:
     """What was written and the next steps, on stderr."""
     launch_line = shlex.join([spec.command, *spec.args])
     notes = [
         f"wrote {path}: subagent {spec.name!r} (model {spec.model}) with {len(spec.tools)} tools "
         f"mcp__{spec.name}__*, served only while it runs by:",
         f"  {launch_line}",
-        "Build its index once now, so its first search is complete:",
-        f"  {shlex.join([spec.command, *_index_args(spec)])}",
+        *_index_advice(spec, states),
         "In Claude Code, /agents lists it; ask a documentation question, or say "
         f'"use the {spec.name} agent to …".',
         f'To let it call its tools without asking each time, add "mcp__{spec.name}" to permissions.allow '
@@ -254,6 +255,26 @@ def _advise(path: Path, spec: AgentFile, args: argparse.Namespace) -> None:
             "launch that survives it."
         )
     print("\n".join(notes), file=sys.stderr)
+
+
+def _index_advice(spec: AgentFile, states: list[SourceStatus] | None) -> list[str]:
+    """What to do about the index before the first question, as the index is now: nothing when it is built."""
+    command = f"  {shlex.join([spec.command, *_index_args(spec)])}"
+    if states is None:  # no index this process can read: say how to build one
+        return ["Build its index once now, so its first search is complete:", command]
+    missing = [s.source.name for s in states if not s.pages]
+    partial = [s.source.name for s in states if s.pages and not s.settled]
+    if missing:
+        yet = f" ({', '.join(missing)} not indexed yet)" if len(missing) < len(states) else ""
+        return [f"Build its index once now, so its first search is complete{yet}:", command]
+    if partial:
+        return [
+            f"Finish its index now ({', '.join(partial)}: the last build stopped before every page), "
+            "so its first search is complete:",
+            command,
+        ]
+    pages = sum(s.pages for s in states)
+    return [f"Its index is built ({pages:,} pages): its first search is complete, nothing to run first."]
 
 
 def _index_args(spec: AgentFile) -> list[str]:

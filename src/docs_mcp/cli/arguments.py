@@ -77,7 +77,7 @@ FORWARDED = tuple(o.dest for o in SHARED if o.forward)
 
 SERVE = Command(
     "serve",
-    "run the MCP server on stdio, or on HTTP with --http (the default)",
+    "run the MCP server (the command when none is given): on stdio, or with --http on streamable HTTP",
     (
         Option(
             "--no-index", help="do not build or refresh the site index in the background", action="store_true"
@@ -85,7 +85,7 @@ SERVE = Command(
         Option(
             "--http",
             metavar="[HOST:]PORT",
-            help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1)",
+            help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1); default: stdio",
         ),
         Option(
             "--allow-remote",
@@ -171,7 +171,7 @@ def _common(p: argparse.ArgumentParser, prefix: str = "") -> None:
     """The shared options; no defaults here (SUPPRESS), so `given` shows what the user typed."""
     group = p.add_argument_group("options shared by every command (before or after its name)")
     for o in SHARED:
-        shown = "" if o.action else f"; default {o.default_text().replace('`', '')}"
+        shown = "" if o.action == "store_true" else f"; default {o.default_text().replace('`', '')}"
         o.add_to(
             group,
             dest=prefix + o.dest,

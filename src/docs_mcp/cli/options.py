@@ -65,7 +65,10 @@ def tool_option(param: Param) -> Option:
     if param.type is bool:
         return Option(param.flag, False, param.cli_help, action="store_true")
     kind = int if param.type is int else str
-    return Option(param.flag, param.default, param.cli_help, kind, param.metavar)
+    said = param.cli_help
+    if param.default is not None and "default" not in said:  # max_length's description says it already
+        said = f"{said.rstrip('.')}; default {param.default}"
+    return Option(param.flag, param.default, said, kind, param.metavar)
 
 
 def cli_dest(param: Param) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from docs_mcp.cli.arguments import SHARED
 from docs_mcp.cli.options import tool_option
-from docs_mcp.tools.specs import TOOLS, Param
+from docs_mcp.tools.specs import THE_CAP, TOOLS, Param
 
 #: A generated block: its opening marker names it, so a README can hold several.
 _BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) [^>]*-->\n)(.*?)(<!-- end of generated -->)", re.S)
@@ -30,7 +30,11 @@ def _default(param: Param) -> str:
     if param.required:
         return "required"
     shown = "null" if param.default is None else str(param.default).lower()
-    return f"`{shown}`" + (f" (clamped to {param.bounds[0]}–{param.bounds[1]})" if param.bounds else "")
+    if param.low is None:
+        return f"`{shown}`"
+    top = "the cap" if param.high is THE_CAP else param.high
+    span = f"≥ {param.low}" if top is None else f"{param.low}–{top}"
+    return f"`{shown}` ({span})"
 
 
 def parameters_table() -> str:

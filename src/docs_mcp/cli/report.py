@@ -6,6 +6,7 @@ import sys
 import time
 
 from docs_mcp.cli.app import App, say
+from docs_mcp.cli.eta import Eta
 from docs_mcp.model.progress import Progress, cut_note
 from docs_mcp.search.site import SourceStatus
 from docs_mcp.text.dates import utc_minute
@@ -20,6 +21,8 @@ class ProgressBar:
         self.last = 0.0
         self.drawn = False
         self.waited = False  # the end of a wait for another build said
+        #: One estimate per source (an `index` of several sources reports each in turn).
+        self.etas: dict[str, Eta] = {}
 
     def __call__(self, p: Progress) -> None:
         now = time.monotonic()
@@ -46,12 +49,12 @@ class ProgressBar:
         self.drawn = True
         total = max(p.discovered, p.done, 1)
         rate = p.done / p.elapsed if p.elapsed > 0 else 0.0
-        eta = (total - p.done) / rate if rate > 0 else 0.0
+        eta = 0.0 if final else self.etas.setdefault(p.source, Eta()).update(p.elapsed, p.done, total)
         width = 30
         filled = int(width * p.done / total)
         line = (
             f"{p.source} [{'#' * filled}{'.' * (width - filled)}] {p.done:,}/{total:,} pages "
-            f"({p.method}) · {rate:,.1f} pages/s · ETA {eta:,.0f}s"
+            f"({p.method}) · {rate:,.1f} pages/s · ETA {'…' if eta is None else f'{eta:,.0f}s'}"
         )
         if self.tty:
             self.stream.write("\r" + line.ljust(100) + ("\n" if final else ""))
@@ -65,22 +68,29 @@ NOT_FOUND_LISTED = 5
 
 
 def summary(p: Progress) -> str:
-    """What a build did, for people: counts, then the site's broken links, unread discovery files, errors."""
+    """What a build did, for people: what became of every page (the counts add up to the pages gone through),
+    then the site's broken links, unread discovery files, errors."""
+    counts = [
+        (p.not_modified, "unchanged (304)"),
+        (p.fresh, "still fresh"),
+        (p.removed, "removed (gone from the site)"),
+        (p.redirected, "redirected (indexed at their target)"),
+        (len(p.not_found), "not found (404)"),
+        (p.robots_skipped, "disallowed by robots.txt"),
+        (p.unwritten, "not stored"),
+    ]
+    # Pages taken from the queue but never read: the build stopped (a full disk, a damaged index, shutdown).
+    unread = p.done - p.fetched - p.failed - sum(n for n, _ in counts)
+    counts.append((unread, "not read (the build stopped)"))
     parts = [
         f"{p.fetched:,} fetched",
-        f"{p.not_modified:,} unchanged (304)",
-        f"{p.fresh:,} still fresh",
-        f"{p.removed:,} removed",
+        *(f"{n:,} {what}" for n, what in counts if n > 0),
         f"{p.failed:,} failed",
     ]
-    if p.redirected:
-        parts.append(f"{p.redirected:,} redirected")
-    if p.robots_skipped:
-        parts.append(f"{p.robots_skipped:,} disallowed by robots.txt")
-    if p.unwritten:
-        parts.append(f"{p.unwritten:,} not stored")
     waited = f" (after waiting {p.waited:.1f}s for another build)" if p.waited else ""
     text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s{waited} — " + ", ".join(parts)
+    if p.scripts:
+        text += f"; {p.scripts:,} script{'s' if p.scripts > 1 else ''} read for the pages they name"
     if p.not_found:
         text += f"\n  links not found on the site: {len(p.not_found):,} (list: {_first(p.not_found, p.root)})"
     if p.left_out:

@@ -194,6 +194,7 @@ class Build:
 
     async def _script(self, url: str) -> None:
         """Follow the pages a same-origin script names (a failure only loses those links)."""
+        self.prog.scripts += 1
         try:
             body = await self.shared.fetcher.fetch_file(url, self.source, MAX_SCRIPT_BYTES)
         except DocsMCPError:
@@ -227,7 +228,7 @@ class Build:
             except Exception as exc:  # one bad page must not stop the build; say what happened
                 prog.note_error(f"{key}: unexpected {exc.__class__.__name__}: {exc}")
             finally:
-                prog.done += 1
+                prog.done += not key.startswith(_SCRIPT)  # a script is no page (counted apart, in _script)
                 # Not once more per worker after the build ended (stopped at shutdown): it said so once.
                 if self.on_progress and prog.finished is None:
                     self.on_progress(prog)

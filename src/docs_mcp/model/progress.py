@@ -99,6 +99,8 @@ class Progress:
     redirected: int = 0
     #: Pages fetched but not stored: the index could not be written.
     unwritten: int = 0
+    #: The site's scripts read for the pages they name (not pages: never in `done`).
+    scripts: int = 0
     #: Why the first page could not be stored (a full disk, a damaged file), for the verdict.
     store_error: str = ""
     #: Failures without an answer from the site (refused, DNS, timeout, a broken connection).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
+from docs_mcp.settings import BOUNDARY_WINDOW
 from docs_mcp.text.fences import open_fence, open_fence_line
 
 #: Sentence-ending punctuation; the CJK ones end a sentence even with no space after them.
@@ -22,17 +22,9 @@ _CLAUSE_END = re.compile(
 _COMPLETE = re.compile(rf"[{_STOPS}:][{_CLOSERS}]*$")
 
 
-def clamp_length(value: int, hard_cap: int, default: int = DEFAULT_MAX_LENGTH) -> int:
-    """0 means 'as much as allowed' (the cap), negative means the default, anything above the cap is the cap."""
-    if value == 0:
-        return hard_cap
-    if value < 0:
-        return min(default, hard_cap)
-    return min(value, hard_cap)
-
-
-def clamp_range(value: int, low: int, high: int) -> int:
-    return max(low, min(value, high))
+def window_length(max_length: int, hard_cap: int) -> int:
+    """The chars a window holds for a valid max_length: 0 means the cap, and so does a default above a lower cap."""
+    return min(max_length or hard_cap, hard_cap)
 
 
 def boundary_cut(text: str, start: int, limit: int) -> int:

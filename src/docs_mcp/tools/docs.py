@@ -14,7 +14,7 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Location, SourceSet
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.text.budget import clamp_length, open_fence, paginate
+from docs_mcp.text.budget import open_fence, paginate, window_length
 from docs_mcp.text.tidy import clip
 from docs_mcp.tools import specs
 from docs_mcp.tools.cache import DocumentCache
@@ -133,6 +133,7 @@ class DocsTools:
         start_index: int = 0,
         include_code_blocks: bool = False,
     ) -> str:
+        specs.GET_DOC_CONTENT.check(locals(), self.cap)  # locals(): the arguments, nothing else yet
         loc, doc = await self.document(url)
         text = await asyncio.to_thread(doc.markdown, include_code_blocks)
         notes = []
@@ -172,13 +173,10 @@ class DocsTools:
         notes: list[str] | None = None,
         include_code: bool = True,
     ) -> str:
-        limit = clamp_length(max_length, self.cap)
-        if start_index < 0:
-            raise InvalidArgument(f"start_index must be ≥ 0 (got {start_index})")
+        limit = window_length(max_length, self.cap)
         if text and start_index >= len(text):
-            raise InvalidArgument(
-                f"start_index {start_index} is past the end ({total_name}={len(text)}); start again from 0"
-            )
+            refusal = specs.START.refusal(start_index, self.cap, top=len(text) - 1)
+            raise InvalidArgument(f"{refusal}: past the end ({total_name}={len(text)}), start again from 0")
         win = paginate(text, start_index, limit)
         body = win.content
         reopen = open_fence(text, win.start) if win.start else None
@@ -212,6 +210,7 @@ class DocsTools:
         start_index: int = 0,
         include_code_blocks: bool = False,
     ) -> str:
+        specs.GET_DOC_SECTION.check(locals(), self.cap)
         loc, doc = await self.document(url)
         ref = doc.find(section_id or loc.fragment)
         text = await asyncio.to_thread(doc.unit_markdown, ref, include_code_blocks)
@@ -234,6 +233,7 @@ class DocsTools:
     async def get_doc_toc(self, url: str) -> str:
         from docs_mcp.convert.outline import page_outline
 
+        specs.GET_DOC_TOC.check(locals(), self.cap)
         _, doc = await self.document(url)
         return await asyncio.to_thread(page_outline, doc, self.cap)
 
@@ -246,12 +246,12 @@ class DocsTools:
         max_length: int = C.DEFAULT_MAX_LENGTH,
         include_code_blocks: bool = False,
     ) -> str:
-        if not (query or "").strip():
-            raise InvalidArgument("query is empty: say what you are looking for, e.g. 'timeout parameter'")
+        specs.SEARCH_IN_DOC.check(locals(), self.cap)
         _, doc = await self.document(url)
-        limit = clamp_length(max_length, self.cap)
-        count = specs.MAX_SECTIONS.clamp(max_sections)
-        return await asyncio.to_thread(self._search_in_doc, doc, query, count, limit, include_code_blocks)
+        limit = window_length(max_length, self.cap)
+        return await asyncio.to_thread(
+            self._search_in_doc, doc, query, max_sections, limit, include_code_blocks
+        )
 
     def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
         from docs_mcp.search.page_search import search_page
@@ -266,21 +266,21 @@ class DocsTools:
         include_headings: bool = False,
         source: str | None = None,
     ) -> str:
-        if not (query or "").strip():
-            raise InvalidArgument("query is empty: describe what you need, e.g. 'configure retries'")
+        specs.SEARCH_DOCS.check(locals(), self.cap)
         if source:
             self.sources.get(source)  # validates the name
-        limit = specs.MAX_RESULTS.clamp(max_results)
         if self.searcher is not None:
             searcher = self.searcher
 
             def search() -> tuple[list[SearchHit], str]:
                 # The status line reads the index too: in the thread, not on the event loop.
-                return searcher.search(query, limit, source or None), searcher.status_line()
+                return searcher.search(query, max_results, source or None), searcher.status_line()
 
             hits, status = await asyncio.to_thread(search)
         else:
-            hits = await asyncio.to_thread(search_cache, self.cache.documents(), query, limit, source or None)
+            hits = await asyncio.to_thread(
+                search_cache, self.cache.documents(), query, max_results, source or None
+            )
             status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
                 self.search_note or "no site index; run `docslice index` for site-wide search"
             )

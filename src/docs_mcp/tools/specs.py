@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from docs_mcp import settings as C
-from docs_mcp.text.budget import clamp_range
+from docs_mcp.errors import ECHO_CHARS, InvalidArgument, echo
 
 #: The default of a parameter the caller must give (a positional argument on the command line).
 REQUIRED: Any = object()
+#: The upper end of a range that is the server's hard cap per response (--max-chars), known at run time.
+THE_CAP: Any = object()
 
 
 @dataclass(frozen=True)
@@ -23,10 +27,13 @@ class Param:
     default: Any = REQUIRED
     #: The command line's option; None: a positional argument.
     flag: str | None = None
-    #: Values outside are clamped into it server-side (no validation error).
-    bounds: tuple[int, int] | None = None
-    #: Values below are refused by the schema's validation.
-    minimum: int | None = None
+    #: An integer's range, ends included (high None: no upper end); a value outside is refused, never clamped.
+    low: int | None = None
+    high: Any = None
+    #: A string that must hold more than blanks.
+    nonempty: bool = False
+    #: What a value within the range means specially, said beside the range (max_length's 0).
+    note: str | None = None
     metavar: str | None = None
     #: `--help`'s wording when the description speaks to the model (of tools, not commands).
     help: str | None = None
@@ -39,10 +46,33 @@ class Param:
     def cli_help(self) -> str:
         return self.help or self.description
 
-    def clamp(self, value: int) -> int:
-        """The value within `bounds`."""
-        assert self.bounds is not None, self.name
-        return clamp_range(value, *self.bounds)
+    def top(self, cap: int) -> int | None:
+        """The upper end of an integer's range on a server whose hard cap is `cap`."""
+        return cap if self.high is THE_CAP else self.high
+
+    def domain(self, cap: int, top: int | None = None) -> str:
+        """What the parameter takes, in words: the range every refusal names (`top`: a narrower upper end)."""
+        if self.type is bool:
+            return "true or false"
+        if self.type is int:
+            top = self.top(cap) if top is None else top
+            span = f"an integer ≥ {self.low}" if top is None else f"an integer from {self.low} to {top}"
+            return span + (f" ({self.note})" if self.note else "")
+        kind = "a non-empty string" if self.nonempty else "a string"
+        return kind + (" or null" if isinstance(None, self.type) else "")
+
+    def accepts(self, value: object, cap: int) -> bool:
+        if not isinstance(value, self.type) or (self.type is int and isinstance(value, bool)):
+            return False
+        if self.type is int:
+            top = self.top(cap)
+            # The default is always valid: under a hard cap below it, it means the cap.
+            return value == self.default or (self.low <= value and (top is None or value <= top))
+        return not (self.nonempty and isinstance(value, str) and not value.strip())
+
+    def refusal(self, value: object, cap: int, top: int | None = None) -> str:
+        """Why `value` is refused: the parameter, its range and the value as the caller sent it."""
+        return f"{self.name} must be {self.domain(cap, top)}, got {shown(value)}"
 
 
 @dataclass(frozen=True)
@@ -59,21 +89,45 @@ class ToolSpec:
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
 
+    def check(self, values: Mapping[str, object], cap: int) -> None:
+        """Refuse, in one InvalidArgument naming each, the values outside their parameter's range or type."""
+        problems = []
+        for p in self.params:
+            if p.name not in values:
+                if p.required:
+                    problems.append(f"{p.name} is required: {p.domain(cap)}")
+            elif not p.accepts(values[p.name], cap):
+                problems.append(p.refusal(values[p.name], cap))
+        if problems:
+            raise InvalidArgument("; ".join(problems))
+
+
+def shown(value: object) -> str:
+    """A value as the caller sent it, for a message: a string quoted, anything else as JSON (null, true, 5)."""
+    if isinstance(value, str):
+        return echo(value)
+    text = json.dumps(value, default=repr)
+    return text if len(text) <= ECHO_CHARS else f"{text[:ECHO_CHARS]}… ({len(text):,} chars)"
+
 
 URL = Param(
     "url",
     str,
     "Page URL under a configured root (a search result's url), or a path relative to a local root. "
     "A #fragment names a section or definition (get_doc_content starts there).",
+    nonempty=True,
     help="page URL or path under a source; a #fragment names a section (`read` starts there)",
 )
-QUERY = Param("query", str, "What you are looking for, in words.")
+QUERY = Param("query", str, "What you are looking for, in words.", nonempty=True)
 MAX_LENGTH = Param(
     "max_length",
     int,
-    f"Max content chars (default {C.DEFAULT_MAX_LENGTH}; 0 = the cap; capped server-side).",
+    f"Max content chars, up to the server's cap (default {C.DEFAULT_MAX_LENGTH}; 0 = the cap).",
     C.DEFAULT_MAX_LENGTH,
     "--max-length",
+    low=0,
+    high=THE_CAP,
+    note="0 = the cap",
     metavar="N",
 )
 START = Param(
@@ -82,7 +136,7 @@ START = Param(
     "Offset to start from: a previous next_start_index or a passage offset.",
     0,
     "--start",
-    minimum=0,
+    low=0,
     metavar="N",
 )
 CODE = Param(
@@ -98,7 +152,8 @@ MAX_RESULTS = Param(
     f"Hits, 1-{C.MAX_RESULTS}.",
     C.DEFAULT_MAX_RESULTS,
     "--max-results",
-    bounds=(1, C.MAX_RESULTS),
+    low=1,
+    high=C.MAX_RESULTS,
     metavar="N",
 )
 HEADINGS = Param(
@@ -111,7 +166,8 @@ MAX_SECTIONS = Param(
     f"Sections, 1-{C.MAX_SECTIONS}.",
     C.DEFAULT_MAX_SECTIONS,
     "--max-sections",
-    bounds=(1, C.MAX_SECTIONS),
+    low=1,
+    high=C.MAX_SECTIONS,
     metavar="N",
 )
 SECTION_ID = Param(

@@ -10,14 +10,15 @@ import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated
+from functools import cache
+from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError
 
 from docs_mcp import __version__
 from docs_mcp import settings as C
@@ -133,7 +134,25 @@ class _RepairedLines:
 
 
 class DocsServer(MCPServer):
-    """MCPServer whose stdio transport answers a request even when its JSON holds a lone surrogate."""
+    """MCPServer whose stdio transport answers a request even when its JSON holds a lone surrogate, and whose
+    tools refuse a bad argument in their own words (tools/specs.py), never in the schema library's."""
+
+    #: The hard cap per response, the upper end of max_length's range.
+    cap: int = C.HARD_CAP
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        spec = next((t for t in TOOLS if t.name == name), None)
+        if spec is not None:
+            arguments = {
+                **arguments,
+                **{p.name: _read(p, arguments[p.name]) for p in spec.params if p.name in arguments},
+            }
+            try:
+                spec.check(arguments, self.cap)
+            except InvalidArgument as exc:
+                # Worded as the SDK words every other tool error, so all of them read alike.
+                raise ToolError(f"Error executing tool {name}: {exc}") from None
+        return await super().call_tool(name, arguments, context)
 
     async def run_stdio_async(self) -> None:
         raw = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
@@ -142,9 +161,30 @@ class DocsServer(MCPServer):
             await low.run(read, write, low.create_initialization_options())
 
 
-def _field(param: Param) -> inspect.Parameter:
-    """A tool parameter as the SDK reads it: annotated type, description, schema bound, default."""
-    field = Field(description=param.description, ge=param.minimum)
+@cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
+def _read(param: Param, value: object) -> object:
+    """A JSON value as the parameter's type, leniently as the SDK reads it ("5" → 5, "true" → True); a value
+    that cannot be read (nor `true` as a number) is left as it is, for the check to refuse."""
+    if param.type is int and isinstance(value, bool):
+        return value
+    try:
+        return _adapter(param.type).validate_python(value)
+    except ValidationError:
+        return value
+
+
+def _field(param: Param, cap: int) -> inspect.Parameter:
+    """A tool parameter as the SDK reads it: annotated type, description, schema range, default."""
+    # The range is published, not enforced here: the check (DocsServer.call_tool) refuses in its own words.
+    bounds = {"minimum": param.low, "maximum": param.top(cap)}
+    field = Field(
+        description=param.description,
+        json_schema_extra={k: v for k, v in bounds.items() if v is not None} or None,
+    )
     return inspect.Parameter(
         param.name,
         inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -164,7 +204,7 @@ def _tool(tools: DocsTools, spec: ToolSpec) -> Callable[..., Awaitable[str]]:
         return await _call(tools, spec.name, lambda: method(*values), **arguments)
 
     params = [
-        *map(_field, spec.params),
+        *(_field(p, tools.cap) for p in spec.params),
         inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
     ]
     handler.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
@@ -200,6 +240,7 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
             await tools.aclose()
 
     mcp = DocsServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan)
+    mcp.cap = tools.cap
     for spec in TOOLS:
         mcp.add_tool(
             _tool(tools, spec),
