@@ -14,6 +14,7 @@ GENERATED_PAGES = (
     r"^404\.html?$",  # MkDocs, Docusaurus: the not-found page
     r"(?:^|/)bookindex\.html?$",  # DocBook (PostgreSQL): the keyword index
     r"(?:^|/)(?:index-all|allclasses(?:-[a-z]+)?|allpackages-index|overview-tree|deprecated-list)\.html$",  # Javadoc
+    r"(?:^|/)index-files/index-\d+\.html$",  # Javadoc: the index by letter (`-splitindex`), as index-all.html
     r"(?:^|/)class-use/",  # Javadoc: "uses of" listings
     r"(?:^|/)src-html/",  # Javadoc: source views (`-linksource`)
     r"\.rs\.html$",  # rustdoc: source views
