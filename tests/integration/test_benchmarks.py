@@ -90,6 +90,28 @@ def test_the_budget_curve_counts_solved_questions_within_each_budget_over_all_qu
     assert budget.cells(both) == ["10.0%", "20.0%", "20.0%", "20.0%", "30.0%"]
 
 
+def test_two_runs_curves_compare_before_and_after(tmp_path):
+    def board(name: str, form: str | None, within: dict) -> dict:
+        """A scoreboard per-set file: one policy, the tuning half only."""
+        stats = {"tune": {"pipeline": {"n": 4, "solved": 3, "within": within}}}
+        return {"name": name, "stats": stats} | ({"form": form} if form else {})
+
+    before, after = tmp_path / "before", tmp_path / "after"
+    curves = (
+        (before, {2000: 1, 4000: 1, 8000: 2, 16000: 2, 32000: 3}),
+        (after, {2000: 1, 4000: 1, 8000: 3, 16000: 3, 32000: 3}),
+    )
+    for folder, within in curves:
+        folder.mkdir()
+        (folder / "go.json").write_text(json.dumps(board("go", None, within)))  # written before forms: full
+        (folder / "go.terse.json").write_text(json.dumps(board("go", "terse", within)))
+    table = budget.compare(budget.load_run(before), budget.load_run(after), lambda key: key[1] == "full")
+    [row] = [line for line in table.splitlines() if line.startswith("| go ")]
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[:5] == ["go", "full", "tune", "pipeline", "4"]
+    assert cells[5:] == ["25.0%", "25.0%", "50.0 → 75.0%", "50.0 → 75.0%", "75.0%", "75.0%"]
+
+
 def test_context_to_answer_reports_the_budget_curve_in_text_and_json(questions, tmp_path):
     out = tmp_path / "run.json"
     res = run("context_to_answer.py", "--questions", str(questions), "--index", "--json", str(out))
