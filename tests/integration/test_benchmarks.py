@@ -64,6 +64,7 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
     assert "## Other\n\nkept" in md  # other sections survive
     assert "## Context to answer" in md and "benchmarks/context_to_answer.py --questions" in md
     assert "| in-doc     | all      | 100% (2/2)" in md
+    assert "- pipeline answers ≥ 80% within 8,000 chars: **met** (100.0%)" in md
 
 
 def expected_curve(runs: list[dict], policy: str, ids: set[str] | None = None) -> list[float]:
