@@ -3,11 +3,19 @@
 A question counts within B when a policy solved it and the characters the model saw up to and including the
 response holding a needle are at most B; unsolved questions count against every budget. `BUDGETS` is the one
 list of budgets: context_to_answer.py, the scoreboard, their JSON output and their tests all read it here.
+
+Run as a script it compares two runs' curves, before → after, from their JSON (a scoreboard `--json` folder
+or a context_to_answer.py `--json` file each):
+
+    python benchmarks/budget.py BEFORE AFTER [--half tune] [--policies in-doc,pipeline,agent]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import common as cm
@@ -63,3 +71,67 @@ def pooled(stats: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         for b in BUDGETS:
             out["within"][b] += s["within"].get(b, s["within"].get(str(b), 0))
     return out
+
+
+# --- comparing two runs ---------------------------------------------------------------------------
+Key = tuple[str, str, str, str]  # (set, form, half, policy)
+
+
+def load_run(path: Path) -> dict[Key, Mapping[str, Any]]:
+    """Each (set, form, half, policy)'s summary from a run's JSON: a scoreboard folder (`set.json`,
+    `set.terse.json`) or one context_to_answer.py file (named by its stem)."""
+    out: dict[Key, Mapping[str, Any]] = {}
+    for file in sorted(path.glob("*.json")) if path.is_dir() else [path]:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        if "forms" in data:  # context_to_answer.py --json: per form, the summary per half
+            halves = {(form, h): s for form, f in data["forms"].items() for h, s in f["summary"].items()}
+            name = file.stem
+        else:  # the scoreboard's per-set file (one form; written before forms existed: full)
+            halves = {(data.get("form", "full"), h): s for h, s in data["stats"].items()}
+            name = data["name"]
+        for (form, h), by_policy in halves.items():
+            out.update({(name, form, h, p): s for p, s in by_policy.items()})
+    return out
+
+
+def compare(before: dict[Key, Mapping[str, Any]], after: dict[Key, Mapping[str, Any]], keep: Any) -> str:
+    """The curve of each key both runs have (and `keep` accepts), each cell 'before → after' where it moved."""
+
+    def cell(a: float, b: float) -> str:
+        return f"{a:.1f}%" if abs(a - b) < 0.05 else f"{a:.1f} → {b:.1f}%"
+
+    rows = []
+    for key in (k for k in after if k in before and keep(k)):
+        a, b = before[key], after[key]
+        pa, pb = shares(a["within"], a["n"]), shares(b["within"], b["n"])
+        solved = [100 * s["solved"] / max(1, s["n"]) for s in (a, b)]
+        rows.append(
+            [*key, f"{b['n']:.0f}", *(cell(x, y) for x, y in zip(pa, pb, strict=True)), cell(*solved)]
+        )
+    return cm.md_table(
+        ["site", "form", "half", "policy", "questions", *headers(), "solved at any size"], rows
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the before → after curve of two runs."""
+    parser = argparse.ArgumentParser(description="Compare two runs' budget curves, before → after.")
+    parser.add_argument(
+        "before", type=Path, help="a scoreboard --json folder or a context_to_answer.py --json file"
+    )
+    parser.add_argument("after", type=Path, help="the same for the run to compare")
+    parser.add_argument("--half", choices=cm.HALVES, default=None, help="only this half")
+    parser.add_argument("--policies", default=None, help="only these policies (comma-separated)")
+    args = parser.parse_args(argv)
+    policies = set(args.policies.split(",")) if args.policies else None
+    print(
+        compare(
+            load_run(args.before),
+            load_run(args.after),
+            lambda k: args.half in (None, k[2]) and (policies is None or k[3] in policies),
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -161,6 +161,12 @@ def targets(stats: Stats) -> list[str]:
         ),
         ("in-doc ≥ 3× fewer chars than paged-5000 (median when solved)", ratio, lambda v: v >= 3, "{:.1f}×"),
         ("pipeline solves ≥ 85%", pip["solved_pct"] if pip else None, lambda v: v >= 85, "{:.0f}%"),
+        (
+            "pipeline answers ≥ 80% within 8,000 chars",
+            budget.shares(pip["within"], pip["n"])[budget.BUDGETS.index(8_000)] if pip else None,
+            lambda v: v >= 80,
+            "{:.1f}%",
+        ),
         ("pipeline ≤ 2.5 calls per question", pip["calls"] if pip else None, lambda v: v <= 2.5, "{:.2f}"),
         (
             "pipeline ≤ 5,000 chars per solved question",

@@ -64,6 +64,7 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
     assert "## Other\n\nkept" in md  # other sections survive
     assert "## Context to answer" in md and "benchmarks/context_to_answer.py --questions" in md
     assert "| in-doc     | all      | 100% (2/2)" in md
+    assert "- pipeline answers ≥ 80% within 8,000 chars: **met** (100.0%)" in md
 
 
 def expected_curve(runs: list[dict], policy: str, ids: set[str] | None = None) -> list[float]:
@@ -88,6 +89,28 @@ def test_the_budget_curve_counts_solved_questions_within_each_budget_over_all_qu
     assert budget.shares({str(b): n for b, n in counts.items()}, 5) == [20.0, 40.0, 40.0, 40.0, 60.0]
     both = budget.pooled([{"n": 5, "solved": 4, "within": counts}, {"n": 5, "solved": 0, "within": {}}])
     assert budget.cells(both) == ["10.0%", "20.0%", "20.0%", "20.0%", "30.0%"]
+
+
+def test_two_runs_curves_compare_before_and_after(tmp_path):
+    def board(name: str, form: str | None, within: dict) -> dict:
+        """A scoreboard per-set file: one policy, the tuning half only."""
+        stats = {"tune": {"pipeline": {"n": 4, "solved": 3, "within": within}}}
+        return {"name": name, "stats": stats} | ({"form": form} if form else {})
+
+    before, after = tmp_path / "before", tmp_path / "after"
+    curves = (
+        (before, {2000: 1, 4000: 1, 8000: 2, 16000: 2, 32000: 3}),
+        (after, {2000: 1, 4000: 1, 8000: 3, 16000: 3, 32000: 3}),
+    )
+    for folder, within in curves:
+        folder.mkdir()
+        (folder / "go.json").write_text(json.dumps(board("go", None, within)))  # written before forms: full
+        (folder / "go.terse.json").write_text(json.dumps(board("go", "terse", within)))
+    table = budget.compare(budget.load_run(before), budget.load_run(after), lambda key: key[1] == "full")
+    [row] = [line for line in table.splitlines() if line.startswith("| go ")]
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[:5] == ["go", "full", "tune", "pipeline", "4"]
+    assert cells[5:] == ["25.0%", "25.0%", "50.0 → 75.0%", "50.0 → 75.0%", "75.0%", "75.0%"]
 
 
 def test_context_to_answer_reports_the_budget_curve_in_text_and_json(questions, tmp_path):
