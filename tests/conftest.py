@@ -161,6 +161,18 @@ def site() -> Iterator[LocalSite]:
     s.stop()
 
 
+@pytest.fixture(scope="module")
+def site_index_cache(site, tmp_path_factory) -> Path:
+    """A cache folder whose index holds the fixture site, built once per module by `docslice index`."""
+    from docs_mcp.cli.main import main
+
+    cache = tmp_path_factory.mktemp("indexed-cache")
+    with pytest.raises(SystemExit) as exc:
+        main(["index", "--source", site.url, "--cache-dir", str(cache), "--workers", "1"])
+    assert exc.value.code == 0
+    return cache
+
+
 @pytest.fixture
 def site_copy(tmp_path: Path) -> Iterator[LocalSite]:
     """A private, mutable copy of fixtures/site served on its own port."""

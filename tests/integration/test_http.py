@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import anyio
 import httpx
@@ -69,16 +68,7 @@ def client(url: str, token: str | None = TOKEN):
 
 
 @pytest.fixture(scope="module")
-def indexed(site, tmp_path_factory) -> Path:
-    cache = tmp_path_factory.mktemp("http-cache")
-    with pytest.raises(SystemExit) as exc:
-        main(["index", "--source", site.url, "--cache-dir", str(cache), "--workers", "1"])
-    assert exc.value.code == 0
-    return cache
-
-
-@pytest.fixture(scope="module")
-def with_token(site, indexed) -> Iterator[Served]:
+def with_token(site, site_index_cache) -> Iterator[Served]:
     """A server that takes its token from DOCS_MCP_TOKEN, over the indexed fixture site."""
     served = Served(
         "--http",
@@ -86,7 +76,7 @@ def with_token(site, indexed) -> Iterator[Served]:
         "--source",
         site.url,
         "--cache-dir",
-        str(indexed),
+        str(site_index_cache),
         "--no-index",
         env={"DOCS_MCP_TOKEN": TOKEN},
     )
@@ -179,10 +169,10 @@ CALLS = [
 
 
 async def test_twenty_concurrent_sessions_of_twenty_mixed_calls_get_correct_results(
-    with_token, site, indexed
+    with_token, site, site_index_cache
 ):
     # What each call must return: the library's own answer over the same sources and index.
-    app = App(parse(["serve", "--source", site.url, "--cache-dir", str(indexed), "--no-index"]))
+    app = App(parse(["serve", "--source", site.url, "--cache-dir", str(site_index_cache), "--no-index"]))
     expected = {}
     for i, (tool, arguments) in enumerate(CALLS):
         expected[i] = await getattr(app.tools, tool)(**arguments)

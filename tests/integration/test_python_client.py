@@ -12,20 +12,9 @@ import pytest
 from conftest import FIXTURES
 from test_http import Served
 
-from docs_mcp.cli.main import main
-
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 EXAMPLES = FIXTURES.parent / "examples" / "python-client"
 QUESTION = "resampling interval"
-
-
-@pytest.fixture(scope="module")
-def indexed(site, tmp_path_factory) -> Path:
-    cache = tmp_path_factory.mktemp("client-cache")
-    with pytest.raises(SystemExit) as exc:
-        main(["index", "--source", site.url, "--cache-dir", str(cache), "--workers", "1"])
-    assert exc.value.code == 0
-    return cache
 
 
 def run_example(script: str, *args: str, cache: Path) -> subprocess.CompletedProcess:
@@ -40,8 +29,8 @@ def run_example(script: str, *args: str, cache: Path) -> subprocess.CompletedPro
     )
 
 
-def test_the_stdio_example_searches_then_reads_the_best_pages_passages(site, indexed):
-    run = run_example("stdio_client.py", site.url, QUESTION, cache=indexed)
+def test_the_stdio_example_searches_then_reads_the_best_pages_passages(site, site_index_cache):
+    run = run_example("stdio_client.py", site.url, QUESTION, cache=site_index_cache)
     assert run.returncode == 0, run.stderr
     search, _, passages = run.stdout.partition("\n# ")
     assert search.startswith(f"search_docs '{QUESTION}': 3 result(s). index: ")
@@ -50,10 +39,12 @@ def test_the_stdio_example_searches_then_reads_the_best_pages_passages(site, ind
     assert "Fixed intervals divide the record into equal bins anchored at midnight UTC" in passages
 
 
-def test_the_http_example_lists_the_tools_searches_and_reads_the_best_section(site, indexed):
-    served = Served("--http", "127.0.0.1:0", "--source", site.url, "--cache-dir", str(indexed), "--no-index")
+def test_the_http_example_lists_the_tools_searches_and_reads_the_best_section(site, site_index_cache):
+    served = Served(
+        "--http", "127.0.0.1:0", "--source", site.url, "--cache-dir", str(site_index_cache), "--no-index"
+    )
     try:
-        run = run_example("http_client.py", served.url, QUESTION, cache=indexed)
+        run = run_example("http_client.py", served.url, QUESTION, cache=site_index_cache)
     finally:
         served.stop()
     assert run.returncode == 0, run.stderr
