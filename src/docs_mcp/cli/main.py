@@ -124,13 +124,13 @@ async def _background(app: App) -> None:
     for state in states:
         say(start_line(state, app.settings.auto_index, ttl_days))
     # A complete index younger than its TTL is used as it is: no build, no request to the site.
-    due = [s.source for s in states if s.due()] if app.settings.auto_index else []
-    app.builds.announce([s.source.root for s in states if s.source in due and s.due() == "build"])
+    due = [s for s in states if s.due()] if app.settings.auto_index else []
+    app.builds.announce([s.source.root for s in due if s.due() == "build"])
     await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:
         await asyncio.to_thread(app.search.warm)
         if due:
-            await _build_in_background(app, due)
+            await _build_in_background(app, [s.source for s in due])
     except Exception as exc:  # the server must keep serving even if indexing fails
         logging.getLogger("docs_mcp").exception("background indexing failed")
         say(f"background indexing failed: {exc.__class__.__name__}: {exc}")
