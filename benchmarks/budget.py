@@ -113,6 +113,38 @@ def compare(before: dict[Key, Mapping[str, Any]], after: dict[Key, Mapping[str, 
     )
 
 
+def pooled_run(folder: Path) -> dict[str, Any]:
+    """A scoreboard run's curve, every set pooled: per form, half and policy the added counts; with the sets
+    and the run's provenance (one commit for all sets; load from the first set's start to the last's end)."""
+    results = [json.loads(f.read_text(encoding="utf-8")) for f in sorted(folder.glob("*.json"))]
+    results = [r for r in results if "stats" in r]
+    if not results:
+        raise SystemExit(f"{folder}: no scoreboard result files (set.json, set.terse.json) there")
+    unrecorded = [r["name"] for r in results if "run" not in r]
+    if unrecorded:
+        raise SystemExit(f"{folder}: these sets' files name no command, commit and load: {unrecorded}")
+    commits = {r["run"]["commit"] for r in results}
+    if len(commits) > 1:
+        raise SystemExit(f"{folder}: the sets were measured on different commits: {sorted(commits)}")
+    runs = sorted((r["run"] for r in results), key=lambda run: (run["date"], run["load"]))
+    forms = dict.fromkeys(r.get("form", "full") for r in results)
+    curve = {
+        form: {
+            h: {
+                p: pooled(r["stats"][h][p] for r in results if r.get("form", "full") == form)
+                for p in results[0]["stats"][h]
+            }
+            for h in cm.HALVES
+        }
+        for form in forms
+    }
+    return {
+        **runs[-1],
+        "load": [runs[0]["load"][0], runs[-1]["load"][1]],
+        "values": {"sets": sorted({r["name"] for r in results}), "curve": curve},
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the before → after curve of two runs."""
     parser = argparse.ArgumentParser(description="Compare two runs' budget curves, before → after.")

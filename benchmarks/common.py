@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import platform
 import re
 import socket
 import statistics
@@ -22,6 +24,7 @@ import question_files  # no docs_mcp import: check_questions.py reads question f
 from question_files import FORMS, forms, in_form  # noqa: F401  (the scripts' one import of them)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+PY = "python"  # as commands are shown in reports; they run with this interpreter
 SRC_DIR = REPO_ROOT / "src"
 DOCS_DIR = Path("/usr/share/doc/python3.11/html")
 #: Python's shared set lives beside the clone (CI: ../shared); a git worktree in a folder of worktrees
@@ -233,16 +236,32 @@ def _numeric(cell: str) -> bool:
     return bool(re.fullmatch(r"[-+]?[\d,]*\.?\d+\s*(%|ms|s|×)?|n/a|—|-", cell.strip()))
 
 
-def provenance() -> str:
-    """The code measured and the machine's load, for a report's header: 'commit abc1234, load average …'."""
+def commit() -> str:
+    """The code measured: `git describe --always --dirty` of this checkout ('unknown' outside git)."""
     try:
         head = subprocess.run(
             ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
         ).stdout.strip()
     except OSError:
         head = ""
+    return head or "unknown"
+
+
+def run_record(command: str, load_before: float) -> dict[str, Any]:
+    """Where a figure came from: its command, the commit, date and machine, and the 1-min load before → now."""
+    return {
+        "command": command,
+        "commit": commit(),
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+    }
+
+
+def provenance() -> str:
+    """The code measured and the machine's load, for a report's header: 'commit abc1234, load average …'."""
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"commit {head or 'unknown'}, load average {load} (1 / 5 / 15 min) at the end"
+    return f"commit {commit()}, load average {load} (1 / 5 / 15 min) at the end"
 
 
 def replace_section(path: Path, heading: str, body: str) -> None:

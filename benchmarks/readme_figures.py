@@ -7,15 +7,17 @@ with the command, commit, date, machine and load it ran under, then rewrites the
     python benchmarks/readme_figures.py                 # everything (~30 min on 2 cores; the Python docs needed)
     python benchmarks/readme_figures.py --only start    # one benchmark
     python benchmarks/readme_figures.py --render        # the block from benchmarks/figures.json
+    python benchmarks/readme_figures.py --budget DIR    # the budget curve from a scoreboard's --json folder
+
+The budget curve (the README's lead figure) comes from a scoreboard run, which takes an hour or more, so it is
+not rerun here: `--budget` pools the per-set files the run wrote (each carries its command, commit and load).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -24,11 +26,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import budget
+import common as cm
+
 REPO = Path(__file__).resolve().parent.parent
 STORE = REPO / "benchmarks" / "figures.json"
 README = REPO / "README.md"
 BEGIN, END = "<!-- figures -->", "<!-- /figures -->"
-PY = "python"  # as the commands are shown; they run with this interpreter
+CURVE_BEGIN, CURVE_END = "<!-- budget -->", "<!-- /budget -->"
+#: The README's rows of the curve: each policy of the scoreboard, as a reader knows it.
+CURVE_ROWS = {
+    "pipeline": "docslice: `search_docs` → `search_in_doc` (finds the page itself)",
+    "agent": "docslice: an agent of ≤ 6 calls (finds the page itself)",
+    "in-doc": "docslice: `search_in_doc`, given the gold page",
+    "paged-5000": "5,000-character slices from the top (fetch and AWS docs servers), given the gold page",
+    "whole-page": "the whole page (as mcpdoc returns it), given the gold page",
+}
+PY = cm.PY
 
 
 @dataclass(frozen=True)
@@ -118,15 +132,6 @@ BENCHES: dict[str, Bench] = {
 }
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def run(name: str) -> dict:
     """Run one benchmark; its values and provenance."""
     bench = BENCHES[name]
@@ -142,11 +147,7 @@ def run(name: str) -> dict:
             f"{' '.join(bench.command)} failed ({done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
         )
     return {
-        "command": " ".join(bench.command),
-        "commit": commit(),
-        "date": dt.date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+        **cm.run_record(" ".join(bench.command), load_before),
         "values": bench.parse(done.stdout, seconds),
     }
 
@@ -171,11 +172,61 @@ def render(store: dict) -> str:
     return "\n".join(lines)
 
 
+def render_curve(got: dict) -> str:
+    """The README's lead figure: the budget curve of every set pooled, tuning / validation, and its source."""
+    values, full = got["values"], got["values"]["curve"]["full"]
+    n = {h: full[h]["pipeline"]["n"] for h in cm.HALVES}
+    rows = [
+        [
+            label,
+            *(f"{a:.0f} / {b:.0f}%" for a, b in zip(*(_shares(full[h][p]) for h in cm.HALVES), strict=True)),
+        ]
+        for p, label in CURVE_ROWS.items()
+        if p in full["tune"]
+    ]
+    lines = [
+        CURVE_BEGIN,
+        f"The share of all {sum(n.values()):,} questions of {len(values['sets'])} question sets (tuning / "
+        f"validation halves: {n['tune']:,} / {n['validate']:,}) whose answer reached the model within each budget"
+        " of characters; a question not answered counts against every budget:",
+        "",
+        cm.md_table(["answered within", *(f"{b:,}" for b in budget.BUDGETS)], rows),
+    ]
+    terse = values["curve"].get("terse")
+    if terse:
+        at = budget.BUDGETS.index(8_000)
+        lines += [
+            "",
+            "Asked tersely, as agents type (2–6 words; every question has such a form), the pipeline answers "
+            + " / ".join(f"{_shares(terse[h]['pipeline'])[at]:.0f}" for h in cm.HALVES)
+            + "% within 8,000 characters.",
+        ]
+    lines += [
+        "",
+        f"Sets: {', '.join(values['sets'])}. `{got['command']}` · {got['commit']}, {got['date']}, load "
+        f'{got["load"][0]} → {got["load"][1]}; per set and policy: docs/benchmarks.md, "Scoreboard".',
+        CURVE_END,
+    ]
+    return "\n".join(lines)
+
+
+def _shares(stat: dict) -> list[float]:
+    return budget.shares(stat["within"], stat["n"])
+
+
 def write_readme(store: dict) -> None:
+    """Rewrite the README's generated blocks from the stored runs."""
     text = README.read_text(encoding="utf-8")
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    README.write_text(head + render(store) + tail, encoding="utf-8")
+    blocks = [(BEGIN, END, render(store))]
+    if "budget" in store:
+        blocks.append((CURVE_BEGIN, CURVE_END, render_curve(store["budget"])))
+    for begin, end, block in blocks:
+        head, found, rest = text.partition(begin)
+        if not found:
+            raise SystemExit(f"{README.name} has no {begin} block")
+        _, _, tail = rest.partition(end)
+        text = head + block + tail
+    README.write_text(text, encoding="utf-8")
 
 
 def main() -> None:
@@ -184,9 +235,15 @@ def main() -> None:
     ap.add_argument(
         "--render", action="store_true", help="rewrite the README's block from the stored results"
     )
+    ap.add_argument(
+        "--budget", type=Path, metavar="DIR", help="store the budget curve of this scoreboard --json folder"
+    )
     ns = ap.parse_args()
     store = json.loads(STORE.read_text(encoding="utf-8")) if STORE.is_file() else {}
-    if not ns.render:
+    if ns.budget:
+        store["budget"] = budget.pooled_run(ns.budget)
+        STORE.write_text(json.dumps(store, indent=1) + "\n", encoding="utf-8")
+    elif not ns.render:
         for name in ns.only or BENCHES:
             print(f"{name}: {' '.join(BENCHES[name].command)} …", file=sys.stderr, flush=True)
             store[name] = run(name)

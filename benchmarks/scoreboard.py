@@ -98,6 +98,7 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[
         print(f"{name}: skipped, its docs are not installed at {docs}", file=sys.stderr)
         return []
     asked = {f: [cm.in_form(q, f) for q in questions] for f in asked_forms(name, questions, args.form)}
+    load_before = os.getloadavg()[0]
     runs: dict[str, list[cta.Run]] = {f: [] for f in asked}
     ranks: dict[str, dict[str, int | None]] = {}
     store = cta.SharedDocs()
@@ -115,6 +116,7 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[
             app.index.close()
         missed = {f: cta.failures(runs[f], {q["id"]: q for q in qs}, store, root) for f, qs in asked.items()}
     halves = {h: {q["id"] for q in questions if cm.half(q) == h} for h in cm.HALVES}
+    run = cm.run_record(" ".join([cm.PY, "benchmarks/context_to_answer.py", *sys.argv[1:]]), load_before)
     return [
         {
             "name": name,
@@ -125,6 +127,7 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[
             "stats": {h: cta.summarise(runs[form], list(RUN), ids) for h, ids in halves.items()},
             "search": {h: search_figures(ranks[form], ids) for h, ids in halves.items()},
             "missed": [line for _, line in missed[form]],
+            "run": run,
             "runs": [{k: v for k, v in vars(r).items() if k != "views"} for r in runs[form]],
         }
         for form in asked

@@ -67,3 +67,20 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
         ]
         assert {r["form"] for r in runs} == {form}
         assert shown == [f"{v:.1f}%" for v in expected_curve(runs, policy, ids[half])], (form, half, policy)
+    # Each set's file names where it came from, and the README's curve pools those files with that provenance.
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import budget
+        import readme_figures
+    finally:
+        sys.path.pop(0)
+    record = json.loads((runs_dir / "fixture.json").read_text())["run"]
+    assert record["command"].startswith("python benchmarks/context_to_answer.py --sets ")
+    assert {"commit", "date", "machine", "load"} <= record.keys()
+    got = budget.pooled_run(runs_dir)
+    assert got["values"]["sets"] == ["fixture"] and got["commit"] == record["commit"]
+    block = readme_figures.render_curve(got)
+    pipeline_row = next(line for line in block.splitlines() if "`search_docs` → `search_in_doc`" in line)
+    tune, validate = (cells[("full", h, "pipeline")] for h in ("tune", "validate"))
+    assert pipeline_row.split("|")[2].strip() == f"{float(tune[0][:-1]):.0f} / {float(validate[0][:-1]):.0f}%"
+    assert f"`{record['command']}` · {record['commit']}" in block

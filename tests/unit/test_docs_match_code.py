@@ -140,6 +140,9 @@ def test_the_readme_figures_are_the_stored_benchmark_runs_with_their_provenance(
     store = json.loads((REPO / "benchmarks" / "figures.json").read_text(encoding="utf-8"))
     block = readme_figures.render(store)
     assert block in README
+    if "budget" in store:  # the lead figure, the budget curve, pooled from a scoreboard run's files
+        block += readme_figures.render_curve(store["budget"])
+        assert readme_figures.render_curve(store["budget"]) in README
     for got in store.values():
         assert {"command", "commit", "date", "machine", "load", "values"} <= got.keys()
         assert f"`{got['command']}` · {got['commit']}, {got['date']}, load {got['load'][0]}" in block
