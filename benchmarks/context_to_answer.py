@@ -281,7 +281,7 @@ def report_heading(docs: Path) -> str:
 
 def diagnose(r: Run, q: dict[str, Any], doc: Any) -> str:
     """Why a run missed: where the needle sits on the gold page and what the policy showed of it."""
-    from docs_mcp.search.ranking import page_index
+    from docs_mcp.search.in_page.ranking import page_index
 
     if doc is None:
         return "gold page not read"

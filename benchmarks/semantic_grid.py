@@ -31,8 +31,8 @@ def floats(text: str) -> list[float]:
 async def run(args: argparse.Namespace) -> None:
     from docs_mcp.cli.app import App
     from docs_mcp.cli.arguments import parser
-    from docs_mcp.search import ranker
-    from docs_mcp.search.semantic import active_model
+    from docs_mcp.search.semantic.signal import active_model
+    from docs_mcp.search.site import ranker
 
     if active_model() is None:
         raise SystemExit('error: no semantic model: pip install -e ".[semantic]"')

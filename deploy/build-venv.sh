@@ -8,7 +8,7 @@ target=${1:?usage: sh deploy/build-venv.sh TARGET_DIR}
 python3 -m venv "$target"
 "$target/bin/python" -m pip install --disable-pip-version-check --quiet ".[postgres]"
 HF_HUB_OFFLINE=1 "$target/bin/python" -c '
-from docs_mcp.search.embedders import embedder
+from docs_mcp.search.semantic.embedders import embedder
 model = embedder("auto")
 assert model is not None, "the semantic model is not installed"
 print("semantic model:", model.name, model.embed(["docslice"]).shape)

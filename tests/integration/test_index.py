@@ -13,7 +13,7 @@ from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.crawl.indexer import Progress
 from docs_mcp.errors import IndexVersionError
-from docs_mcp.search import ranker
+from docs_mcp.search.site import ranker
 from docs_mcp.store.index import Scope, SiteIndex
 from docs_mcp.transport.server import build_server
 

@@ -8,7 +8,7 @@ import pytest
 from conftest import call, make_tools, model_view
 
 from docs_mcp import settings as C
-from docs_mcp.search.page_map import MAP_HEAD
+from docs_mcp.search.in_page.page_map import MAP_HEAD
 from docs_mcp.transport.server import build_server
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ import pytest
 from docs_mcp import settings
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
-from docs_mcp.search.semantic import active_model
+from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.store.index import Scope
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]

@@ -16,8 +16,9 @@ from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.crawl.rows import entry_rows, vector_input
 from docs_mcp.errors import DocsMCPError
-from docs_mcp.search import ranker, semantic
-from docs_mcp.search.scan import COARSE_OVERSAMPLE, SectionScan
+from docs_mcp.search.semantic import signal as semantic
+from docs_mcp.search.semantic.scan import COARSE_OVERSAMPLE, SectionScan
+from docs_mcp.search.site import ranker
 from docs_mcp.store.index import Scope
 from docs_mcp.store.pagerows import unpack_text
 
@@ -76,7 +77,7 @@ def test_a_misspelt_model_name_stops_the_app_at_start_with_the_names_it_takes(tm
 
 _NO_EXTRA_RUN = """
 import asyncio, json, sys
-from docs_mcp.search import semantic
+from docs_mcp.search.semantic import signal as semantic
 semantic._installed = lambda name: False  # as without the extra, even where it is installed
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser

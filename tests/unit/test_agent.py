@@ -69,7 +69,7 @@ def test_a_description_given_is_used_as_it_is():
 
 def _state(name: str, pages: int, complete: bool | None):
     from docs_mcp.model.progress import Outcome
-    from docs_mcp.search.site import SourceStatus
+    from docs_mcp.search.site.search import SourceStatus
 
     last = None if complete is None else Outcome(at=0.0, reached=True, complete=complete)
     return SourceStatus(Source(name, f"https://example.org/{name}/", False), pages, 0.0, None, False, last)

@@ -71,6 +71,26 @@ def test_no_module_imports_a_package_above_its_own():
     assert upward == []
 
 
+#: Inside search/: the semantic signal is below both searches, and neither search imports the other.
+SEARCH_PARTS = {"semantic": set(), "in_page": {"semantic"}, "site": {"semantic"}}
+
+
+def test_search_is_split_into_in_page_site_and_semantic_parts_that_do_not_cross():
+    parts = {p.name for p in (PACKAGE / "search").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert parts == set(SEARCH_PARTS)
+    assert {p.name for p in (PACKAGE / "search").glob("*.py")} == {"__init__.py"}  # every module in a part
+    crossing = []
+    for module, targets in _graph().items():
+        if not module.startswith("docs_mcp.search."):
+            continue
+        part = module.split(".")[2]
+        for t in sorted(targets):
+            other = t.split(".")[2] if t.startswith("docs_mcp.search.") else None
+            if other and other != part and other not in SEARCH_PARTS[part]:
+                crossing.append(f"{module} -> {t}")
+    assert crossing == []
+
+
 def test_the_import_graph_has_no_circle():
     graph = _graph()
     # Package __init__ modules only re-export; an edge into one is an edge into its package, not a circle.

@@ -14,8 +14,8 @@ from conftest import SITE, make_tools
 from docs_mcp.convert.render import render_section
 from docs_mcp.convert.sections import split_html
 from docs_mcp.model.document import Document, Section
-from docs_mcp.search.passages import passages
-from docs_mcp.search.ranking import BM25, PageIndex, ScoredSection, page_index, select_sections
+from docs_mcp.search.in_page.passages import passages
+from docs_mcp.search.in_page.ranking import BM25, PageIndex, ScoredSection, page_index, select_sections
 from docs_mcp.settings import SECONDARY_SCORE_RATIO
 
 
@@ -478,7 +478,7 @@ GAUGE = doc(
 
 def test_the_section_nearest_the_query_in_meaning_moves_up_taking_the_scores_in_turn(monkeypatch):
     from docs_mcp import settings
-    from docs_mcp.search.semantic import page_cosines
+    from docs_mcp.search.semantic.signal import page_cosines
 
     query = "wrong gauge water heights"
     blended = PageIndex(GAUGE).rank(query)
@@ -514,7 +514,7 @@ DRIFT = (
 
 def drift_windows(scores: list[float]) -> tuple[str, object, list]:
     """DRIFT's paragraphs as one section's lines and candidate windows (one a line), best word score first."""
-    from docs_mcp.search.passages import _Lines, _Window
+    from docs_mcp.search.in_page.passages import _Lines, _Window
 
     text = "\n\n".join(DRIFT)
     spans = [(text.index(t), text.index(t) + len(t)) for t in DRIFT]
@@ -524,7 +524,7 @@ def drift_windows(scores: list[float]) -> tuple[str, object, list]:
 
 def test_a_passage_worded_like_the_question_moves_up_taking_the_word_scores_in_turn(monkeypatch):
     from docs_mcp import settings
-    from docs_mcp.search.passages import _by_meaning
+    from docs_mcp.search.in_page.passages import _by_meaning
 
     query = "why are my gauge's heights wrong after some time"
     text, lines, windows = drift_windows([3.0, 2.9, 1.2, 1.1])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docs_mcp.search.safety import (
+from docs_mcp.search.site.safety import (
     SEMANTIC_TERMS_WEIGHT,
     Holding,
     exact_first,

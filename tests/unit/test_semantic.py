@@ -9,8 +9,8 @@ import pytest
 
 from docs_mcp import settings
 from docs_mcp.errors import DocsMCPError
-from docs_mcp.search import semantic
-from docs_mcp.search.semantic import (
+from docs_mcp.search.semantic import signal as semantic
+from docs_mcp.search.semantic.signal import (
     VectorCache,
     active_model,
     blend,

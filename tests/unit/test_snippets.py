@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.search.snippets import snippet
+from docs_mcp.search.site.snippets import snippet
 from docs_mcp.settings import SNIPPET_CHARS
 
 FILLER = " ".join(

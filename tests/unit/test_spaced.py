@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docs_mcp.search.spaced import SpacedNames
+from docs_mcp.search.site.spaced import SpacedNames
 from docs_mcp.text.terms import spaced_names
 
 

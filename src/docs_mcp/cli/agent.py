@@ -22,7 +22,7 @@ from docs_mcp.fetch.sources import Source
 
 if TYPE_CHECKING:
     from docs_mcp.cli.app import App
-    from docs_mcp.search.site import SourceStatus
+    from docs_mcp.search.site.search import SourceStatus
 
 DISTRIBUTION = "docslice"
 #: Claude Code's rule for agent names; the name is also the server's, so tools read mcp__NAME__<tool>.

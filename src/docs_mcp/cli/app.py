@@ -15,8 +15,8 @@ from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.model.progress import Builds
-from docs_mcp.search.semantic import active_model
-from docs_mcp.search.site import SiteSearch, model_notice
+from docs_mcp.search.semantic.signal import active_model
+from docs_mcp.search.site.search import SiteSearch, model_notice
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.opening import open_store
 from docs_mcp.text.controls import escaped

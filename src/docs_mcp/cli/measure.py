@@ -101,7 +101,7 @@ async def _measure_rows(m: Meter, app, doc, url: str, query: str | None) -> Row:
 
 async def _answer_paths(m: Meter, doc, url: str, query: str, whole: Row) -> list[tuple[str, int, int, int]]:
     """The ways to the query's answer: search_in_doc, toc + the best section, or every window of the page."""
-    from docs_mcp.search.ranking import page_index
+    from docs_mcp.search.in_page.ranking import page_index
 
     in_doc = next(r for r in m.rows if r.tool == "search_in_doc")
     paths = [("search_in_doc", in_doc.chars, in_doc.tokens, 1)]

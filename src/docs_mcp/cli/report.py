@@ -8,7 +8,7 @@ import time
 from docs_mcp.cli.app import App, say
 from docs_mcp.cli.eta import Eta
 from docs_mcp.model.progress import Progress, cut_note
-from docs_mcp.search.site import SourceStatus
+from docs_mcp.search.site.search import SourceStatus
 from docs_mcp.text.dates import utc_minute
 
 

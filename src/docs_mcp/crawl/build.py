@@ -28,7 +28,7 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Outcome, Progress, failure
-from docs_mcp.search.semantic import active_model, encode_sections
+from docs_mcp.search.semantic.signal import active_model, encode_sections
 from docs_mcp.settings import CRAWL_PAGE_LIMIT, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
 

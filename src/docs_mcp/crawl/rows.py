@@ -9,8 +9,13 @@ from __future__ import annotations
 import hashlib
 
 from docs_mcp.model.document import Document
-from docs_mcp.search.ranking import entries_alone
-from docs_mcp.search.semantic import ENTRY_VECTOR_MIN_CHARS, active_model, encode_sections, section_rows
+from docs_mcp.search.in_page.ranking import entries_alone
+from docs_mcp.search.semantic.signal import (
+    ENTRY_VECTOR_MIN_CHARS,
+    active_model,
+    encode_sections,
+    section_rows,
+)
 from docs_mcp.store.pagerows import (
     ZLIB_LEVEL,
     PreparedPage,

@@ -1,1 +1,1 @@
-"""Ranking: sections within a page, pages across a site, snippets, the optional semantic signal."""
+"""Search: in one page (in_page), across a site (site), and the semantic signal both use (semantic)."""

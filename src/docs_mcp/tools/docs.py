@@ -254,7 +254,7 @@ class DocsTools:
         )
 
     def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
-        from docs_mcp.search.page_search import search_page
+        from docs_mcp.search.in_page.answer import search_page
 
         return search_page(doc, query, count, limit, code, self.cap)
 

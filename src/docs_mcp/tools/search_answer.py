@@ -73,8 +73,8 @@ def search_cache(
     documents: Iterable[Document], query: str, limit: int, source: str | None
 ) -> list[SearchHit]:
     """Fallback search over the documents already in memory."""
-    from docs_mcp.search.ranking import page_index
-    from docs_mcp.search.snippets import snippet
+    from docs_mcp.search.in_page.ranking import page_index
+    from docs_mcp.search.site.snippets import snippet
 
     hits = []
     for doc in documents:

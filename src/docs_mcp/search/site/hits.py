@@ -4,7 +4,7 @@ section's place, a snippet and the other addresses of the same item."""
 from __future__ import annotations
 
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.search.snippets import snippet
+from docs_mcp.search.site.snippets import snippet
 from docs_mcp.store.interface import Reads
 from docs_mcp.text.terms import query_terms
 

@@ -17,8 +17,8 @@ from docs_mcp.fetch.urls import decode_name
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
-from docs_mcp.search.ranker import SiteRanker
-from docs_mcp.search.semantic import active_model, embedder
+from docs_mcp.search.semantic.signal import active_model, embedder
+from docs_mcp.search.site.ranker import SiteRanker
 from docs_mcp.store.interface import Scope, Store, key_prefix
 from docs_mcp.text.controls import escaped
 from docs_mcp.text.dates import ago, utc_clock, utc_minute

@@ -11,10 +11,10 @@ from docs_mcp import settings as C
 from docs_mcp.convert.outline import fit_outline, outline_line
 from docs_mcp.errors import echo
 from docs_mcp.model.document import Document
-from docs_mcp.search.entry_passages import entry_first
-from docs_mcp.search.page_map import Shown, page_map
-from docs_mcp.search.passages import Passage, passages
-from docs_mcp.search.ranking import PageIndex, ScoredSection, page_index, select_sections
+from docs_mcp.search.in_page.entry_passages import entry_first
+from docs_mcp.search.in_page.page_map import Shown, page_map
+from docs_mcp.search.in_page.passages import Passage, passages
+from docs_mcp.search.in_page.ranking import PageIndex, ScoredSection, page_index, select_sections
 from docs_mcp.text.budget import truncate
 
 

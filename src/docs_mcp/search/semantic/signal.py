@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
-from docs_mcp.search.embedders import DEFAULT_MODEL, MODELS, Embedder, embedder, package_folder, unit
+from docs_mcp.search.semantic.embedders import DEFAULT_MODEL, MODELS, Embedder, embedder, package_folder, unit
 from docs_mcp.settings import SEMANTIC_TEXT_CHARS
 
 if TYPE_CHECKING:

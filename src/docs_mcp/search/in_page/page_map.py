@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from docs_mcp import settings as C
 from docs_mcp.model.document import Document
 from docs_mcp.model.section import Ref
-from docs_mcp.search.ranking import BM25_B, BM25_K1, PageIndex
+from docs_mcp.search.in_page.ranking import BM25_B, BM25_K1, PageIndex
 from docs_mcp.text.terms import idf, query_terms, tokenize
 from docs_mcp.text.tidy import clip, fold_space
 

@@ -3,8 +3,8 @@ section's best other windows for the slots left."""
 
 from __future__ import annotations
 
-from docs_mcp.search.passages import Passage, passages
-from docs_mcp.search.ranking import PageIndex
+from docs_mcp.search.in_page.passages import Passage, passages
+from docs_mcp.search.in_page.ranking import PageIndex
 from docs_mcp.settings import PASSAGE_TERM_CHARS
 
 

@@ -11,13 +11,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.search.copies import fold_copies
-from docs_mcp.search.hits import build_hits, one_per_content
-from docs_mcp.search.safety import Holding, exact_first, semantic_weight, written_query
-from docs_mcp.search.scan import SectionScan
-from docs_mcp.search.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
-from docs_mcp.search.semantic import VectorCache, active_model, beside, embedder, query_vector, rerank_pages
-from docs_mcp.search.spaced import spelt_pages
+from docs_mcp.search.semantic.scan import SectionScan
+from docs_mcp.search.semantic.signal import (
+    VectorCache,
+    active_model,
+    beside,
+    embedder,
+    query_vector,
+    rerank_pages,
+)
+from docs_mcp.search.site.copies import fold_copies
+from docs_mcp.search.site.hits import build_hits, one_per_content
+from docs_mcp.search.site.safety import Holding, exact_first, semantic_weight, written_query
+from docs_mcp.search.site.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
+from docs_mcp.search.site.spaced import spelt_pages
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     KEYWORD_CANDIDATES,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.model.document import Document
 from docs_mcp.model.section import Entry, Section
-from docs_mcp.search.semantic import blend, page_cosines
+from docs_mcp.search.semantic.signal import blend, page_cosines
 from docs_mcp.settings import (
     HEADING_BOOST,
     NAMES_BOOST,

@@ -8,8 +8,14 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 
 from docs_mcp.convert.definitions import defined_name
-from docs_mcp.search.ranking import PASSAGE_HEAD, PASSAGE_WEIGHT, PIECE_MEMO_SIZE, PageIndex, in_markdown
-from docs_mcp.search.semantic import blend, span_cosines
+from docs_mcp.search.in_page.ranking import (
+    PASSAGE_HEAD,
+    PASSAGE_WEIGHT,
+    PIECE_MEMO_SIZE,
+    PageIndex,
+    in_markdown,
+)
+from docs_mcp.search.semantic.signal import blend, span_cosines
 from docs_mcp.settings import (
     DEFINITION_NAME_MIN_TERMS,
     PASSAGE_CHARS,
