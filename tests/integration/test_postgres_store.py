@@ -209,3 +209,36 @@ def test_an_index_of_schema_2_is_converted_in_place_and_ranks_as_a_new_one(postg
         old.close()
         with psycopg.connect(postgres_server.get_uri(), autocommit=True) as conn:
             conn.execute("DROP DATABASE docslice_schema_2 WITH (FORCE)")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_index_of_schema_5_gets_each_pages_words_counted_as_a_write_counts_them(postgres_url):
+    import asyncio
+
+    from conftest import SITE
+
+    from docs_mcp.crawl.indexer import Indexer
+    from docs_mcp.fetch.fetching import Fetcher
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.settings import Settings
+
+    sources, settings = SourceSet.from_specs([str(SITE)]), Settings(cache_dir=None)
+    store = store_at(postgres_url)
+    try:
+        asyncio.run(Indexer(sources, settings, Fetcher(sources, settings), store, workers=1).run())
+        with store.reading() as r:
+            ids = [row.id for row in r.page_rows(range(1, 10_000))]
+            written = r.page_shapes(ids)
+    finally:
+        store.close()
+    assert written and all(words > 0 for _, _, words in written.values())
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 5: no words column
+        conn.execute("ALTER TABLE page_shapes DROP COLUMN words")
+        conn.execute("DELETE FROM schema_version WHERE version >= 6")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        with store.reading() as r:
+            assert r.page_shapes(ids) == written
+    finally:
+        store.close()

@@ -184,10 +184,13 @@ def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes
     with index.reading() as r:
         rows = {row.key: row.id for row in r.page_rows(range(1, 10_000))}
         page, other = rows[target], rows[copy]
-        sections, digested = r.page_shapes([page])[page]
-        assert r.page_shapes([page, other]) == {page: (sections, digested), other: (sections, digested)}
+        sections, digested, words = r.page_shapes([page])[page]
+        shape = (sections, digested, words)
+        assert r.page_shapes([page, other]) == {page: shape, other: shape}
         assert sections >= digested > 0
         ids = [row.id for row in r.section_rows(range(1, 100_000)) if row.page_id == page]
+        # Its words are its section texts' tokens, as full-text search counts them.
+        assert words == sum(len(tokenize(row.text)) for row in r.section_rows(ids)) > sections
         copies = r.section_copies(ids, scope)
         assert {o for _, o, _ in copies} == {other} and len(copies) == digested
         assert {s for s, _, _ in copies} <= set(ids)

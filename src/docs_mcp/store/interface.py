@@ -142,8 +142,8 @@ class Reads(PageReads, Protocol):
         """Up to `count` sections after each of these on its page, by page then page order."""
         ...
 
-    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-        """Per listed page: its number of sections and of sections with a content digest."""
+    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
+        """Per listed page: its number of sections, of sections with a content digest, and of their words."""
         ...
 
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:

@@ -238,10 +238,10 @@ class SQLiteReads:
         )
         return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, [count, *ids])]
 
-    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-        """Per listed page: its number of sections and of sections with a content digest."""
-        sql = f"SELECT id, sections, digests FROM page_shapes WHERE id IN ({_marks(page_ids)})"
-        return {pid: (n, d) for pid, n, d in self.db.execute(sql, list(page_ids))}
+    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
+        """Per listed page: its number of sections, of sections with a content digest, and of their words."""
+        sql = f"SELECT id, sections, digests, words FROM page_shapes WHERE id IN ({_marks(page_ids)})"
+        return {pid: (n, d, w) for pid, n, d, w in self.db.execute(sql, list(page_ids))}
 
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""

@@ -23,7 +23,8 @@ from docs_mcp.store.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: 9: `keywords`, the entries of the site's own keyword index pages (store/keywords.py).
 #: 10: `section_digests` (a listed page's sections' content digests) and `page_shapes` (its section counts):
 #: which pages copy others (all-in-one pages, one item under two paths), known from the index.
-SCHEMA_VERSION = 10
+#: 11: `page_shapes.words`, the words of a listed page's section texts (thin pages: search/site/page_kind.py).
+SCHEMA_VERSION = 11
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
 TABLES += KEYWORD_TABLES  # store/keywords.py owns its tables
@@ -47,7 +48,8 @@ CREATE TABLE IF NOT EXISTS vocab(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WIT
 CREATE TABLE IF NOT EXISTS section_digests(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, digest TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS section_digests_digest ON section_digests(digest, page_id);
 CREATE INDEX IF NOT EXISTS section_digests_page ON section_digests(page_id);
-CREATE TABLE IF NOT EXISTS page_shapes(id INTEGER PRIMARY KEY, sections INTEGER NOT NULL, digests INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS page_shapes(
+    id INTEGER PRIMARY KEY, sections INTEGER NOT NULL, digests INTEGER NOT NULL, words INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
 INSERT OR IGNORE INTO vocab VALUES ('', 0);
 INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, SECTION_WEIGHTS))})');

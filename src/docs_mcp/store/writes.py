@@ -48,7 +48,10 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
             digests.append((section_id, page_id, page.digests[k]))
     if page.listed:
         db.executemany("INSERT INTO section_digests(id, page_id, digest) VALUES (?,?,?)", digests)
-        db.execute("INSERT INTO page_shapes VALUES (?,?,?)", (page_id, len(page.sections), len(digests)))
+        db.execute(
+            "INSERT INTO page_shapes VALUES (?,?,?,?)",
+            (page_id, len(page.sections), len(digests), page.words),
+        )
     if count:
         count_terms(db, term_counts(page.terms), +1)
     if page.vectors:

@@ -22,6 +22,7 @@ from docs_mcp.search.semantic.signal import (
 )
 from docs_mcp.search.site.copies import fold_copies
 from docs_mcp.search.site.hits import build_hits, one_per_content
+from docs_mcp.search.site.page_kind import thin_pages_lower
 from docs_mcp.search.site.safety import Holding, exact_first, semantic_weight, written_query
 from docs_mcp.search.site.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.site.spaced import spelt_pages
@@ -138,6 +139,8 @@ class SiteRanker:
             model, dim, qvec, near = semantic()
             weight = semantic_weight(query) if mechanism_on("query-weight") else SEMANTIC_WEIGHT
             combined = self._semantic(reads, model, dim, qvec, near, combined, weight)
+        if mechanism_on("page-kind"):
+            combined = thin_pages_lower(reads, combined, {*found.defines, *found.keywords})
         if mechanism_on("rank-safety"):
             # No blend may put a page holding none of the query's words above one holding all as written.
             combined = exact_first(combined, written_query(query, selected), holding)

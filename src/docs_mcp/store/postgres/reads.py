@@ -198,10 +198,10 @@ class PostgresReads:
         )
         return [SectionRow(*row[:5], _text(*row[5:])) for row in self._all(sql, (count, list(section_ids)))]
 
-    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-        """Per listed page: its number of sections and of sections with a content digest."""
-        sql = "SELECT id, sections, digests FROM page_shapes WHERE id = ANY(%s)"
-        return {pid: (n, d) for pid, n, d in self._all(sql, (list(page_ids),))}
+    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
+        """Per listed page: its number of sections, of sections with a content digest, and of their words."""
+        sql = "SELECT id, sections, digests, words FROM page_shapes WHERE id = ANY(%s)"
+        return {pid: (n, d, w) for pid, n, d, w in self._all(sql, (list(page_ids),))}
 
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""

@@ -1,11 +1,14 @@
-"""Migration 3: the term rows packed one per term and bundle of pages (postings.py), converted from version 2's
-rows in place, a slice of pages at a time; the tsvectors and their GIN indexes dropped (nothing reads them)."""
+"""Migrations that convert stored rows in place, a slice of pages at a time. 3: the term rows packed one per
+term and bundle of pages (postings.py), from version 2's rows; the tsvectors and their GIN indexes dropped
+(nothing reads them). 6: each listed page's words (`page_shapes.words`), counted from its stored sections."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from docs_mcp.store.pagerows import unpack_text
 from docs_mcp.store.postgres.postings import bundle_rows
+from docs_mcp.text.terms import tokenize
 
 if TYPE_CHECKING:
     import psycopg
@@ -67,3 +70,23 @@ def compact_terms(conn: psycopg.Connection) -> None:
                 for term, data in bundle_rows(bundle[0], entries):
                     copy.write_row((term, bundle[0], data))
     conn.execute(_DROP)
+
+
+def page_words(conn: psycopg.Connection) -> None:
+    """Version 5 → 6: `page_shapes.words`, the tokens of each listed page's section texts, as a write counts
+    them (PreparedPage.words: the full-text body is the tokenized text)."""
+    conn.execute("ALTER TABLE page_shapes ADD COLUMN words integer NOT NULL DEFAULT 0")
+    last = conn.execute("SELECT coalesce(max(id), 0) FROM page_shapes").fetchone()[0]
+    for lo in range(0, last + 1, _SLICE):
+        words: dict[int, int] = {}
+        for pid, plain, packed in conn.execute(
+            "SELECT s.page_id, s.text, s.ztext FROM sections s JOIN page_shapes p ON p.id = s.page_id "
+            "WHERE s.page_id >= %s AND s.page_id < %s",
+            (lo, lo + _SLICE),
+        ):
+            text = unpack_text(bytes(packed)) if packed is not None else plain
+            words[pid] = words.get(pid, 0) + len(tokenize(text))
+        if words:
+            conn.cursor().executemany(
+                "UPDATE page_shapes SET words = %s WHERE id = %s", [(n, pid) for pid, n in words.items()]
+            )

@@ -78,7 +78,10 @@ def _insert_page(
         digests = [(ids[k], page_id, d) for k, d in enumerate(page.digests) if d]
         with db.cursor() as cur:
             cur.executemany("INSERT INTO section_digests (id, page_id, digest) VALUES (%s,%s,%s)", digests)
-        db.execute("INSERT INTO page_shapes VALUES (%s,%s,%s)", (page_id, len(page.sections), len(digests)))
+        db.execute(
+            "INSERT INTO page_shapes VALUES (%s,%s,%s,%s)",
+            (page_id, len(page.sections), len(digests), page.words),
+        )
         _totals(db, "pages", 1, page_len)
         _totals(db, "sections", len(rows), sum(n for _, n, _ in counted))
     _add(df, page.terms, +1)
