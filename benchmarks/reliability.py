@@ -102,7 +102,7 @@ async def child_index(spec: dict) -> dict:
     from docs_mcp.crawl.indexer import Indexer
     from docs_mcp.fetch.fetching import Fetcher
     from docs_mcp.fetch.sources import SourceSet
-    from docs_mcp.store.index import SiteIndex
+    from docs_mcp.store.sqlite.store import SiteIndex
 
     sources = SourceSet.from_specs([spec["source"]])
     conf = settings()
@@ -764,7 +764,7 @@ def load_indexers(root: str, processes: int = 20) -> dict:
     codes = [p.returncode for p in procs]
     text = "\n".join(o + e for o, e in outs)
     count = (
-        "import sys; from pathlib import Path; from docs_mcp.store.index import SiteIndex; "
+        "import sys; from pathlib import Path; from docs_mcp.store.sqlite.store import SiteIndex; "
         "print(SiteIndex(Path(sys.argv[1]) / 'index.sqlite').page_count())"
     )
 

@@ -13,7 +13,8 @@ from docs_mcp.crawl.indexer import Indexer
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.settings import Settings
-from docs_mcp.store.index import Scope, SiteIndex
+from docs_mcp.store.interface import Scope
+from docs_mcp.store.sqlite.store import SiteIndex
 from docs_mcp.tools.docs import DocsTools
 
 from .origin import DISCOVERY_ABOVE_ROOT, ROOT, Behaviour, Server, docs_site, page, static

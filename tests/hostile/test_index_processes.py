@@ -254,7 +254,7 @@ def test_indexing_with_worker_processes_reports_no_leaked_semaphores(tmp_path):
 def test_a_run_that_cannot_write_says_so_and_is_not_a_success(tmp_path):
     from docs_mcp.cli.report import verdict
     from docs_mcp.crawl.indexer import Indexer
-    from docs_mcp.store.index import SiteIndex
+    from docs_mcp.store.sqlite.store import SiteIndex
 
     docs = many_pages(tmp_path / "docs", 5)
     app = app_for(tmp_path / "cache", f"docs={docs}")

@@ -14,7 +14,8 @@ from docs_mcp.cli.arguments import parser
 from docs_mcp.crawl.indexer import Progress
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.search.site import ranker
-from docs_mcp.store.index import Scope, SiteIndex
+from docs_mcp.store.interface import Scope
+from docs_mcp.store.sqlite.store import SiteIndex
 from docs_mcp.transport.server import build_server
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from conftest import LocalSite
 from docs_mcp import settings
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
-from docs_mcp.store.index import Scope
+from docs_mcp.store.interface import Scope
 
 # The bridge and the site-name discount are lexical: measured here without the semantic blend.
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lexical_only")]

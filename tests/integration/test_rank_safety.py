@@ -11,7 +11,7 @@ from docs_mcp import settings
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.search.semantic.signal import active_model
-from docs_mcp.store.index import Scope
+from docs_mcp.store.interface import Scope
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 

@@ -19,7 +19,7 @@ from docs_mcp.errors import DocsMCPError
 from docs_mcp.search.semantic import signal as semantic
 from docs_mcp.search.semantic.scan import COARSE_OVERSAMPLE, SectionScan
 from docs_mcp.search.site import ranker
-from docs_mcp.store.index import Scope
+from docs_mcp.store.interface import Scope
 from docs_mcp.store.pagerows import unpack_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # a subprocess waited on for up to 120 s

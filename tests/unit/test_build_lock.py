@@ -9,12 +9,12 @@ from pathlib import Path
 
 import filelock
 
-from docs_mcp.store.locks import build_lock
+from docs_mcp.store.sqlite.locks import build_lock
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from docs_mcp.store.locks import build_lock
+from docs_mcp.store.sqlite.locks import build_lock
 lock = build_lock(Path(sys.argv[1]), "https://example.org/docs/")
 assert lock.try_acquire()
 print("held", flush=True)

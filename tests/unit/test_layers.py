@@ -91,6 +91,26 @@ def test_search_is_split_into_in_page_site_and_semantic_parts_that_do_not_cross(
     assert crossing == []
 
 
+def test_the_two_store_engines_are_twins_that_do_not_import_each_other():
+    engines = {"sqlite", "postgres"}
+    assert engines <= {p.name for p in (PACKAGE / "store").iterdir() if (p / "__init__.py").exists()}
+    shared = {"reads", "writes", "schema", "store", "keywords", "locks"}  # each engine has its own of these
+    for engine in engines:
+        assert shared <= {p.stem for p in (PACKAGE / "store" / engine).glob("*.py")}, engine
+
+    def engine(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[2] if len(parts) > 2 and parts[1] == "store" and parts[2] in engines else None
+
+    crossing = [
+        f"{module} -> {t}"
+        for module, targets in _graph().items()
+        for t in sorted(targets)
+        if engine(module) and engine(t) and engine(module) != engine(t)
+    ]
+    assert crossing == []
+
+
 def test_the_import_graph_has_no_circle():
     graph = _graph()
     # Package __init__ modules only re-export; an edge into one is an edge into its package, not a circle.

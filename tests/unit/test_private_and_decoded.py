@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from docs_mcp.fetch.bodies import decode
-from docs_mcp.store.index import SiteIndex
+from docs_mcp.store.sqlite.store import SiteIndex
 
 
 def _mode(path) -> int:

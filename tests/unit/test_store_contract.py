@@ -16,8 +16,8 @@ from docs_mcp.crawl.indexer import Indexer
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.settings import Settings
-from docs_mcp.store.index import SiteIndex
 from docs_mcp.store.interface import Scope
+from docs_mcp.store.sqlite.store import SiteIndex
 from docs_mcp.text.terms import tokenize
 
 ENGINES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]

@@ -7,9 +7,9 @@ import ast
 import inspect
 from pathlib import Path
 
-from docs_mcp.store.index import SiteIndex
 from docs_mcp.store.interface import Reads, Store
-from docs_mcp.store.reads import SQLiteReads
+from docs_mcp.store.sqlite.reads import SQLiteReads
+from docs_mcp.store.sqlite.store import SiteIndex
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "docs_mcp"
 

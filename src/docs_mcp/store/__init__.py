@@ -1,6 +1,7 @@
 """The persistent index: all SQL lives here, behind the `Store` and `Reads` protocols of interface.py.
 
-SQLite implements them: index.py (connections, transactions, healing a file damaged while in use), schema.py,
-reads.py, writes.py; indexfile.py opens the file (moving a damaged one aside), files.py holds the file-level
-checks (damage, a private folder, a full disk) and locks.py holds one build of a root at a time.
+Two engines implement them, twins in layout: sqlite/ (the default: store.py for connections, transactions
+and healing a file damaged while in use; schema.py, reads.py, writes.py, keywords.py; indexfile.py and
+files.py for the file on disk; locks.py for one build of a root at a time) and postgres/ (the same modules
+for a team's database). opening.py picks one; pagerows.py is the rows a page becomes, for both.
 """

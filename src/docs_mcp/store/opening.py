@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from docs_mcp.errors import IndexUnavailable, IndexVersionError
 from docs_mcp.settings import Settings, default_cache_dir
-from docs_mcp.store.indexfile import Opened, open_index
+from docs_mcp.store.sqlite.indexfile import Opened, open_index
 
 
 def open_store(settings: Settings, serving: bool = False) -> Opened:

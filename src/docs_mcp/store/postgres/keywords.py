@@ -1,4 +1,4 @@
-"""The PostgreSQL side of a site's keyword indexes (store/keywords.py is SQLite's): each entry of a generated
+"""The PostgreSQL side of a site's keyword indexes (store/sqlite/keywords.py is SQLite's): each entry of a generated
 index page (term → target page and anchor), stored with the index page that lists it, found by its term's
 words through a GIN index and ranked by FTS5's BM25 over the one term column, as SQLite ranks it."""
 

@@ -10,8 +10,8 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.keywords import keyword_matches
 from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
+from docs_mcp.store.sqlite.keywords import keyword_matches
 
 #: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
 _TOP = "\U0010ffff"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
-from docs_mcp.store.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
+from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 
 #: Bumped whenever stored rows or the conversion behind stored pages change. 4: Django/Node.js/MkDocs-Bootstrap
 #: containers, rustdoc sections and noise, plain signatures, a redirected address indexed at its final
@@ -20,14 +20,14 @@ from docs_mcp.store.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: 8: each text stored once: contentless full-text tables (their tokens recomputed from `sections` to take a
 #: page out), stored documents without the sections' texts, section texts and links zlib'd, no `terms`;
 #: `pages.hash` digests the title and text (one item re-exported under two paths is one hit).
-#: 9: `keywords`, the entries of the site's own keyword index pages (store/keywords.py).
+#: 9: `keywords`, the entries of the site's own keyword index pages (store/sqlite/keywords.py).
 #: 10: `section_digests` (a listed page's sections' content digests) and `page_shapes` (its section counts):
 #: which pages copy others (all-in-one pages, one item under two paths), known from the index.
 #: 11: `page_shapes.words`, the words of a listed page's section texts (thin pages: search/site/page_kind.py).
 SCHEMA_VERSION = 11
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
-TABLES += KEYWORD_TABLES  # store/keywords.py owns its tables
+TABLES += KEYWORD_TABLES  # store/sqlite/keywords.py owns its tables
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docs_mcp.errors import IndexDamaged, IndexUnavailable, IndexVersionError
-from docs_mcp.store.files import damage, move_aside
-from docs_mcp.store.index import SiteIndex
+from docs_mcp.store.sqlite.files import damage, move_aside
+from docs_mcp.store.sqlite.store import SiteIndex
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
-from docs_mcp.store import writes
-from docs_mcp.store.files import disk_full, file_identity, private_dir
-from docs_mcp.store.healing import Healing
 from docs_mcp.store.interface import BuildLock, PageState, Scope, key_prefix
-from docs_mcp.store.locks import build_lock
-from docs_mcp.store.reads import SQLiteReads
-from docs_mcp.store.schema import create_or_upgrade
+from docs_mcp.store.sqlite import writes
+from docs_mcp.store.sqlite.files import disk_full, file_identity, private_dir
+from docs_mcp.store.sqlite.healing import Healing
+from docs_mcp.store.sqlite.locks import build_lock
+from docs_mcp.store.sqlite.reads import SQLiteReads
+from docs_mcp.store.sqlite.schema import create_or_upgrade
 
 if TYPE_CHECKING:
     from docs_mcp.model.document import Document

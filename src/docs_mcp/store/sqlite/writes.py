@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from docs_mcp.store.keywords import delete_keywords, insert_keywords
 from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
+from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
 
 
 def insert_pages(db: sqlite3.Connection, pages: Sequence[PreparedPage]) -> None:

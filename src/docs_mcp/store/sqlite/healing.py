@@ -12,14 +12,14 @@ import time
 from typing import TYPE_CHECKING
 
 from docs_mcp.errors import IndexDamaged
-from docs_mcp.store.files import file_identity, move_aside
+from docs_mcp.store.sqlite.files import file_identity, move_aside
 
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable
     from pathlib import Path
 
-    from docs_mcp.store.reads import SQLiteReads
+    from docs_mcp.store.sqlite.reads import SQLiteReads
 
 #: Calls failing on one damaged file within this many seconds are one damage: the file is moved aside once.
 HEAL_DEDUP_SECONDS = 2.0
