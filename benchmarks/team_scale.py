@@ -36,6 +36,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     BENCH_MD,
+    DOCS_DIR,
     SRC_DIR,
     docs_server,
     free_port,
@@ -347,6 +348,13 @@ def per_tool_main(args) -> None:
                 r.wait_ready()
             rows = team_cpu.per_tool(replicas, server.pgdata, questions, root, args)
             build["rss"] = [replica_rss_mb(r) for r in replicas]
+            build["filled"] = team_cpu.fill(replicas[0].base, root, DOCS_DIR, CACHE_SIZE)
+            build["rss_full"] = replica_rss_mb(replicas[0])
+            print(
+                f"replica RSS after the runs {build['rss']} MB, after {build['filled']} pages more "
+                f"{build['rss_full']:.0f} MB",
+                flush=True,
+            )
         finally:
             for r in replicas:
                 r.stop()
