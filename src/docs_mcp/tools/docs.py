@@ -30,6 +30,9 @@ class Searcher(Protocol):
     """What search_docs needs from a site index (see index.py); None means 'search the cache'."""
 
     def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]: ...
+    def search_with_status(
+        self, query: str, limit: int, source: str | None
+    ) -> tuple[list[SearchHit], str]: ...
     def headings(self, url: str) -> list[tuple[int, str, str]]: ...
     def status_line(self) -> str: ...
 
@@ -270,13 +273,10 @@ class DocsTools:
         if source:
             self.sources.get(source)  # validates the name
         if self.searcher is not None:
-            searcher = self.searcher
-
-            def search() -> tuple[list[SearchHit], str]:
-                # The status line reads the index too: in the thread, not on the event loop.
-                return searcher.search(query, max_results, source or None), searcher.status_line()
-
-            hits, status = await asyncio.to_thread(search)
+            # The status line reads the index too: in the thread, not on the event loop.
+            hits, status = await asyncio.to_thread(
+                self.searcher.search_with_status, query, max_results, source or None
+            )
         else:
             hits = await asyncio.to_thread(
                 search_cache, self.cache.documents(), query, max_results, source or None

@@ -140,6 +140,12 @@ class SiteSearch:
                 )
         return hits
 
+    def search_with_status(self, query: str, limit: int, source: str | None) -> tuple[list[SearchHit], str]:
+        """The hits and the status line read in one snapshot: on PostgreSQL one connection and transaction per
+        search_docs, not two (each costs both processes round trips)."""
+        with self.index.reading():
+            return self.search(query, limit, source), self.status_line()
+
     def headings(self, url: str) -> list[tuple[int, str, str]]:
         try:
             loc = self.sources.resolve(url)

@@ -61,16 +61,64 @@ class _Matches:
 
 
 class Ranking:
-    """BM25 queries of one snapshot's connection."""
+    """BM25 queries of one snapshot's connection.
+
+    Within one snapshot nothing read can change, so each term's rows, the totals and the pages' lengths are
+    read once: a search asked ~38 statements, a third of them for term rows it had read already (the coverage
+    bonus and rank safety ask whether pages hold the query's words); each statement costs both processes CPU.
+    """
 
     def __init__(self, db: psycopg.Connection):
         self.db = db
+        #: Per term: its rows (bundle, packed data), in the order read.
+        self._term_rows: dict[str, list[tuple[int, bytes]]] = {}
+        #: Per term: the pages whose own text holds it (page counts not all 0), of the rows read.
+        self._holders: dict[str, frozenset[int]] = {}
+        self._fts_totals: dict[str, tuple[int, float]] | None = None
+        #: Per page condition: page id -> (length, in scope), None for a page gone or unlisted.
+        self._pages: dict[tuple, dict[int, tuple[int, bool] | None]] = {}
 
     def _totals(self, kind: str) -> tuple[int, float]:
-        rows, tokens = self.db.execute(
-            "SELECT rows, tokens FROM fts_totals WHERE kind=%s", (kind,)
-        ).fetchone()
-        return rows, (tokens / rows if rows else 1.0)
+        if self._fts_totals is None:
+            rows = self.db.execute("SELECT kind, rows, tokens FROM fts_totals").fetchall()
+            self._fts_totals = {k: (n, (tokens / n if n else 1.0)) for k, n, tokens in rows}
+        # A kind with no row (an empty index) reads as FTS5 reads its empty table.
+        return self._fts_totals.get(kind, (0, 1.0))
+
+    def term_rows(self, lexemes: Sequence[str]) -> list[tuple[str, int, bytes]]:
+        """(term, bundle, data) of the rows of these terms, those not read yet in one statement."""
+        missing = [t for t in lexemes if t not in self._term_rows]
+        if missing:
+            for t in missing:
+                self._term_rows[t] = []
+            for term, bundle, data in self.db.execute(_ROWS, (missing,)).fetchall():
+                self._term_rows[term].append((bundle, bytes(data)))
+        return [(t, b, d) for t in lexemes for b, d in self._term_rows[t]]
+
+    def holding(self, pieces: Sequence[str], page_ids: Sequence[int]) -> list[int] | None:
+        """Those of these pages holding every one of the tokens, from the rows read; None when a token's rows
+        were not read in this snapshot (the caller asks the database for these pages alone)."""
+        if any(p not in self._term_rows for p in pieces):
+            return None
+        sets = []
+        for piece in pieces:
+            held = self._holders.get(piece)
+            if held is None:
+                rows = self._term_rows[piece]
+                data = decode([d for _, d in rows], [b for b, _ in rows])
+                held = self._holders[piece] = frozenset(data.page_id[data.page.any(axis=1)].tolist())
+            sets.append(held)
+        return [pid for pid in dict.fromkeys(page_ids) if all(pid in held for held in sets)]
+
+    def _live(self, ids: list[int], where: str, args: dict) -> list[tuple[int, int, bool]]:
+        """(id, length, in scope) of those of these pages still listed in the index, by id."""
+        known = self._pages.setdefault((where, tuple(sorted(args.items()))), {})
+        missing = [i for i in ids if i not in known]
+        if missing:
+            known.update(dict.fromkeys(missing))
+            for pid, length, scoped in self.db.execute(_PAGES.format(where=where), {**args, "ids": missing}):
+                known[pid] = (length, scoped)
+        return sorted((i, *v) for i in ids if (v := known[i]) is not None)
 
     def _term_matches(
         self, kind: str, pieces: list[str], rows: dict[str, list[int]], data, weights
@@ -139,11 +187,9 @@ class Ranking:
 
     def _rows(self, lexemes: list[str], where: str, args: dict) -> tuple[_Rows, list[str]]:
         """The rows of these terms, decoded; entries of pages gone (left in their bundle) dropped."""
-        fetched = self.db.execute(_ROWS, (lexemes,)).fetchall()
-        data = decode([bytes(d) for _, _, d in fetched], [b for _, b, _ in fetched])
-        ids = np.unique(data.page_id)
-        pages = self.db.execute(_PAGES.format(where=where), {**args, "ids": ids.tolist()}).fetchall()
-        pages.sort()
+        fetched = self.term_rows(lexemes)
+        data = decode([d for _, _, d in fetched], [b for _, b, _ in fetched])
+        pages = self._live(np.unique(data.page_id).tolist(), where, args)
         live = np.fromiter((p for p, _, _ in pages), np.int64, len(pages))
         at = np.clip(np.searchsorted(live, data.page_id), 0, max(len(live) - 1, 0))
         found = (live[at] == data.page_id) if len(live) else np.zeros(len(data.page_id), bool)

@@ -159,6 +159,9 @@ class PostgresReads:
         pieces = sorted(set(text.tokens(term)))
         if not pieces or not page_ids:
             return []
+        known = self.rank.holding(pieces, page_ids)  # the rows this snapshot's ranking read already
+        if known is not None:
+            return known
         rows = self._all(
             "SELECT term, bundle, data FROM terms WHERE term = ANY(%s) "
             "AND bundle IN (SELECT bundle FROM pages WHERE id = ANY(%s))",
