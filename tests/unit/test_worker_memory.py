@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from docs_mcp.crawl.digest import trim_heap
+from docs_mcp.crawl.heap import trim_heap
 
 
 def _rss_mb() -> float:

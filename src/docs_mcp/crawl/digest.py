@@ -3,17 +3,14 @@ rows)."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import posixpath
 import re
 import signal
 import threading
 import time
-from collections.abc import Callable
 from copy import deepcopy
-from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.convert.keyword_index import keyword_entries
@@ -25,11 +22,13 @@ from docs_mcp.convert.parsing import (
     strip_noise,
 )
 from docs_mcp.convert.pipeline import build_document
-from docs_mcp.crawl.rows import prepare_page
+from docs_mcp.crawl.heap import TRIM_AFTER_CHARS, trim_heap
+from docs_mcp.crawl.rows import VectorTexts, prepare_page, vector_texts
 from docs_mcp.fetch.discovery import normalize_url, page_links, parse_llms_txt
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.refresh import refreshes_away
 from docs_mcp.fetch.sources import Location
+from docs_mcp.search.semantic import active_model
 from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS, mechanism_on
 from docs_mcp.store.pagerows import PreparedPage
 from docs_mcp.text.terms import tokenize
@@ -47,10 +46,6 @@ NAVIGATION_MIN_TEXT = 100
 #: ends with its index is content first.
 GENERATED_INDEX_SHARE = 0.5
 _GENERATED = re.compile("|".join(GENERATED_PAGES))
-#: A page this long leaves its worker holding the memory its parse took: glibc keeps freed memory in the heap
-#: for reuse, so each worker grew to its largest pages' peak and stayed there (JDK 17's Javadoc: 290 MB each;
-#: trimmed after the 97 pages over 200 KB, ~130 MB between them; each trim costs ~1 ms).
-TRIM_AFTER_CHARS = 200_000
 
 
 def generated(loc: Location) -> bool:
@@ -59,19 +54,30 @@ def generated(loc: Location) -> bool:
     return _GENERATED.search(below) is not None
 
 
-def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[str], bool]:
+class Digest(NamedTuple):
+    """A page digested: its rows, outgoing links, whether it is navigation, and the texts its section vectors
+    are to be embedded from by the process that holds the model (None: embedded already, or none to have)."""
+
+    page: PreparedPage
+    links: list[str]
+    navigation: bool
+    vector_texts: VectorTexts | None = None
+
+
+def digest(raw: RawPage, url: str, key: str = "", embed: bool = True) -> Digest:
     """CPU part of indexing one page (runs in a worker process): its rows, outgoing links, is-navigation.
 
-    Tokenizing and compressing happen here too, so the process that serves searches only runs SQL.
+    Tokenizing and compressing happen here too, so the process that serves searches only runs SQL. Without
+    `embed`, the section vectors are left to the caller (`Digest.vector_texts`): the workers then never load
+    the model, which the indexing process holds once (a server's holds it anyway, for its searches).
     """
-    out = _digest(raw, url, key)
+    out = _digest(raw, url, key or raw.location.uid, embed)
     if len(raw.text) >= TRIM_AFTER_CHARS:  # its tree and texts are freed now: hand their memory back
         trim_heap()
     return out
 
 
-def _digest(raw: RawPage, url: str, key: str) -> tuple[PreparedPage, list[str], bool]:
-    key = key or raw.location.uid
+def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
     keywords: list[tuple[str, str, str]] = []
     if raw.kind == "markdown":
         doc, links, navigation = build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
@@ -84,7 +90,9 @@ def _digest(raw: RawPage, url: str, key: str) -> tuple[PreparedPage, list[str], 
         doc = build_document(raw, url, root, main)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
     listed = not navigation and not generated(raw.location) and not refreshes_away(raw)
-    return prepare_page(key, doc, listed, links, keywords), links, navigation
+    page = prepare_page(key, doc, listed, links, keywords, embed)
+    texts = vector_texts(doc) if listed and not embed and active_model() else None
+    return Digest(page, links, navigation, texts)
 
 
 def navigation_page(main: HtmlElement) -> bool:
@@ -161,21 +169,6 @@ def worker_init(parent: int, nice: bool = False) -> None:
                 os._exit(0)
 
     threading.Thread(target=watch, name="watch-parent", daemon=True).start()
-
-
-@cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):  # not glibc (musl, macOS, Windows): their allocators differ
-        return None
-
-
-def trim_heap() -> None:
-    """Hand the heap's free memory back to the system (glibc's malloc_trim); nothing elsewhere."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 def lower_priority(tid: int = 0) -> None:
