@@ -41,25 +41,14 @@ _HIT = re.compile(r"^\s+(ROOT/\S+)", re.M)
 _FETCHED = re.compile(r" · fetched [^\n]*")
 
 
-def _proc_hwm_kb(pid: int) -> int:
-    """A process's own peak RSS (kB) so far, kept by the kernel (VmHWM): exact, not sampled."""
+def _proc_kb(pid: int, file: str, field: str) -> int:
+    """A kB figure of a process from /proc/PID/FILE (0 once it is gone): `status`'s VmHWM is its own peak RSS,
+    kept by the kernel (exact, not sampled); `smaps_rollup`'s Pss its proportional set size (its private pages
+    plus its share of the ones it shares: summed over a tree, each page counts once)."""
     try:
-        with open(f"/proc/{pid}/status") as f:
+        with open(f"/proc/{pid}/{file}") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _proc_pss_kb(pid: int) -> int:
-    """Proportional set size (kB) of a process: its private pages plus its share of the ones it shares (a
-    forked worker shares the forkserver's imported modules), so summed over a tree each page counts once."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -115,11 +104,11 @@ class TreeSample:
         while todo:
             pid, parent = todo.pop()
             total_rss += rss.get(pid, 0)
-            total_pss += _proc_pss_kb(pid)
+            total_pss += _proc_kb(pid, "smaps_rollup", "Pss")
             if pid in ticks:
                 self.cpu[pid] = max(self.cpu.get(pid, 0.0), ticks[pid])
             role, peak = self.per_pid.get(pid) or (_role(pid, parent, self.root_pid), 0)
-            self.per_pid[pid] = (role, max(peak, rss.get(pid, 0), _proc_hwm_kb(pid)))
+            self.per_pid[pid] = (role, max(peak, rss.get(pid, 0), _proc_kb(pid, "status", "VmHWM")))
             todo += [(child, pid) for child in children.get(pid, [])]
         self.rss_kb = max(self.rss_kb, total_rss)
         self.pss_kb = max(self.pss_kb, total_pss)
