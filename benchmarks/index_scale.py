@@ -2,7 +2,8 @@
 
 Serves a docs folder on 127.0.0.1, runs `docslice index` on it into a fresh cache dir with no crawl limit, and
 prints: pages, HTML MB (the indexed pages' files), seconds, MB/s, the peak RSS of the whole process tree
-(the indexing process, its forkserver and workers: /proc sampled every 50 ms), the index size and its ratio
+(the indexing process, its forkserver and workers: /proc sampled every 50 ms; RSS summed, and PSS, which
+counts a page shared by two processes once), each process's peak by role, the index size and its ratio
 to the HTML with a per-table breakdown (SQLite's `dbstat`), `search_docs` p50/p95 over a query set (a
 question file, or words of sampled page titles), and the first read of a 700 KB page and of the largest one
 (from the index, and fetched and converted without one). `--dump FILE` writes every query's top-10 answer, so two builds'
@@ -40,41 +41,90 @@ _HIT = re.compile(r"^\s+(ROOT/\S+)", re.M)
 _FETCHED = re.compile(r" · fetched [^\n]*")
 
 
-def tree_sample(root_pid: int, cpu: dict[int, float]) -> int:
-    """Resident memory (kB) of a process and all its descendants, from /proc; records each one's CPU seconds
-    so far in `cpu` (by pid)."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    ticks: dict[int, float] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as f:
-                stat = f.read()
-            with open(f"/proc/{entry.name}/statm") as f:
-                pages = int(f.read().split()[1])
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-        rss[int(entry.name)] = pages * os.sysconf("SC_PAGE_SIZE") // 1024
-        ticks[int(entry.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    total, todo = 0, [root_pid]
-    while todo:
-        pid = todo.pop()
-        total += rss.get(pid, 0)
-        if pid in ticks:
-            cpu[pid] = max(cpu.get(pid, 0.0), ticks[pid])
-        todo += children.get(pid, [])
-    return total
+def _proc_kb(pid: int, file: str, field: str) -> int:
+    """A kB figure of a process from /proc/PID/FILE (0 once it is gone): `status`'s VmHWM is its own peak RSS,
+    kept by the kernel (exact, not sampled); `smaps_rollup`'s Pss its proportional set size (its private pages
+    plus its share of the ones it shares: summed over a tree, each page counts once)."""
+    try:
+        with open(f"/proc/{pid}/{file}") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _role(pid: int, parent: int, root_pid: int) -> str:
+    """What a process of the indexing tree is: the indexing process, the forkserver (the indexing process's
+    child; the workers it forks share its command line), the resource tracker, or a parsing worker."""
+    if pid == root_pid:
+        return "main"
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return "other"
+    if "multiprocessing.resource_tracker" in cmd:
+        return "resource_tracker"
+    return "forkserver" if "multiprocessing.forkserver" in cmd and parent == root_pid else "worker"
+
+
+class TreeSample:
+    """Peaks of the indexing process tree, sampled from /proc: the tree's summed RSS (a page shared by two
+    processes counts twice: the figure the target is held to), its summed PSS (each page once), and each
+    process's own peak RSS by role (the kernel's VmHWM); plus each process's CPU seconds."""
+
+    def __init__(self, root_pid: int) -> None:
+        self.root_pid = root_pid
+        self.rss_kb = 0
+        self.pss_kb = 0
+        self.cpu: dict[int, float] = {}
+        self.per_pid: dict[int, tuple[str, int]] = {}
+
+    def sample(self) -> None:
+        children: dict[int, list[int]] = {}
+        rss: dict[int, int] = {}
+        ticks: dict[int, float] = {}
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat") as f:
+                    stat = f.read()
+                with open(f"/proc/{entry.name}/statm") as f:
+                    pages = int(f.read().split()[1])
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+            rss[int(entry.name)] = pages * os.sysconf("SC_PAGE_SIZE") // 1024
+            ticks[int(entry.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total_rss, total_pss, todo = 0, 0, [(self.root_pid, 0)]
+        while todo:
+            pid, parent = todo.pop()
+            total_rss += rss.get(pid, 0)
+            total_pss += _proc_kb(pid, "smaps_rollup", "Pss")
+            if pid in ticks:
+                self.cpu[pid] = max(self.cpu.get(pid, 0.0), ticks[pid])
+            role, peak = self.per_pid.get(pid) or (_role(pid, parent, self.root_pid), 0)
+            self.per_pid[pid] = (role, max(peak, rss.get(pid, 0), _proc_kb(pid, "status", "VmHWM")))
+            todo += [(child, pid) for child in children.get(pid, [])]
+        self.rss_kb = max(self.rss_kb, total_rss)
+        self.pss_kb = max(self.pss_kb, total_pss)
+
+    def roles(self) -> dict[str, list[float]]:
+        """Each role's processes' peak RSS (MB), largest first."""
+        out: dict[str, list[float]] = {}
+        for role, peak in self.per_pid.values():
+            out.setdefault(role, []).append(peak / 1024)
+        return {r: sorted(v, reverse=True) for r, v in out.items()}
 
 
 def run_index(
     root: str, cache: Path, workers: int | None, concurrency: int | None = None
-) -> tuple[float, float, float, float]:
-    """(seconds, peak tree RSS MB, CPU seconds of the tree, CPU seconds of the indexing process itself) of
-    `docslice index` over the whole site."""
+) -> tuple[float, TreeSample]:
+    """Seconds of `docslice index` over the whole site, and its process tree's peaks and CPU seconds."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC_DIR), os.environ.get("PYTHONPATH")])),
@@ -84,11 +134,11 @@ def run_index(
     cmd += ["--concurrency", str(concurrency)] if concurrency else []
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    peak, cpu = [0], {}
+    tree = TreeSample(proc.pid)
 
     def sample() -> None:
         while proc.poll() is None:
-            peak[0] = max(peak[0], tree_sample(proc.pid, cpu))
+            tree.sample()
             time.sleep(SAMPLE_SECONDS)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -98,7 +148,7 @@ def run_index(
     sampler.join()
     if proc.returncode:
         raise SystemExit(f"index failed ({proc.returncode}):\n{out}")
-    return seconds, peak[0] / 1024, sum(cpu.values()), cpu.get(proc.pid, 0.0)
+    return seconds, tree
 
 
 def html_bytes(db: sqlite3.Connection, docs: Path) -> int:
@@ -181,7 +231,15 @@ def report(out: dict, sizes: list[tuple[str, int]]) -> None:
         f"CPU: {out['cpu_s']:.0f} s in all, {out['main_cpu_s']:.0f} s in the indexing process: on 2 idle cores "
         f"~{out['idle_2core_s']:.0f} s, {out['html_mb'] / out['idle_2core_s']:.2f} MB/s"
     )
-    print(f"peak RSS (process tree): {out['rss_mb']:.0f} MB")
+    print(
+        f"peak RSS (process tree, summed): {out['rss_mb']:.0f} MB; peak PSS (shared pages counted once): "
+        f"{out['pss_mb']:.0f} MB"
+    )
+    roles = out["rss_by_role_mb"]
+    print(
+        "    peak RSS per process: "
+        + "; ".join(f"{r} " + ", ".join(f"{mb:.0f}" for mb in roles[r]) + " MB" for r in sorted(roles))
+    )
     print(f"index.sqlite: {out['index_mb']:.1f} MB, {out['ratio']:.2f}x the HTML")
     for name, size in sizes[:14]:
         print(f"    {name:32} {size / mb:8.1f} MB")
@@ -236,11 +294,15 @@ def main() -> None:
     ap.add_argument("--cache-dir", type=Path, default=None, help="index here (kept) instead of a temp dir")
     ap.add_argument("--dump", type=Path, default=None, help="write each query's top-10 answer here (JSON)")
     ap.add_argument("--compare", type=Path, default=None, help="compare the answers with an earlier --dump")
+    ap.add_argument(
+        "--port", type=int, default=None, help="serve the docs on this port (default: a free one)"
+    )
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
     ns = ap.parse_args()
     cache = ns.cache_dir or Path(tempfile.mkdtemp(prefix="docslice-scale-"))
-    with docs_server(ns.docs) as root:
-        seconds, rss_mb, cpu, main_cpu = run_index(root, cache, ns.workers, ns.concurrency)
+    with docs_server(ns.docs, port=ns.port) as root:
+        seconds, tree = run_index(root, cache, ns.workers, ns.concurrency)
+        cpu, main_cpu = sum(tree.cpu.values()), tree.cpu.get(tree.root_pid, 0.0)
         db = sqlite3.connect(cache / "index.sqlite")
         sizes = table_sizes(db)
         html = html_bytes(db, ns.docs)
@@ -263,7 +325,9 @@ def main() -> None:
         "seconds": seconds,
         "mb_per_s": html / 1e6 / seconds,
         "pages_per_s": pages / seconds,
-        "rss_mb": rss_mb,
+        "rss_mb": tree.rss_kb / 1024,
+        "pss_mb": tree.pss_kb / 1024,
+        "rss_by_role_mb": tree.roles(),
         "cpu_s": cpu,
         "main_cpu_s": main_cpu,
         # On 2 cores of its own: the CPU shared by both, unless the indexing process alone needs longer.

@@ -283,3 +283,41 @@ async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows
         assert (
             SectionScan(16, recheck_seconds=0.0).nearest(reads, extra.name, extra.dim, qvec, scope, 3) == {}
         )
+
+
+async def test_with_parsing_processes_the_vectors_are_embedded_in_the_indexing_process_and_are_the_same(
+    extra, site, tmp_path
+):
+    alone = app_for(tmp_path / "a", site.url)
+    await build(alone)
+    args = ["serve", "--cache-dir", str(tmp_path / "b"), "--no-index", "--source", site.url]
+    pooled = App(parser().parse_args(args), workers=2)
+    await build(pooled)
+    query = "SELECT p.key, v.model, v.vecs FROM page_vectors v JOIN pages p ON p.id=v.id ORDER BY p.key"
+    stored = alone.index.db.execute(query).fetchall()
+    assert len(stored) == count(alone, LISTED) > 5
+    assert pooled.index.db.execute(query).fetchall() == stored
+
+
+def test_a_page_digested_without_embedding_leaves_its_vectors_to_the_caller_and_loads_no_model(site_copy):
+    # In a fresh interpreter, as in a parsing process: the texts it returns embed to the vectors it would
+    # have stored, and the model's packages are never imported there.
+    script = f"""
+import sys
+from pathlib import Path
+from docs_mcp.crawl.digest import digest
+from docs_mcp.fetch.page import RawPage
+from docs_mcp.fetch.sources import Location, SourceSet
+source = SourceSet.from_specs([{site_copy.url!r}]).sources[0]
+html = (Path({str(site_copy.directory)!r}) / "big-reference.html").read_text()
+raw = RawPage(Location(source, source.root + "big-reference.html"), html, "html")
+left = digest(raw, raw.location.key, embed=False)
+print(len(left.page.vectors), left.page.vector_model == "", "tokenizers" in sys.modules, "numpy" in sys.modules)
+from docs_mcp.crawl.rows import add_vectors
+from docs_mcp.search.semantic.signal import active_model
+print(add_vectors(left.page, left.vector_texts, active_model()) == digest(raw, raw.location.key).page)
+"""
+    env = {"PYTHONPATH": str(SRC), "PATH": ""}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "True", "False", "False", "True"]

@@ -91,7 +91,7 @@ def test_a_page_that_only_refreshes_to_another_is_crawled_but_not_listed():
         '<html><head><meta http-equiv="Refresh" content="0; url=Shell-Grammar.html#Aliasing"></head>'
         '<body><p>The node you are looking for is at <a href="Shell-Grammar.html#Aliasing">Aliasing</a>.</p>'
     )
-    prepared, links, _ = digest(RawPage(loc, stub, "html"), loc.key)
+    prepared, links, *_ = digest(RawPage(loc, stub, "html"), loc.key)
     assert not prepared.listed and links == [ROOT + "Shell-Grammar.html#Aliasing"]
     page = f"<html><body><main><h1>Aliasing</h1><p>{PROSE}</p></main></body></html>"
     assert digest(RawPage(loc, page, "html"), loc.key)[0].listed

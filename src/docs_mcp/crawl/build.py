@@ -14,23 +14,19 @@ from typing import TypeVar
 from docs_mcp.crawl.backoff import fetch_with_backoff
 from docs_mcp.crawl.digest import digest
 from docs_mcp.crawl.discover import discover
-from docs_mcp.crawl.rows import VectorInput, vector_input
+from docs_mcp.crawl.rows import VectorInput, add_vectors, vector_input
 from docs_mcp.crawl.writer import PageWriter
-from docs_mcp.errors import (
-    DiskFull,
-    DocsMCPError,
-    IndexDamaged,
-    IndexUnavailable,
-    PageNotFound,
-)
+from docs_mcp.errors import DiskFull, DocsMCPError, IndexDamaged, IndexUnavailable, PageNotFound
 from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, script_links
 from docs_mcp.fetch.fetching import Fetcher
+from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
 from docs_mcp.model.progress import BUILD_META, Outcome, Progress, failure
 from docs_mcp.search.semantic.signal import active_model, encode_sections
 from docs_mcp.settings import CRAWL_PAGE_LIMIT, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
+from docs_mcp.store.pagerows import PreparedPage
 
 ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
@@ -56,6 +52,8 @@ class BuildRun:
     executor: Executor | None
     #: The one thread that calls the store: writes wait for each other there, not in a shared pool.
     store: Executor
+    #: Embeds the vectors of the pages the parsing processes digest (None: they do).
+    vectors: Executor | None = None
 
 
 class Build:
@@ -135,7 +133,7 @@ class Build:
             ):
                 inputs = await self._in_store(self._vector_inputs, pages)
                 # In-process (one worker) they run on the store's thread: never in the pool searches use.
-                run_on = self.executor or self.store
+                run_on = self.shared.vectors or self.executor or self.store
                 blobs = await asyncio.gather(
                     *(loop.run_in_executor(run_on, encode_sections, *vin, model) for _, vin in inputs)
                 )
@@ -277,12 +275,18 @@ class Build:
             await self._in_store(index.touch, uid)
             self.follow(await self._in_store(index.links, uid))
             return
-        url = self.sources.display_url(loc)
-        loop = asyncio.get_running_loop()
-        prepared, links, _ = await loop.run_in_executor(self.executor, digest, raw, url, uid)
+        prepared, links = await self._digest(raw, self.sources.display_url(loc), uid)
         await self.writer.write(prepared)
         prog.fetched += 1
         self.follow(links)
+
+    async def _digest(self, raw: RawPage, url: str, uid: str) -> tuple[PreparedPage, list[str]]:
+        """A page's rows and links from a parsing process, its vectors embedded here if left to this one."""
+        loop, vectors = asyncio.get_running_loop(), self.shared.vectors
+        page, links, _, texts = await loop.run_in_executor(self.executor, digest, raw, url, uid, not vectors)
+        if texts is not None and vectors is not None:
+            page = await loop.run_in_executor(vectors, add_vectors, page, texts, active_model())
+        return page, links
 
     def _fresh(self, fetched_at: float) -> bool:
         """Younger than the TTL (without --refresh), or revalidated by another build this one waited for."""

@@ -10,7 +10,7 @@ import signal
 import threading
 import time
 from copy import deepcopy
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.convert.keyword_index import keyword_entries
@@ -22,11 +22,13 @@ from docs_mcp.convert.parsing import (
     strip_noise,
 )
 from docs_mcp.convert.pipeline import build_document
-from docs_mcp.crawl.rows import prepare_page
+from docs_mcp.crawl.heap import TRIM_AFTER_CHARS, trim_heap
+from docs_mcp.crawl.rows import VectorTexts, prepare_page, vector_texts
 from docs_mcp.fetch.discovery import normalize_url, page_links, parse_llms_txt
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.refresh import refreshes_away
 from docs_mcp.fetch.sources import Location
+from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS, mechanism_on
 from docs_mcp.store.pagerows import PreparedPage
 from docs_mcp.text.terms import tokenize
@@ -52,12 +54,30 @@ def generated(loc: Location) -> bool:
     return _GENERATED.search(below) is not None
 
 
-def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[str], bool]:
+class Digest(NamedTuple):
+    """A page digested: its rows, outgoing links, whether it is navigation, and the texts its section vectors
+    are to be embedded from by the process that holds the model (None: embedded already, or none to have)."""
+
+    page: PreparedPage
+    links: list[str]
+    navigation: bool
+    vector_texts: VectorTexts | None = None
+
+
+def digest(raw: RawPage, url: str, key: str = "", embed: bool = True) -> Digest:
     """CPU part of indexing one page (runs in a worker process): its rows, outgoing links, is-navigation.
 
-    Tokenizing and compressing happen here too, so the process that serves searches only runs SQL.
+    Tokenizing and compressing happen here too, so the process that serves searches only runs SQL. Without
+    `embed`, the section vectors are left to the caller (`Digest.vector_texts`): the workers then never load
+    the model, which the indexing process holds once (a server's holds it anyway, for its searches).
     """
-    key = key or raw.location.uid
+    out = _digest(raw, url, key or raw.location.uid, embed)
+    if len(raw.text) >= TRIM_AFTER_CHARS:  # its tree and texts are freed now: hand their memory back
+        trim_heap()
+    return out
+
+
+def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
     keywords: list[tuple[str, str, str]] = []
     if raw.kind == "markdown":
         doc, links, navigation = build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
@@ -70,7 +90,9 @@ def digest(raw: RawPage, url: str, key: str = "") -> tuple[PreparedPage, list[st
         doc = build_document(raw, url, root, main)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
     listed = not navigation and not generated(raw.location) and not refreshes_away(raw)
-    return prepare_page(key, doc, listed, links, keywords), links, navigation
+    page = prepare_page(key, doc, listed, links, keywords, embed)
+    texts = vector_texts(doc) if listed and not embed and active_model() else None
+    return Digest(page, links, navigation, texts)
 
 
 def navigation_page(main: HtmlElement) -> bool:

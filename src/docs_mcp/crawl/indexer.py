@@ -17,6 +17,7 @@ from docs_mcp.crawl.digest import digest, generated, lower_priority, worker_init
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Source, SourceSet
 from docs_mcp.model.progress import Builds, Progress
+from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.settings import Settings
 from docs_mcp.store.interface import BuildLock, Scope, Store
 
@@ -75,20 +76,30 @@ class Indexer:
         # pool, where they would hold every thread and make searches wait for a free one.
         nice = (lambda: lower_priority(threading.get_native_id())) if background else None
         store = ThreadPoolExecutor(1, "docs-mcp-store", nice)
+        # With parsing processes, this process embeds the section vectors: one copy of the model, not one per
+        # worker (JDK 17's Javadoc: ~40 MB a worker).
+        vectors = ThreadPoolExecutor(1, "docs-mcp-vectors", nice) if executor and active_model() else None
         shared = BuildRun(
-            self.sources, self.settings, self.fetcher, self.index, refresh, on_progress, executor, store
+            self.sources,
+            self.settings,
+            self.fetcher,
+            self.index,
+            refresh,
+            on_progress,
+            executor,
+            store,
+            vectors,
         )
-        reports = []
         try:
-            for source in todo:
-                reports.append(await self._locked_build(source, shared))
+            return [await self._locked_build(source, shared) for source in todo]
         finally:
             self.builds.settle()
             store.shutdown(wait=True)
+            if vectors is not None:
+                vectors.shutdown(wait=True)
             if executor is not None:
                 # Waiting joins the workers and frees their queues: no "leaked semaphore" warning at exit.
                 executor.shutdown(wait=True, cancel_futures=True)
-        return reports
 
     def _executor(self, background: bool) -> Executor | None:
         if self.workers <= 1:

@@ -7,14 +7,17 @@ searches only runs the SQL of a write.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
+from docs_mcp.crawl.heap import TRIM_AFTER_CHARS, trim_heap
 from docs_mcp.model.document import Document
 from docs_mcp.search.in_page.ranking import entries_alone
 from docs_mcp.search.semantic.signal import (
     ENTRY_VECTOR_MIN_CHARS,
     active_model,
-    encode_sections,
+    encode_texts,
     section_rows,
+    section_text,
 )
 from docs_mcp.store.pagerows import (
     ZLIB_LEVEL,
@@ -57,6 +60,25 @@ def vector_input(doc: Document) -> VectorInput:
     return section_rows(doc), entry_rows(doc)
 
 
+#: The texts a page's vectors are embedded from (`section_text`'s: sections' first, then entries'), and how many
+#: are sections': made where the page is parsed, embedded where the model is (`add_vectors`).
+VectorTexts = tuple[list[str], int]
+
+
+def vector_texts(doc: Document) -> VectorTexts:
+    """The texts a page's vectors are embedded from (what `encode_sections` embeds), and its sections' count."""
+    rows, entries = vector_input(doc)
+    return [section_text(*r) for r in [*rows, *entries]], len(rows)
+
+
+def add_vectors(page: PreparedPage, texts: VectorTexts, model: str) -> PreparedPage:
+    """The page with its section vectors, embedded from `vector_texts` by `model`."""
+    vectors = encode_texts(*texts, model)
+    if sum(map(len, texts[0])) >= TRIM_AFTER_CHARS:  # its encodings are freed now: hand their memory back
+        trim_heap()
+    return replace(page, vector_model=model if vectors else "", vectors=vectors)
+
+
 def entry_rows(doc: Document) -> list[tuple[str, str, str]]:
     """(name, place, text) of the entries ranked on their own and long enough to be embedded, after the page's
     sections: an option or pragma in a 70,000-char list is near a question that its section's vector (the
@@ -75,16 +97,18 @@ def prepare_page(
     listed: bool = True,
     links: list[str] | None = None,
     keywords: list[tuple[str, str, str]] | None = None,
+    embed: bool = True,
 ) -> PreparedPage:
-    """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page)."""
+    """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page); its
+    section vectors too, unless `embed` is off (they are then added by `add_vectors`)."""
     rows = []
     for i, (s, place) in enumerate(zip(doc.sections, doc.places(), strict=True)):
         rows.append((i, s.id, s.level, s.title, place, s.text, "\n".join(s.names)))
     page_fts, fts, df = ("", "", "", ""), (), {}
     if listed:
         page_fts, fts, df = fts_rows(doc.title, [(r[3], r[4], r[5], r[6]) for r in rows])
-    model = active_model() if listed else None
-    vectors = encode_sections(*vector_input(doc), model) if model else b""
+    model = active_model() if listed and embed else None
+    vectors = encode_texts(*vector_texts(doc), model) if model else b""
     stored = tuple((*r[:5], pack_text(r[5]), r[6]) for r in rows)
     return PreparedPage(
         key,

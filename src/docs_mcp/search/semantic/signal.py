@@ -181,18 +181,19 @@ def encode_sections(
     entries: Sequence[tuple[str, str, str]] = (),
     name: str | None = None,
 ) -> bytes:
-    """A page's stored vectors: its sections' (title, path, text) embedded, then its entries' (name, place,
-    text) at ENTRY_VECTOR_SCALE; float16 (half the size of float32; cosines agree to ~1e-3), concatenated in
-    order, so a section's row is its `ord`. b"" when there is no model."""
-    name = name or active_model()
-    model = embedder(name) if name else None
-    if model is None or not rows:
-        return b""
-    import numpy as np
+    """A page's stored vectors, float16 (cosines within ~1e-3): its sections' (title, path, text), then its
+    entries' (name, place, text) at ENTRY_VECTOR_SCALE; a section's row is its `ord`. b"" without a model."""
+    return encode_texts([section_text(*r) for r in [*rows, *entries]], len(rows), name)
 
-    vecs = model.embed([section_text(*r) for r in [*rows, *entries]])
-    vecs[len(rows) :] *= ENTRY_VECTOR_SCALE
-    return vecs.astype(np.float16).tobytes()
+
+def encode_texts(texts: Sequence[str], sections: int, name: str | None = None) -> bytes:
+    """`encode_sections` of the texts it embeds (`section_text`'s), the first `sections` of them sections'."""
+    model = embedder(name) if (name := name or active_model()) else None
+    if model is None or not sections:
+        return b""
+    vecs = model.embed(texts)
+    vecs[sections:] *= ENTRY_VECTOR_SCALE
+    return vecs.astype("float16").tobytes()
 
 
 class VectorCache:
