@@ -96,6 +96,15 @@ class Served:
             out.append(self.lines.get())
         return out
 
+    def stderr_until(self, text: str, timeout: float = 10.0) -> str:
+        """Every line printed so far, waiting up to `timeout` s for one holding `text` (a loaded machine
+        writes the server's log line after the client has its answer)."""
+        said, deadline = "".join(self.stderr()), time.monotonic() + timeout
+        while text not in said and time.monotonic() < deadline:
+            time.sleep(0.1)
+            said += "".join(self.stderr())
+        return said
+
     def open_files_limit(self) -> tuple[int, int]:
         """Its open-file limit now, soft and hard."""
         limits = Path(f"/proc/{self.proc.pid}/limits").read_text()
