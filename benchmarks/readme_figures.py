@@ -203,11 +203,17 @@ def render_curve(got: dict) -> str:
         ]
     lines += [
         "",
-        f"Sets: {', '.join(values['sets'])}. `{got['command']}` · {got['commit']}, {got['date']}, load "
-        f'{got["load"][0]} → {got["load"][1]}; per set and policy: docs/benchmarks.md, "Scoreboard".',
+        f"Sets: {', '.join(values['sets'])}. `{measuring(got['command'])}` · {got['commit']}, {got['date']}, "
+        f"load {got['load'][0]}–{got['load'][1]} at the sets' starts and ends; per set and policy: "
+        'docs/benchmarks.md, "Scoreboard".',
         CURVE_END,
     ]
     return "\n".join(lines)
+
+
+def measuring(command: str) -> str:
+    """A scoreboard command without its output options (--json, --out, --progress): what it measured."""
+    return re.sub(r" --(?:json|out) \S+| --progress", "", command)
 
 
 def _shares(stat: dict) -> list[float]:

@@ -83,4 +83,5 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
     pipeline_row = next(line for line in block.splitlines() if "`search_docs` → `search_in_doc`" in line)
     tune, validate = (cells[("full", h, "pipeline")] for h in ("tune", "validate"))
     assert pipeline_row.split("|")[2].strip() == f"{float(tune[0][:-1]):.0f} / {float(validate[0][:-1]):.0f}%"
-    assert f"`{record['command']}` · {record['commit']}" in block
+    assert f"`{readme_figures.measuring(record['command'])}` · {record['commit']}" in block
+    assert "--json" not in block and "--out" not in block  # what it measured, not where it wrote
