@@ -190,6 +190,24 @@ def make_tools(*sources: str, **settings) -> DocsTools:
     return DocsTools(SourceSet.from_specs(list(sources)), Settings(**settings))
 
 
+async def ranked_in_folder(folder: Path, cache: Path, query: str, limit: int = 5) -> list[str]:
+    """Index a folder of pages in process (one worker) and rank them for a query: the hits' addresses."""
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.arguments import parser
+    from docs_mcp.store.interface import Scope
+
+    args = ["serve", "--source", f"docs={folder}", "--cache-dir", str(cache), "--no-index"]
+    app = App(parser().parse_args(args), workers=1)
+    try:
+        await app.indexer.run()
+    finally:
+        await app.fetcher.aclose()
+    try:
+        return [hit.url for hit in app.search.ranker.search(query, limit, Scope.of(app.sources.sources))]
+    finally:
+        app.index.close()
+
+
 def run(coro):
     """Run a coroutine to completion (tests stay synchronous and readable)."""
     return asyncio.run(coro)

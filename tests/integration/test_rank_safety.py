@@ -6,12 +6,10 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import ranked_in_folder
 
 from docs_mcp import settings
-from docs_mcp.cli.app import App
-from docs_mcp.cli.arguments import parser
 from docs_mcp.search.semantic.signal import active_model
-from docs_mcp.store.interface import Scope
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -52,16 +50,7 @@ async def search(tmp_path: Path, query: str) -> list[str]:
     folder = tmp_path / "docs"
     if not folder.exists():
         alike_pages(folder)
-    args = ["serve", "--source", f"docs={folder}", "--cache-dir", str(tmp_path / "c"), "--no-index"]
-    app = App(parser().parse_args(args), workers=1)
-    try:
-        await app.indexer.run()
-    finally:
-        await app.fetcher.aclose()
-    try:
-        return [hit.url for hit in app.search.ranker.search(query, 5, Scope.of(app.sources.sources))]
-    finally:
-        app.index.close()
+    return await ranked_in_folder(folder, tmp_path / "c", query)
 
 
 async def test_the_only_page_holding_the_query_term_is_listed_first(tmp_path):

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import ranked_in_folder
 
 from docs_mcp import settings
-from docs_mcp.cli.app import App
-from docs_mcp.cli.arguments import parser
-from docs_mcp.store.interface import Scope
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -66,19 +64,7 @@ async def ranked(tmp_path: Path) -> list[str]:
     folder = tmp_path / "docs"
     if not folder.exists():
         site(folder)
-    args = ["serve", "--source", f"docs={folder}", "--cache-dir", str(tmp_path / "c"), "--no-index"]
-    app = App(parser().parse_args(args), workers=1)
-    try:
-        await app.indexer.run()
-    finally:
-        await app.fetcher.aclose()
-    try:
-        return [
-            hit.url.rsplit("/", 1)[-1]
-            for hit in app.search.ranker.search(QUERY, 5, Scope.of(app.sources.sources))
-        ]
-    finally:
-        app.index.close()
+    return [url.rsplit("/", 1)[-1] for url in await ranked_in_folder(folder, tmp_path / "c", QUERY)]
 
 
 async def test_the_guide_that_explains_ranks_above_thin_member_pages(tmp_path):
