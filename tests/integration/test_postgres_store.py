@@ -133,7 +133,9 @@ def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
     }
     # Keyword entries were held by their index page's id until version 6.
     by_id = {
-        "keywords": columns["keywords"].replace("page_id", "(SELECT id FROM pages p WHERE p.key = page)")
+        "keywords": columns["keywords"].replace(
+            "page_id", "(SELECT id FROM pages p WHERE hashtextextended(p.key, 0) = page)"
+        )
     }
     for table, cols in columns.items():
         rows = new.execute(f"SELECT {by_id.get(table, cols)} FROM {table}").fetchall()
@@ -278,13 +280,20 @@ def test_an_index_of_schema_5_keeps_its_keyword_entries_under_their_page_key(pos
     with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 5: entries by page id
         conn.execute(
             "ALTER TABLE keywords ADD COLUMN page_id bigint; "
-            "UPDATE keywords k SET page_id = p.id FROM pages p WHERE p.key = k.page; "
+            "UPDATE keywords k SET page_id = p.id FROM pages p WHERE hashtextextended(p.key, 0) = k.page; "
             "ALTER TABLE keywords ALTER COLUMN page_id SET NOT NULL, DROP COLUMN page; "
             "CREATE INDEX keywords_page ON keywords(page_id); DELETE FROM schema_version WHERE version > 5"
         )
     old = store_at(postgres_url)  # migrated to this version on open
     try:
         assert _keyword_rows(postgres_url) == rows
+        with psycopg.connect(postgres_url) as conn:  # the upkeep settings of migration 6 too
+            options = dict(
+                conn.execute(
+                    "SELECT relname, reloptions FROM pg_class WHERE relname IN ('terms', 'section_digests')"
+                )
+            )
+        assert all("autovacuum_vacuum_cost_delay=0" in o for o in options.values()) and len(options) == 2
         with old.reading() as r:
             assert r.keyword_matches(tokenize("gauge datum"), scope, 10) == found
         old.remove(listing)  # its entries go with it, found by its key

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION, KEYWORD_PAGE_KEY
-from docs_mcp.store.postgres.upgrade import compact_terms
+from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms
 
 if TYPE_CHECKING:
     import psycopg
@@ -56,7 +56,8 @@ MIGRATIONS = (
     CREATE INDEX section_digests_page ON section_digests(page_id);
     CREATE TABLE page_shapes(id bigint PRIMARY KEY, sections integer NOT NULL, digests integer NOT NULL);
     """,
-    KEYWORD_PAGE_KEY,  # 6: keyword entries under their index page's key: a rewrite keeps the unchanged ones
+    # 6: keyword entries under their index page's key (a rewrite keeps the unchanged ones); upkeep settings
+    KEYWORD_PAGE_KEY + UNTHROTTLED,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).
