@@ -32,6 +32,15 @@ _TABLES = """
 SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 2 DESC LIMIT 6
 """
+#: Every relation (table, its TOAST table, index) with its table's name: where a refresh's growth lands.
+_RELATIONS = """
+SELECT coalesce(t.relname, c.relname), c.relname, c.relkind, pg_relation_size(c.oid) FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_index i ON i.indexrelid = c.oid
+LEFT JOIN pg_class t ON t.oid = i.indrelid OR t.reltoastrelid = c.oid
+WHERE (n.nspname = 'public' AND c.relkind IN ('r', 'i')) OR (n.nspname = 'pg_toast' AND c.relkind = 't'
+    AND t.relnamespace = 'public'::regnamespace)
+"""
 
 
 def index(sources: list[str], *where: str, refresh: bool = False) -> float:
@@ -47,6 +56,24 @@ def pg_sizes(url: str) -> tuple[float, str]:
         total = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0] / 2**20
         tables = ", ".join(f"{name} {size / 2**20:.1f}" for name, size in conn.execute(_TABLES))
     return total, tables
+
+
+def relations(url: str) -> dict[str, int]:
+    """Bytes of every relation of the index, named table / part (heap, toast or the index's name)."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(_RELATIONS).fetchall()
+    kinds = {"r": "heap", "t": "toast"}
+    return {f"{table} / {kinds.get(kind, name)}": size for table, name, kind, size in rows}
+
+
+def growth(before: dict[str, int], after: dict[str, int]) -> str:
+    """The relations that grew by at least 64 kB: name before -> after (MB)."""
+    grown = sorted(after, key=lambda k: before.get(k, 0) - after[k])
+    return "; ".join(
+        f"{k} {before.get(k, 0) / 2**20:.2f} -> {after[k] / 2**20:.2f}"
+        for k in grown
+        if after[k] - before.get(k, 0) >= 65536
+    )
 
 
 def main() -> None:
@@ -72,6 +99,7 @@ def main() -> None:
     pg_s = index(sources, "--index-url", url)
     sqlite_mb = (folder / "index.sqlite").stat().st_size / 2**20
     total, tables = pg_sizes(url)
+    built = relations(url)
     print(
         f"built: SQLite {sqlite_mb:.1f} MB in {sqlite_s:.0f} s; PostgreSQL {total:.1f} MB in {pg_s:.0f} s "
         f"({total / sqlite_mb:.2f}x); largest tables (MB): {tables}",
@@ -91,6 +119,7 @@ def main() -> None:
         f"after VACUUM {vacuumed:.1f} MB ({vacuumed / total - 1:+.1%}); tables (MB): {tables}",
         flush=True,
     )
+    print(f"grew (MB): {growth(built, relations(url))}", flush=True)
     questions = load_questions(args.questions)
     python = sources[0]
     for name, where in (("SQLite", ["--cache-dir", str(folder)]), ("PostgreSQL", ["--index-url", url])):

@@ -131,8 +131,14 @@ def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
         "vocab": "term, df",
         "keywords": "id, page_id, target, anchor, term, len, tsv",
     }
+    # Keyword entries were held by their index page's id until version 6.
+    by_id = {
+        "keywords": columns["keywords"].replace(
+            "page_id", "(SELECT id FROM pages p WHERE hashtextextended(p.key, 0) = page)"
+        )
+    }
     for table, cols in columns.items():
-        rows = new.execute(f"SELECT {cols} FROM {table}").fetchall()
+        rows = new.execute(f"SELECT {by_id.get(table, cols)} FROM {table}").fetchall()
         if table == "sections":  # version 2 kept every text plain: a zlib'd one (ztext) goes back in `text`
             packed = new.execute("SELECT ztext FROM sections ORDER BY id").fetchall()
             rows = [
@@ -200,7 +206,9 @@ def test_an_index_of_schema_2_is_converted_in_place_and_ranks_as_a_new_one(postg
             assert got[0] == got[1] and got[0][0] and got[0][1], query
             with new.reading() as a, old.reading() as b:
                 ids = [s for _, s, _ in got[0][1]]
-                assert a.section_rows(ids) == b.section_rows(ids) and a.section_rows(ids)[0].text
+                # section_rows keeps no order (the rows' places differ between the two databases)
+                rows = [sorted(r.section_rows(ids), key=lambda row: row.id) for r in (a, b)]
+                assert rows[0] == rows[1] and rows[0][0].text
         with psycopg.connect(old_url) as conn:
             tables = {t for (t,) in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname='public'")}
         assert "terms" in tables and not tables & {"section_terms", "page_terms", "page_fts"}
@@ -211,9 +219,120 @@ def test_an_index_of_schema_2_is_converted_in_place_and_ranks_as_a_new_one(postg
             conn.execute("DROP DATABASE docslice_schema_2 WITH (FORCE)")
 
 
+def _keyword_site(url: str):
+    """The fixture site indexed, with an index page listing entries for its sphinx page: the store, the index
+    page's key, its entries and the scope."""
+    import asyncio
+
+    from conftest import SITE
+
+    from docs_mcp.crawl.indexer import Indexer
+    from docs_mcp.crawl.rows import prepare_page
+    from docs_mcp.fetch.fetching import Fetcher
+    from docs_mcp.fetch.sources import SourceSet
+    from docs_mcp.settings import Settings
+    from docs_mcp.store.interface import Scope
+
+    sources, settings = SourceSet.from_specs([str(SITE)]), Settings(cache_dir=None)
+    store = store_at(url)
+    asyncio.run(Indexer(sources, settings, Fetcher(sources, settings), store, workers=1).run())
+    scope = Scope.of(sources.sources)
+    target = next(p.key for p in store.pages(scope) if p.key.endswith("sphinx.html"))
+    listing = target.rsplit("/", 1)[0] + "/genindex-k.html"
+    entries = [(f"gauge {word}", target, word) for word in ("datum", "level", "tide", "mark")]
+    store.write(prepare_page(listing, store.load_document(target), listed=False, keywords=entries))
+    return store, listing, entries, scope
+
+
+def _keyword_rows(url: str) -> list[tuple]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(
+            "SELECT id, page, target, anchor, term, len, tsv::text FROM keywords ORDER BY id"
+        ).fetchall()
+
+
+def test_an_index_page_rewritten_as_it_was_leaves_its_keyword_rows_alone(postgres_url):
+    from docs_mcp.crawl.rows import prepare_page
+
+    store, listing, entries, _ = _keyword_site(postgres_url)
+    try:
+        before = _keyword_rows(postgres_url)
+        doc = store.load_document(listing)
+        store.write(prepare_page(listing, doc, listed=False, keywords=entries))
+        assert _keyword_rows(postgres_url) == before  # the same rows: none deleted and written again
+        store.write(prepare_page(listing, doc, listed=False, keywords=entries[1:]))
+        assert _keyword_rows(postgres_url) == before[1:]  # only the entry it lost is deleted
+    finally:
+        store.close()
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_an_index_of_schema_5_gets_each_pages_words_counted_as_a_write_counts_them(postgres_url):
+def test_an_index_of_schema_5_keeps_its_keyword_entries_under_their_page_key(postgres_url):
+    from docs_mcp.text.terms import tokenize
+
+    store, listing, _, scope = _keyword_site(postgres_url)
+    with store.reading() as r:
+        found = r.keyword_matches(tokenize("gauge datum"), scope, 10)
+    rows = _keyword_rows(postgres_url)
+    store.close()
+    assert len(found) == 4 and len(rows) == 4
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 5: entries by page id
+        conn.execute(
+            "ALTER TABLE keywords ADD COLUMN page_id bigint; "
+            "UPDATE keywords k SET page_id = p.id FROM pages p WHERE hashtextextended(p.key, 0) = k.page; "
+            "ALTER TABLE keywords ALTER COLUMN page_id SET NOT NULL, DROP COLUMN page; "
+            "CREATE INDEX keywords_page ON keywords(page_id); DELETE FROM schema_version WHERE version > 5; "
+            "ALTER TABLE page_shapes DROP COLUMN words"  # migration 7, run again after 6
+        )
+    old = store_at(postgres_url)  # migrated to this version on open
+    try:
+        assert _keyword_rows(postgres_url) == rows
+        with psycopg.connect(postgres_url) as conn:  # the upkeep settings of migration 6 too
+            options = dict(
+                conn.execute(
+                    "SELECT relname, reloptions FROM pg_class WHERE relname IN ('terms', 'section_digests')"
+                )
+            )
+        assert all("autovacuum_vacuum_cost_delay=0" in o for o in options.values()) and len(options) == 2
+        with old.reading() as r:
+            assert r.keyword_matches(tokenize("gauge datum"), scope, 10) == found
+        old.remove(listing)  # its entries go with it, found by its key
+        assert _keyword_rows(postgres_url) == []
+    finally:
+        old.close()
+
+
+def test_a_page_rewritten_keeps_its_unchanged_stored_text(postgres_url):
+    import dataclasses
+
+    from docs_mcp.crawl.rows import prepare_page
+
+    store, listing, entries, _ = _keyword_site(postgres_url)
+    doc = store.load_document(listing)
+    chunks = (
+        "SELECT pg_column_toast_chunk_id(doc) FROM pages p JOIN page_data d ON d.id = p.id WHERE p.key = %s"
+    )
+    try:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(
+                "ALTER TABLE page_data ALTER COLUMN doc SET STORAGE EXTERNAL"
+            )  # out of line, however small
+            store.write(prepare_page(listing, doc, listed=False, keywords=entries))
+            (stored,) = conn.execute(chunks, (listing,)).fetchone()
+            store.write(prepare_page(listing, doc, listed=False, keywords=entries))
+            assert stored is not None and conn.execute(chunks, (listing,)).fetchone() == (stored,)
+            doc = dataclasses.replace(doc, title=doc.title + " (changed)")
+            store.write(prepare_page(listing, doc, listed=False, keywords=entries))
+            assert conn.execute(chunks, (listing,)).fetchone()[0] not in (None, stored)
+        assert store.load_document(listing).title == doc.title
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_index_of_schema_6_gets_each_pages_words_counted_as_a_write_counts_them(postgres_url):
     import asyncio
 
     from conftest import SITE
@@ -233,9 +352,9 @@ def test_an_index_of_schema_5_gets_each_pages_words_counted_as_a_write_counts_th
     finally:
         store.close()
     assert written and all(words > 0 for _, _, words in written.values())
-    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 5: no words column
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 6: no words column
         conn.execute("ALTER TABLE page_shapes DROP COLUMN words")
-        conn.execute("DELETE FROM schema_version WHERE version >= 6")
+        conn.execute("DELETE FROM schema_version WHERE version >= 7")
     store = store_at(postgres_url)  # migrated again on open
     try:
         with store.reading() as r:

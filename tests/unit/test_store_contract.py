@@ -177,6 +177,29 @@ def test_keyword_entries_lift_their_target_best_first_and_go_with_their_index_pa
         assert r.keyword_matches(tokenize("gauge datum"), scope, 10) == []
 
 
+def test_an_index_page_rewritten_lists_exactly_its_new_entries(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    listing = target.rsplit("/", 1)[0] + "/genindex-contract.html"
+    doc = index.load_document(target)
+    kept, dropped = ("tide gauge datum", target, "datum"), ("gauge", target, "gauge")
+    index.write(prepare_page(listing, doc, listed=False, keywords=[kept, dropped, dropped]))
+    # Rewritten: one entry kept, one of the two copies of another dropped, one added.
+    index.write(
+        prepare_page(listing, doc, listed=False, keywords=[kept, dropped, ("gauge", target, "level")])
+    )
+    with index.reading() as r:
+        found = r.keyword_matches(tokenize("gauge datum"), scope, 10)
+    assert sorted(anchor for _, anchor, _, _ in found) == ["datum", "gauge", "level"]
+    index.write(prepare_page(listing, doc, listed=False, keywords=[kept]))
+    with index.reading() as r:
+        assert [anchor for _, anchor, _, _ in r.keyword_matches(tokenize("gauge datum"), scope, 10)] == [
+            "datum"
+        ]
+
+
 def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes_with_its_removal(store):
     from docs_mcp.crawl.rows import prepare_page
 

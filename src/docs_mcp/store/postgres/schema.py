@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docs_mcp.errors import IndexVersionError
-from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION
-from docs_mcp.store.postgres.upgrade import compact_terms, page_words
+from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION, KEYWORD_PAGE_KEY
+from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms, page_words
 
 if TYPE_CHECKING:
     import psycopg
@@ -56,7 +56,9 @@ MIGRATIONS = (
     CREATE INDEX section_digests_page ON section_digests(page_id);
     CREATE TABLE page_shapes(id bigint PRIMARY KEY, sections integer NOT NULL, digests integer NOT NULL);
     """,
-    page_words,  # 6: the words of a listed page's section texts (page_shapes.words), counted from the sections
+    # 6: keyword entries under their index page's key (a rewrite keeps the unchanged ones); upkeep settings
+    KEYWORD_PAGE_KEY + UNTHROTTLED,
+    page_words,  # 7: the words of a listed page's section texts (page_shapes.words), counted from the sections
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

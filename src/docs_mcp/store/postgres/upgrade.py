@@ -1,6 +1,6 @@
 """Migrations that convert stored rows in place, a slice of pages at a time. 3: the term rows packed one per
 term and bundle of pages (postings.py), from version 2's rows; the tsvectors and their GIN indexes dropped
-(nothing reads them). 6: each listed page's words (`page_shapes.words`), counted from its stored sections."""
+(nothing reads them). 7: each listed page's words (`page_shapes.words`), counted from its stored sections."""
 
 from __future__ import annotations
 
@@ -18,6 +18,15 @@ _SLICE, _BUNDLE = 512, 32
 #: Tables a rewrite churns: vacuumed after 2% of their rows changed (the default, 20%, let a full refresh
 #: double them before the first vacuum; VACUUM gives dead rows' space back to the next writes).
 CHURNED = ("pages", "page_data", "sections", "terms", "bundles", "page_vectors", "vocab", "keywords")
+#: Tables churned too that came after migration 3 (schema 5), vacuumed with the others.
+DIGESTS = ("section_digests", "page_shapes")
+#: Migration 6's part: the digest tables vacuumed as often as the others, and autovacuum of every churned table
+#: unthrottled (as a manual VACUUM is): a throttled round on a busy machine held `terms` for its length, the
+#: writer's own VACUUMs skipped it meanwhile (SKIP_LOCKED), and the dead rows of those writes piled up.
+UNTHROTTLED = "".join(
+    f"ALTER TABLE {t} SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_threshold = 200);\n"
+    for t in DIGESTS
+) + "".join(f"ALTER TABLE {t} SET (autovacuum_vacuum_cost_delay = 0);\n" for t in CHURNED + DIGESTS)
 COMPACT_TERMS = """
     CREATE TABLE terms(term text COLLATE "C" NOT NULL, bundle bigint NOT NULL, data bytea NOT NULL);
     CREATE INDEX terms_term ON terms(term);
@@ -73,7 +82,7 @@ def compact_terms(conn: psycopg.Connection) -> None:
 
 
 def page_words(conn: psycopg.Connection) -> None:
-    """Version 5 → 6: `page_shapes.words`, the tokens of each listed page's section texts, as a write counts
+    """Version 6 → 7: `page_shapes.words`, the tokens of each listed page's section texts, as a write counts
     them (PreparedPage.words: the full-text body is the tokenized text)."""
     conn.execute("ALTER TABLE page_shapes ADD COLUMN words integer NOT NULL DEFAULT 0")
     last = conn.execute("SELECT coalesce(max(id), 0) FROM page_shapes").fetchone()[0]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.store.pagerows import PreparedPage, term_counts, unpack_links
 from docs_mcp.store.postgres import bundles, text
-from docs_mcp.store.postgres.keywords import delete_keywords, insert_keywords
+from docs_mcp.store.postgres.keywords import delete_keywords, put_keywords
 from docs_mcp.store.postgres.postings import PageTerms, bundle_rows
 
 if TYPE_CHECKING:
@@ -30,9 +30,13 @@ def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple
     # The document frequencies change by the difference between the old pages and the new ones, applied once:
     # a page rewritten as it was (most of a refresh) updates no vocab row (each update is a dead row).
     df: dict[str, int] = {}
-    replaced = sum(delete_page(db, page.key, df) for page in pages)
+    replacing = [_remove(db, page.key, df, rewrite=True) for page in pages]
+    replaced = sum(old is not None for old in replacing)
     ids = _next_ids(db, "pages", len(pages))
-    listed = [_insert_page(db, page_id, page, df) for page_id, page in zip(ids, pages, strict=True)]
+    listed = [
+        _insert_page(db, page_id, page, df, old)
+        for page_id, page, old in zip(ids, pages, replacing, strict=True)
+    ]
     count_terms(db, df)
     listed = [entry for entry in listed if entry is not None]
     if listed:
@@ -52,18 +56,39 @@ def _next_ids(db: psycopg.Connection, table: str, count: int) -> list[int]:
     return [r[0] for r in db.execute(sql, (count,))]
 
 
+def _put(
+    db: psycopg.Connection, table: str, page_id: int, old_id: int | None, values: dict[str, object]
+) -> None:
+    """A page's row of `table`; the row of the page it replaces (`old_id`) moved to the new id instead, each
+    column set to itself when unchanged: PostgreSQL then keeps its stored (TOAST) value, where a new row writes
+    it again beside the old one's dead copy (a 1 MB index page's text: as much growth at once)."""
+    if old_id is not None:
+        sets = ", ".join(
+            f"{c} = CASE WHEN {c} IS NOT DISTINCT FROM %({c})s THEN {c} ELSE %({c})s END" for c in values
+        )
+        moved = db.execute(
+            f"UPDATE {table} SET id = %(id)s, {sets} WHERE id = %(old)s",
+            {**values, "id": page_id, "old": old_id},
+        )
+        if moved.rowcount:
+            return
+    marks = ", ".join(f"%({c})s" for c in values)
+    db.execute(
+        f"INSERT INTO {table}(id, {', '.join(values)}) VALUES (%(id)s, {marks})", {**values, "id": page_id}
+    )
+
+
 def _insert_page(
-    db: psycopg.Connection, page_id: int, page: PreparedPage, df: dict[str, int]
+    db: psycopg.Connection, page_id: int, page: PreparedPage, df: dict[str, int], old_id: int | None = None
 ) -> PageTerms | None:
-    """One page's rows but its term rows; what its term rows are made of (None for an unlisted page)."""
+    """One page's rows but its term rows (`old_id`: the page it replaces, whose large values it may keep);
+    what its term rows are made of (None for an unlisted page)."""
     row = page.row
     page_len, page_counts = text.column_counts(page.page_fts) if page.listed else (None, {})
     db.execute(_PAGE, (page_id, *row[:6], bool(row[6]), page_len))
-    db.execute(
-        "INSERT INTO page_data(id, links, terms, doc) VALUES (%s,%s,%s,%s)",
-        # Links and texts as plain text: PostgreSQL compresses large values itself (TOAST).
-        (page_id, "\n".join(unpack_links(page.links)), page.terms, page.doc),
-    )
+    # Links as plain text: PostgreSQL compresses large values itself (TOAST).
+    data = {"links": "\n".join(unpack_links(page.links)), "terms": page.terms, "doc": page.doc}
+    _put(db, "page_data", page_id, old_id, data)
     ids = _next_ids(db, "sections", len(page.sections))
     rows, counted = [], []
     for k, section in enumerate(page.sections):
@@ -86,11 +111,10 @@ def _insert_page(
         _totals(db, "sections", len(rows), sum(n for _, n, _ in counted))
     _add(df, page.terms, +1)
     if page.vectors:
-        db.execute(
-            "INSERT INTO page_vectors(id, model, vecs) VALUES (%s,%s,%s)",
-            (page_id, page.vector_model, page.vectors),
-        )
-    insert_keywords(db, page_id, page.keywords)
+        _put(db, "page_vectors", page_id, old_id, {"model": page.vector_model, "vecs": page.vectors})
+    elif old_id is not None:
+        db.execute("DELETE FROM page_vectors WHERE id=%s", (old_id,))
+    put_keywords(db, page.key, page.keywords)
     return (page_id, page_counts, counted) if page.listed else None
 
 
@@ -123,13 +147,19 @@ def count_terms(db: psycopg.Connection, df: dict[str, int]) -> None:
 def delete_page(db: psycopg.Connection, key: str, df: dict[str, int] | None = None) -> bool:
     """A page and everything stored with it; its terms and full-text counts taken back (its terms into `df`
     when given, for the caller to apply). Whether it was there."""
+    return _remove(db, key, df) is not None
+
+
+def _remove(db: psycopg.Connection, key: str, df: dict[str, int] | None, rewrite: bool = False) -> int | None:
+    """`delete_page`; the page's id. `rewrite`: the page is written again at once, which replaces (or deletes)
+    its data, vectors and keyword entries itself (`_put`, `put_keywords`: unchanged values are kept)."""
     row = db.execute(
         "SELECT p.id, p.bundle, d.terms FROM pages p LEFT JOIN page_data d ON d.id=p.id WHERE p.key=%s "
         "FOR UPDATE OF p",
         (key,),
     ).fetchone()
     if not row:
-        return False
+        return None
     page_id, bundle, terms = row
     # The totals rows in one order (pages, then sections) in every write: two writers never deadlock.
     length = db.execute("DELETE FROM pages WHERE id=%s RETURNING len", (page_id,)).fetchone()[0]
@@ -143,16 +173,17 @@ def delete_page(db: psycopg.Connection, key: str, df: dict[str, int] | None = No
         _totals(db, "sections", -len(listed), -sum(listed))
     db.execute("DELETE FROM section_digests WHERE page_id=%s", (page_id,))
     db.execute("DELETE FROM page_shapes WHERE id=%s", (page_id,))
-    for table in ("page_data", "page_vectors"):
-        db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
-    delete_keywords(db, page_id)
+    if not rewrite:
+        for table in ("page_data", "page_vectors"):
+            db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
+        delete_keywords(db, key)
     changes = {} if df is None else df
     _add(changes, bytes(terms) if terms is not None else None, -1)
     if df is None:
         count_terms(db, changes)
     if bundle is not None:
         bundles.left(db, bundle)
-    return True
+    return page_id
 
 
 def touch_page(db: psycopg.Connection, key: str, when: float) -> None:
