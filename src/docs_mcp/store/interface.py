@@ -7,7 +7,7 @@ protocols. Reads return plain data: tuples of ids, keys, texts and scores, never
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -199,3 +199,51 @@ class Store(PageReads, Protocol):
 
     def build_lock(self, root: str) -> BuildLock: ...
     def close(self) -> None: ...
+
+
+class SnapshotPageReads:
+    """The PageReads of a store (both engines' inherit them): outside a `reading()` block each call reads a
+    snapshot of its own; inside one, that block's."""
+
+    reading: Callable[[], AbstractContextManager[Reads]]
+
+    def meta(self, key: str) -> str | None:
+        with self.reading() as r:
+            return r.meta(key)
+
+    def page_count(self, scope: Scope | None = None) -> int:
+        """Pages in the index, or in a scope (`Scope.of([source])`: one source's pages)."""
+        with self.reading() as r:
+            return r.page_count(scope)
+
+    def section_count(self) -> int:
+        with self.reading() as r:
+            return r.section_count()
+
+    def newest(self, scope: Scope) -> float:
+        with self.reading() as r:
+            return r.newest(scope)
+
+    def older_than(self, scope: Scope, when: float) -> int:
+        with self.reading() as r:
+            return r.older_than(scope, when)
+
+    def pages(self, scope: Scope) -> list[PageState]:
+        with self.reading() as r:
+            return r.pages(scope)
+
+    def links(self, key: str) -> list[str]:
+        with self.reading() as r:
+            return r.links(key)
+
+    def load_document(self, key: str) -> Document | None:
+        with self.reading() as r:
+            return r.load_document(key)
+
+    def headings(self, key: str) -> list[tuple[int, str, str]]:
+        with self.reading() as r:
+            return r.headings(key)
+
+    def without_vectors(self, model: str, scope: Scope, limit: int, after: int = 0) -> list[tuple[int, str]]:
+        with self.reading() as r:
+            return r.without_vectors(model, scope, limit, after)

@@ -29,7 +29,6 @@ from docs_mcp.store.postgres.schema import migrate
 from docs_mcp.store.postgres.upkeep import Upkeep
 
 if TYPE_CHECKING:
-    from docs_mcp.model.document import Document
     from docs_mcp.store.pagerows import PreparedPage
 
 T = TypeVar("T")
@@ -42,7 +41,7 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 _RECONNECT_WINDOW = 2.0
 
 
-class PostgresStore:
+class PostgresStore(interface.SnapshotPageReads):
     """The `Store` on a PostgreSQL database shared by a team's crawl job and its server replicas."""
 
     def __init__(
@@ -164,49 +163,6 @@ class PostgresStore:
 
     def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
         return self.write_transaction(lambda db: writes.put_vectors(db, model, rows))
-
-    # --- reading, each call in a snapshot of its own (or the enclosing `reading()` block's) -----------------
-    def meta(self, key: str) -> str | None:
-        with self.reading() as r:
-            return r.meta(key)
-
-    def page_count(self, scope: interface.Scope | None = None) -> int:
-        with self.reading() as r:
-            return r.page_count(scope)
-
-    def section_count(self) -> int:
-        with self.reading() as r:
-            return r.section_count()
-
-    def newest(self, scope: interface.Scope) -> float:
-        with self.reading() as r:
-            return r.newest(scope)
-
-    def older_than(self, scope: interface.Scope, when: float) -> int:
-        with self.reading() as r:
-            return r.older_than(scope, when)
-
-    def pages(self, scope: interface.Scope) -> list[interface.PageState]:
-        with self.reading() as r:
-            return r.pages(scope)
-
-    def links(self, key: str) -> list[str]:
-        with self.reading() as r:
-            return r.links(key)
-
-    def load_document(self, key: str) -> Document | None:
-        with self.reading() as r:
-            return r.load_document(key)
-
-    def headings(self, key: str) -> list[tuple[int, str, str]]:
-        with self.reading() as r:
-            return r.headings(key)
-
-    def without_vectors(
-        self, model: str, scope: interface.Scope, limit: int, after: int = 0
-    ) -> list[tuple[int, str]]:
-        with self.reading() as r:
-            return r.without_vectors(model, scope, limit, after)
 
 
 def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
-from docs_mcp.store.interface import BuildLock, PageState, Scope, key_prefix
+from docs_mcp.store.interface import BuildLock, PageState, Scope, SnapshotPageReads, key_prefix
 from docs_mcp.store.sqlite import writes
 from docs_mcp.store.sqlite.files import disk_full, file_identity, private_dir
 from docs_mcp.store.sqlite.healing import Healing
@@ -29,7 +29,6 @@ from docs_mcp.store.sqlite.reads import SQLiteReads
 from docs_mcp.store.sqlite.schema import create_or_upgrade
 
 if TYPE_CHECKING:
-    from docs_mcp.model.document import Document
     from docs_mcp.store.pagerows import PreparedPage
 
 __all__ = ["PageState", "Scope", "SiteIndex", "key_prefix"]
@@ -51,7 +50,7 @@ def _busy(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-class SiteIndex(Healing):
+class SiteIndex(Healing, SnapshotPageReads):
     """The `Store` on one SQLite file per cache directory, shared by every process that uses that directory."""
 
     def __init__(
@@ -233,45 +232,3 @@ class SiteIndex(Healing):
     def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
         """Section vectors computed after the fact (see writes.put_vectors); how many were stored."""
         return self.write_transaction(lambda db: writes.put_vectors(db, model, rows))
-
-    # --- reading, each call in a snapshot of its own (or the enclosing `reading()` block's) -----------------
-    def meta(self, key: str) -> str | None:
-        with self.reading() as r:
-            return r.meta(key)
-
-    def page_count(self, scope: Scope | None = None) -> int:
-        """Pages in the index, or in a scope (`Scope.of([source])`: one source's pages)."""
-        with self.reading() as r:
-            return r.page_count(scope)
-
-    def section_count(self) -> int:
-        with self.reading() as r:
-            return r.section_count()
-
-    def newest(self, scope: Scope) -> float:
-        with self.reading() as r:
-            return r.newest(scope)
-
-    def older_than(self, scope: Scope, when: float) -> int:
-        with self.reading() as r:
-            return r.older_than(scope, when)
-
-    def pages(self, scope: Scope) -> list[PageState]:
-        with self.reading() as r:
-            return r.pages(scope)
-
-    def links(self, key: str) -> list[str]:
-        with self.reading() as r:
-            return r.links(key)
-
-    def load_document(self, key: str) -> Document | None:
-        with self.reading() as r:
-            return r.load_document(key)
-
-    def headings(self, key: str) -> list[tuple[int, str, str]]:
-        with self.reading() as r:
-            return r.headings(key)
-
-    def without_vectors(self, model: str, scope: Scope, limit: int, after: int = 0) -> list[tuple[int, str]]:
-        with self.reading() as r:
-            return r.without_vectors(model, scope, limit, after)
