@@ -126,7 +126,7 @@ def pooled_run(folder: Path) -> dict[str, Any]:
     commits = {r["run"]["commit"] for r in results}
     if len(commits) > 1:
         raise SystemExit(f"{folder}: the sets were measured on different commits: {sorted(commits)}")
-    runs = sorted((r["run"] for r in results), key=lambda run: (run["date"], run["load"]))
+    runs = [r["run"] for r in results]
     forms = dict.fromkeys(r.get("form", "full") for r in results)
     curve = {
         form: {
@@ -139,7 +139,7 @@ def pooled_run(folder: Path) -> dict[str, Any]:
         for form in forms
     }
     return {
-        **runs[-1],
+        **max(runs, key=lambda run: run["date"]),
         # The 1-min load at each set's start and end: the lowest and highest seen (a run takes an hour or more).
         "load": [min(x for r in runs for x in r["load"]), max(x for r in runs for x in r["load"])],
         "values": {"sets": sorted({r["name"] for r in results}), "curve": curve},

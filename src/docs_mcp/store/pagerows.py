@@ -56,7 +56,7 @@ class PreparedPage:
     def words(self) -> int:
         """The words of a listed page's section texts (their full-text bodies' tokens): with the section count,
         how thin the page is (search/site/page_kind.py)."""
-        return sum(len(tokens) for tokens in (row[2].split() for row in self.section_fts))
+        return sum(len(row[2].split()) for row in self.section_fts)
 
     @property
     def row(self) -> tuple[str, str, float, str, str, str, int]:

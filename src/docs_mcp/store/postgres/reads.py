@@ -11,7 +11,7 @@ import numpy as np
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, unpack_text
+from docs_mcp.store.pagerows import TOTAL
 from docs_mcp.store.postgres import keywords, text
 from docs_mcp.store.postgres.postings import decode
 from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
@@ -75,7 +75,7 @@ class PostgresReads:
             "SELECT s.text, s.ztext FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=%s ORDER BY s.ord",
             (key,),
         )
-        return Document.from_blob(bytes(row[0]), render_section, [_text(t, z) for t, z in texts])
+        return Document.from_blob(bytes(row[0]), render_section, [text.stored_text(t, z) for t, z in texts])
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         rows = self._all(
@@ -181,7 +181,9 @@ class PostgresReads:
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
         sql = "SELECT id, page_id, anchor, title, path, text, ztext FROM sections WHERE id = ANY(%s)"
-        return [SectionRow(*row[:5], _text(*row[5:])) for row in self._all(sql, (list(section_ids),))]
+        return [
+            SectionRow(*row[:5], text.stored_text(*row[5:])) for row in self._all(sql, (list(section_ids),))
+        ]
 
     def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
         if not places:
@@ -199,7 +201,10 @@ class PostgresReads:
             "ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + %s WHERE s.id = ANY(%s) "
             "ORDER BY t.page_id, t.ord"
         )
-        return [SectionRow(*row[:5], _text(*row[5:])) for row in self._all(sql, (count, list(section_ids)))]
+        return [
+            SectionRow(*row[:5], text.stored_text(*row[5:]))
+            for row in self._all(sql, (count, list(section_ids)))
+        ]
 
     def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
         """Per listed page: its number of sections, of sections with a content digest, and of their words."""
@@ -243,8 +248,3 @@ class PostgresReads:
             {"model": model, **args},
         )
         return [pid for (pid,) in rows]
-
-
-def _text(plain: str, packed: bytes | None) -> str:
-    """A section's text as stored: zlib'd in `ztext` when that was smaller (pagerows.pack_text), else plain."""
-    return unpack_text(bytes(packed)) if packed is not None else plain

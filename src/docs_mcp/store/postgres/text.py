@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from docs_mcp.store.pagerows import unpack_text
+
 #: tsvector weight labels of the four full-text columns (title, path/headings, body, names).
 LABELS = "ABCD"
 #: PostgreSQL keeps at most this many positions per lexeme, up to this position, lexemes up to this size.
@@ -85,3 +87,8 @@ def query(terms: Sequence[str], names_only: bool = False) -> tuple[str, list[lis
     pieces = [p for p in pieces if p]
     parts = ["(" + " <-> ".join(quote(p) + label for p in ps) + ")" for ps in pieces]
     return " | ".join(parts), pieces
+
+
+def stored_text(plain: str, packed: bytes | None) -> str:
+    """A section's text as stored: zlib'd in `ztext` when that was smaller (pagerows.pack_text), else plain."""
+    return unpack_text(bytes(packed)) if packed is not None else plain

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docs_mcp.store.pagerows import unpack_text
 from docs_mcp.store.postgres.postings import bundle_rows
+from docs_mcp.store.postgres.text import stored_text
 from docs_mcp.text.terms import tokenize
 
 if TYPE_CHECKING:
@@ -93,8 +93,7 @@ def page_words(conn: psycopg.Connection) -> None:
             "WHERE s.page_id >= %s AND s.page_id < %s",
             (lo, lo + _SLICE),
         ):
-            text = unpack_text(bytes(packed)) if packed is not None else plain
-            words[pid] = words.get(pid, 0) + len(tokenize(text))
+            words[pid] = words.get(pid, 0) + len(tokenize(stored_text(plain, packed)))
         if words:
             conn.cursor().executemany(
                 "UPDATE page_shapes SET words = %s WHERE id = %s", [(n, pid) for pid, n in words.items()]
