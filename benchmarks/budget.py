@@ -95,14 +95,26 @@ def load_run(path: Path) -> dict[Key, Mapping[str, Any]]:
 
 
 def compare(before: dict[Key, Mapping[str, Any]], after: dict[Key, Mapping[str, Any]], keep: Any) -> str:
-    """The curve of each key both runs have (and `keep` accepts), each cell 'before → after' where it moved."""
+    """The curve of each key both runs have (and `keep` accepts), each cell 'before → after' where it moved;
+    with several sets, their pooled rows first."""
 
     def cell(a: float, b: float) -> str:
         return f"{a:.1f}%" if abs(a - b) < 0.05 else f"{a:.1f} → {b:.1f}%"
 
+    keys = [k for k in after if k in before and keep(k)]
+    sets = sorted({k[0] for k in keys})
+    groups = list(dict.fromkeys(k[1:] for k in keys)) if len(sets) > 1 else []
+    # Every set pooled first (per form, half and policy): the figure a change is decided on.
+    pairs: list[tuple[Sequence[str], Mapping[str, Any], Mapping[str, Any]]] = [
+        (
+            (f"all {len(sets)} sets", *g),
+            *(pooled(run[k] for k in keys if k[1:] == g) for run in (before, after)),
+        )
+        for g in groups
+    ]
+    pairs += [(k, before[k], after[k]) for k in keys]
     rows = []
-    for key in (k for k in after if k in before and keep(k)):
-        a, b = before[key], after[key]
+    for key, a, b in pairs:
         pa, pb = shares(a["within"], a["n"]), shares(b["within"], b["n"])
         solved = [100 * s["solved"] / max(1, s["n"]) for s in (a, b)]
         rows.append(

@@ -111,6 +111,26 @@ def test_two_runs_curves_compare_before_and_after(tmp_path):
     cells = [c.strip() for c in row.split("|")[1:-1]]
     assert cells[:5] == ["go", "full", "tune", "pipeline", "4"]
     assert cells[5:] == ["25.0%", "25.0%", "50.0 → 75.0%", "50.0 → 75.0%", "75.0%", "75.0%"]
+    assert "all " not in table  # one set: no pooled row
+
+
+def test_a_comparison_of_several_sets_leads_with_their_pooled_curve(tmp_path):
+    def board(name: str, within: dict) -> dict:
+        return {
+            "name": name,
+            "form": "full",
+            "stats": {"tune": {"pipeline": {"n": 4, "solved": 4, "within": within}}},
+        }
+
+    for folder, go_8k in ((tmp_path / "before", 1), (tmp_path / "after", 3)):
+        folder.mkdir()
+        (folder / "go.json").write_text(json.dumps(board("go", {8000: go_8k, 32000: 4})))
+        (folder / "zsh.json").write_text(json.dumps(board("zsh", {8000: 2, 32000: 4})))
+    table = budget.compare(budget.load_run(tmp_path / "before"), budget.load_run(tmp_path / "after"), bool)
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in table.splitlines()[2:]]
+    assert [r[0] for r in rows] == ["all 2 sets", "go", "zsh"]
+    assert rows[0][1:5] == ["full", "tune", "pipeline", "8"]
+    assert rows[0][7] == "37.5 → 62.5%"  # within 8,000: (1 + 2) / 8 → (3 + 2) / 8
 
 
 def test_context_to_answer_reports_the_budget_curve_in_text_and_json(questions, tmp_path):
