@@ -75,7 +75,7 @@ class WordLlamaEmbedder:
         last = len(self._table) - 1
         for start in range(0, len(texts), ENCODE_BATCH):
             batch = list(texts[start : start + ENCODE_BATCH])
-            for i, enc in enumerate(self._tok.encode_batch(batch, add_special_tokens=False), start):
+            for i, enc in enumerate(self._tok.encode_batch_fast(batch, add_special_tokens=False), start):
                 if enc.ids:
                     out[i] = self._table[np.minimum(np.asarray(enc.ids), last)].sum(0, dtype=np.float32)
         return out
