@@ -117,7 +117,10 @@ def find_runs(main: etree._Element, skip: set[etree._Element], owner: dict[etree
     """Add to `owner` each entry of every run of term lines under `main` (elements in `owner` or `skip` are
     left alone): the term line, then the blocks up to the next term line, heading or anchor before one."""
     for parent in main.iter():
-        if not isinstance(parent.tag, str) or parent in skip or parent.tag in ("dl", "table", "pre"):
+        # len() counts comments too, so it only skips what could not hold a run (most elements: leaves).
+        if len(parent) < SHAPE_MIN_RUN or not isinstance(parent.tag, str) or parent in skip:
+            continue
+        if parent.tag in ("dl", "table", "pre"):
             continue
         children = [c for c in parent if isinstance(c.tag, str)]
         terms = [c for c in children if c not in owner and _term_text(c)]
