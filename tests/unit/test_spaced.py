@@ -27,3 +27,11 @@ def test_a_name_matches_by_its_last_part_preferring_one_that_holds_both_words():
 
 def test_a_query_of_one_word_spells_no_name():
     assert not SpacedNames("isoformat") and SpacedNames("isoformat").match("date.isoformat") is None
+
+
+def test_a_last_word_the_site_holds_nearly_everywhere_finds_no_candidates():
+    # "java" and "class" are in most of a Javadoc's sections: their postings name no one definition.
+    spaced = SpacedNames("java lang class hierarchy", selective=["hierarchi"])
+    assert spaced.phrases == ["hierarchi"]
+    assert not SpacedNames("java class", selective=["java"])  # its one last word, "class", is common
+    assert SpacedNames("java class").phrases == ["class"]  # without the site's counts: every pair's last word

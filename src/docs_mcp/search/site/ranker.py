@@ -173,7 +173,7 @@ class SiteRanker:
         sections = reads.section_matches(terms, scope, SECTION_CANDIDATES)
         pages = reads.page_matches(terms, scope, PAGE_CANDIDATES)
         defines = _defining_pages(reads, query, scope)
-        spelt = spelt_pages(reads, query, scope)
+        spelt = spelt_pages(reads, query, scope, terms)
         # Section rows come best first, so each page's list does too.
         by_page: dict[int, list[tuple[int, float]]] = {}
         for page_id, section_id, score in sections:

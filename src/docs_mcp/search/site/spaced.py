@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from docs_mcp.settings import mechanism_on
 from docs_mcp.store.interface import Reads, Scope
@@ -17,19 +18,26 @@ SPELT_CANDIDATES = 100
 class SpacedNames:
     """The adjacent word pairs (a, b) of a query, matched against a section's newline-separated names."""
 
-    def __init__(self, query: str):
+    def __init__(self, query: str, selective: Iterable[str] | None = None):
         pairs = spaced_names(query)
         #: A qualified name's last part -> the words the query puts before it.
         self.firsts: dict[str, list[str]] = {}
         for a, b in pairs:
             self.firsts.setdefault(b, []).append(a)
-        #: FTS phrases finding the candidates: each pair's last word.
-        self.phrases = sorted({" ".join(tokenize(b)) for _, b in pairs} - {""})
+        #: FTS phrases finding the candidates: each pair's last word; with `selective` (the query's terms the
+        #: site does not hold nearly everywhere, scoring.selective_terms), only those holding one. A word most
+        #: sections hold names no one definition, and its postings were most of a search's cost on JDK 17's
+        #: Javadoc ("java", "class": 17% of its CPU for 200 title queries).
+        phrases = {" ".join(tokenize(b)) for _, b in pairs} - {""}
+        if selective is not None:
+            rare = set(selective)
+            phrases = {p for p in phrases if rare.intersection(p.split())}
+        self.phrases = sorted(phrases)
         lasts = "|".join(map(re.escape, self.firsts))
         self._last = re.compile(rf"\.({lasts})$", re.M | re.I) if lasts else None
 
     def __bool__(self) -> bool:
-        return self._last is not None
+        return self._last is not None and bool(self.phrases)
 
     def match(self, names: str) -> tuple[str, bool] | None:
         """The query word before a last part some qualified name here ends with, and whether a name holds
@@ -45,10 +53,12 @@ class SpacedNames:
         return found
 
 
-def spelt_pages(reads: Reads, query: str, scope: Scope) -> dict[int, tuple[int, str]]:
+def spelt_pages(
+    reads: Reads, query: str, scope: Scope, selective: Iterable[str] | None = None
+) -> dict[int, tuple[int, str]]:
     """Pages with a section defining a qualified name the query spells as words, and the word before its last
-    part (the caller keeps the pages whose title starts with it)."""
-    spaced = SpacedNames(query) if mechanism_on("spaced-names") else None
+    part (the caller keeps the pages whose title starts with it); `selective` as in `SpacedNames`."""
+    spaced = SpacedNames(query, selective) if mechanism_on("spaced-names") else None
     if not spaced:
         return {}
     found: dict[int, tuple[int, str, bool]] = {}
