@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from docs_mcp.search.site.scoring import selective_phrases
 from docs_mcp.settings import MAX_QUERY_TERMS, SEMANTIC_WEIGHT
 from docs_mcp.text.stopwords import STOPWORDS
 from docs_mcp.text.terms import bare_token, bounded_query, tokenize
@@ -43,10 +44,7 @@ def written_query(query: str, selective: Iterable[str] | None = None) -> tuple[s
         if len(phrases) == MAX_QUERY_TERMS:
             break
     chosen = list(phrases or fallback)
-    if selective is not None:
-        rare = set(selective)
-        chosen = [p for p in chosen if rare.intersection(p.split())]
-    return tuple(chosen)
+    return tuple(chosen if selective is None else selective_phrases(chosen, selective))
 
 
 def is_sentence(query: str) -> bool:

@@ -4,6 +4,7 @@ defined-name bonuses, release notes demoted. Pure functions over plain data."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from docs_mcp.settings import (
@@ -35,6 +36,13 @@ def selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[st
         kept.append(t)
         postings += n
     return kept or terms
+
+
+def selective_phrases(phrases: Iterable[str], selective: Iterable[str]) -> list[str]:
+    """The phrases (space-separated index tokens) holding at least one of the query's selective terms: a
+    phrase of words most sections hold tells no page apart, and its postings cost the most to read."""
+    rare = set(selective)
+    return [p for p in phrases if rare.intersection(p.split())]
 
 
 def page_evidence(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from docs_mcp.search.site.scoring import selective_phrases
 from docs_mcp.settings import mechanism_on
 from docs_mcp.store.interface import Reads, Scope
 from docs_mcp.text.terms import spaced_names, tokenize
@@ -28,11 +29,8 @@ class SpacedNames:
         #: site does not hold nearly everywhere, scoring.selective_terms), only those holding one. A word most
         #: sections hold names no one definition, and its postings were most of a search's cost on JDK 17's
         #: Javadoc ("java", "class": 17% of its CPU for 200 title queries).
-        phrases = {" ".join(tokenize(b)) for _, b in pairs} - {""}
-        if selective is not None:
-            rare = set(selective)
-            phrases = {p for p in phrases if rare.intersection(p.split())}
-        self.phrases = sorted(phrases)
+        phrases = sorted({" ".join(tokenize(b)) for _, b in pairs} - {""})
+        self.phrases = phrases if selective is None else selective_phrases(phrases, selective)
         lasts = "|".join(map(re.escape, self.firsts))
         self._last = re.compile(rf"\.({lasts})$", re.M | re.I) if lasts else None
 
