@@ -132,3 +132,18 @@ def test_unit_offset_is_where_the_unit_starts_in_the_page_markdown():
     for name in ("a", "b", "b.f"):
         ref = doc.find(name)
         assert md[doc.unit_offset(ref) :].startswith(doc.unit_markdown(ref)[:5]), name
+
+
+def test_an_id_that_starts_with_a_hash_resolves_bare_and_after_the_printed_hash():
+    html = (
+        "<h2 id='v'>Value Members</h2><dl><dt id='##():Int'>##(): Int</dt><dd><p>Hash code.</p></dd>"
+        "<dt id='hashCode():Int'>hashCode(): Int</dt><dd><p>Hash.</p></dd></dl>"
+    )
+    doc = page(html)
+    ids = [e.id for e in doc.sections[0].entries]
+    assert "##():Int" in ids, ids
+    want = (0, ids.index("##():Int"))
+    for written in ("##():Int", "###():Int"):
+        ref = doc.find(written)
+        assert (ref.section, ref.entry) == want
+    assert doc.find("#v").section == 0 and doc.find("v").entry == -1

@@ -23,8 +23,7 @@ _STORED_FIELDS += (("hash", "content_hash"),)
 
 def _span(stored: list) -> tuple[int, int] | None:
     """A stored entry's text span (pages stored before spans were kept have none)."""
-    span = stored[4] if len(stored) > 4 else None
-    return (span[0], span[1]) if span else None
+    return (stored[4][0], stored[4][1]) if len(stored) > 4 and stored[4] else None
 
 
 @dataclass(frozen=True)
@@ -177,14 +176,16 @@ class Document:
         """The unit an id names (any anchor in it), else the one whose heading or definition name it is.
 
         An exact id always wins over text. A heading text shared by several units picks the first, and the
-        returned note names the others.
+        returned note names the others. Leading `#`s (ids are printed after one) go one at a time: `##():Int`.
         """
-        wanted = (section_id or "").strip().lstrip("#")
+        wanted = (section_id or "").strip()
+        exact, folded = self._ids()
+        while wanted.startswith("#") and wanted not in exact:
+            wanted = wanted[1:]
         if not wanted:
             raise InvalidArgument(
                 "section_id is empty: pass an id from get_doc_toc or a search result's #fragment"
             )
-        exact, folded = self._ids()
         ref = exact.get(wanted) or folded.get(wanted.casefold())
         if ref is not None:
             return ref
