@@ -208,6 +208,16 @@ def test_section_sizes_equal_the_length_of_each_section_markdown(name, include_c
     assert doc.section_sizes(include_code) == expected
 
 
+@pytest.mark.parametrize("name", ["big-reference.html", "docbook.html", "notes.md", "sphinx.html"])
+@pytest.mark.parametrize("include_code", [False, True])
+def test_markdown_size_is_the_length_of_the_page_markdown_without_joining_it(name, include_code):
+    shared = page(name)
+    doc = Document.from_blob(shared.to_blob(), render=shared.render)  # a memo of its own
+    size = doc.markdown_size(include_code)
+    assert ("page", include_code) not in doc._memo  # the TOC's page size keeps no second copy of the page
+    assert size == len(doc.markdown(include_code))
+
+
 # --- defined names ---------------------------------------------------------------------------
 def test_names_are_the_api_signatures_a_section_defines():
     d = page("sphinx.html")

@@ -52,7 +52,7 @@ def _common_prefix(ids: list[str]) -> str:
 def page_outline(doc: Document, cap: int) -> str:
     """get_doc_toc: title, size, each heading with its id and size, and its definitions, within `cap`."""
     sizes = doc.section_sizes()
-    total = len(doc.markdown())
+    total = doc.markdown_size()
     entries = sum(len(s.entries) for s in doc.sections)
     head = (
         f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections"

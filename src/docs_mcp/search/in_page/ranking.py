@@ -107,7 +107,9 @@ class PageIndex:
 
     def __init__(self, doc: Document):
         self.doc = doc
-        self.tokens = [tokenize(s.text) for s in doc.sections]
+        tokens = [tokenize(s.text) for s in doc.sections]
+        #: Whether each section's text holds a word (the token lists themselves are not kept: 0.1 MB a page).
+        self.has_words = [bool(t) for t in tokens]
         self.titles = [set(tokenize(s.title)) for s in doc.sections]
         #: Names a section defines (API signatures, options, glossary terms) count like a weaker heading.
         self.names = [
@@ -116,8 +118,7 @@ class PageIndex:
         # Code left out of the markdown matches nothing but keeps its length: a section that is mostly code
         # is not a short, dense answer.
         lengths = [
-            t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP)
-            for s, t in zip(doc.sections, self.tokens, strict=True)
+            t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP) for s, t in zip(doc.sections, tokens, strict=True)
         ]
         # The average length divides: an all-empty page still needs one token somewhere.
         self.bm25 = BM25([t or ["\x00"] for t in lengths])
@@ -165,7 +166,7 @@ class PageIndex:
         for i, base in enumerate(scores):
             # A heading with no text of its own is left out (its subsections compete), unless its code holds a
             # literal: no word can score it, so any score is a literal's.
-            if not self.tokens[i] and not base:
+            if not self.has_words[i] and not base:
                 continue
             heading = sum(self.idf(t) for t in terms if t in self.titles[i])
             named = sum(self.idf(t) for t in terms if t in self.names[i])
@@ -189,7 +190,7 @@ class PageIndex:
         nearest = [int(i) for i in (-cosine).argsort()[:IN_PAGE_NEAREST]]
         # A near section BM25 ranked lower joins with its own score (and leaves the tail); any other, with none.
         units = head + [
-            tail.pop(i, ScoredSection(i, 0.0)) for i in nearest if i not in inside and self.tokens[i]
+            tail.pop(i, ScoredSection(i, 0.0)) for i in nearest if i not in inside and self.has_words[i]
         ]
         mixed = blend([u.score for u in units], [float(cosine[u.index]) for u in units], IN_PAGE_WEIGHT)
         order = sorted(range(len(units)), key=lambda k: -mixed[k])
