@@ -129,6 +129,13 @@ PARSE_WORKERS = 2
 # --- Cache ------------------------------------------------------------------------------------
 CACHE_SIZE = 50
 CACHE_TTL = 300.0
+#: Memory the cached pages may take (MB, estimated by CACHED_BYTES_PER_CHAR): a count alone let 200 big
+#: reference pages take a replica past 300 MB (docs/deploy.md, Sizing).
+CACHE_MB = 48
+#: Bytes a cached page takes per character of its sections (HTML, markdown source, plain text) once the
+#: tools have read it: median 9.9 (p25 8.4, p75 12.4) over the Python docs' first 200 pages read cold with
+#: search_in_doc + get_doc_toc (tracemalloc after gc, pages over 20,000 chars).
+CACHED_BYTES_PER_CHAR = 10
 
 # --- Index ------------------------------------------------------------------------------------
 CRAWL_PAGE_LIMIT = 100_000
@@ -285,6 +292,7 @@ class Settings:
     max_chars: int = HARD_CAP
     cache_size: int = CACHE_SIZE
     cache_ttl: float = CACHE_TTL
+    cache_mb: int = CACHE_MB
     max_body_bytes: int = MAX_BODY_BYTES
     connect_timeout: float = CONNECT_TIMEOUT
     read_timeout: float = READ_TIMEOUT
