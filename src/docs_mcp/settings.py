@@ -69,8 +69,7 @@ HEADING_BOOST = 1.5
 NAMES_BOOST = 0.5
 
 # --- Units: anchors and definition entries (issue 11) -------------------------------------------
-#: Longest heading or definition title kept; longer ones are cut with "…" (a hostile page's 200,000-char
-#: heading or <title> must not reach outlines, paths and hits whole).
+#: Longest heading or definition title kept; longer ones are cut with "…" (not a hostile 200,000-char one).
 MAX_TITLE_CHARS = 200
 #: Elements nested deeper than this are flattened to text (real docs nest ≤ 30; the converter recurses).
 MAX_DEPTH = 100
@@ -82,8 +81,7 @@ MAX_PAGE_SECTIONS = 5_000
 PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
 MAX_ID_CHARS = 120
-#: Entries recognised by shape (convert/shapes.py): a run needs this many term lines of one kind, each at most
-#: this many chars and words (longer is a sentence, not a term).
+#: Entries by shape (convert/shapes.py): a run of this many term lines of one kind, each at most these sizes.
 SHAPE_MIN_RUN = 3
 SHAPE_TERM_MAX_CHARS = 100
 SHAPE_TERM_MAX_WORDS = 12
@@ -129,13 +127,7 @@ PARSE_WORKERS = 2
 # --- Cache ------------------------------------------------------------------------------------
 CACHE_SIZE = 50
 CACHE_TTL = 300.0
-#: Memory the cached pages may take (MB, estimated by CACHED_BYTES_PER_CHAR): a count alone let 200 big
-#: reference pages take a replica past 300 MB (docs/deploy.md, Sizing).
-CACHE_MB = 48
-#: Bytes a cached page takes per character of its sections (HTML, markdown source, plain text) once the
-#: tools have read it: median 9.9 (p25 8.4, p75 12.4) over the Python docs' first 200 pages read cold with
-#: search_in_doc + get_doc_toc (tracemalloc after gc, pages over 20,000 chars).
-CACHED_BYTES_PER_CHAR = 10
+CACHE_MB = 48  # the cached pages' estimated memory (tools/cache.weight); docs/deploy.md, Sizing
 
 # --- Index ------------------------------------------------------------------------------------
 CRAWL_PAGE_LIMIT = 100_000

@@ -7,8 +7,7 @@ import asyncio
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.model.section import Section
-from docs_mcp.settings import CACHED_BYTES_PER_CHAR
-from docs_mcp.tools.cache import DocumentCache, weight
+from docs_mcp.tools.cache import CACHED_BYTES_PER_CHAR, DocumentCache, weight
 
 
 class Loader:

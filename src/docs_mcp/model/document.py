@@ -105,11 +105,6 @@ class Document:
             self._memo[key] = cached
         return cached
 
-    def markdown_size(self, include_code: bool = False) -> int:
-        """len(markdown()), from the own parts: the TOC states it, and the joined page would double them."""
-        lengths = [n for k in range(len(self.sections)) if (n := len(self.own_markdown(k, include_code)))]
-        return sum(lengths) + len(SEPARATOR) * max(len(lengths) - 1, 0)
-
     def markdown(self, include_code: bool = False) -> str:
         key = ("page", include_code)
         cached = self._memo.get(key)
