@@ -69,8 +69,7 @@ HEADING_BOOST = 1.5
 NAMES_BOOST = 0.5
 
 # --- Units: anchors and definition entries (issue 11) -------------------------------------------
-#: Longest heading or definition title kept; longer ones are cut with "…" (a hostile page's 200,000-char
-#: heading or <title> must not reach outlines, paths and hits whole).
+#: Longest heading or definition title kept; longer ones are cut with "…" (not a hostile 200,000-char one).
 MAX_TITLE_CHARS = 200
 #: Elements nested deeper than this are flattened to text (real docs nest ≤ 30; the converter recurses).
 MAX_DEPTH = 100
@@ -82,8 +81,7 @@ MAX_PAGE_SECTIONS = 5_000
 PAGE_SPLIT_SECONDS = 10.0
 #: An id longer than this is not something a link uses: the unit gets a slug of its title instead.
 MAX_ID_CHARS = 120
-#: Entries recognised by shape (convert/shapes.py): a run needs this many term lines of one kind, each at most
-#: this many chars and words (longer is a sentence, not a term).
+#: Entries by shape (convert/shapes.py): a run of this many term lines of one kind, each at most these sizes.
 SHAPE_MIN_RUN = 3
 SHAPE_TERM_MAX_CHARS = 100
 SHAPE_TERM_MAX_WORDS = 12
@@ -129,6 +127,7 @@ PARSE_WORKERS = 2
 # --- Cache ------------------------------------------------------------------------------------
 CACHE_SIZE = 50
 CACHE_TTL = 300.0
+CACHE_MB = 48  # the cached pages' estimated memory (tools/cache.weight); docs/deploy.md, Sizing
 
 # --- Index ------------------------------------------------------------------------------------
 CRAWL_PAGE_LIMIT = 100_000
@@ -285,6 +284,7 @@ class Settings:
     max_chars: int = HARD_CAP
     cache_size: int = CACHE_SIZE
     cache_ttl: float = CACHE_TTL
+    cache_mb: int = CACHE_MB
     max_body_bytes: int = MAX_BODY_BYTES
     connect_timeout: float = CONNECT_TIMEOUT
     read_timeout: float = READ_TIMEOUT

@@ -6,7 +6,8 @@ import asyncio
 
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
-from docs_mcp.tools.cache import DocumentCache
+from docs_mcp.model.section import Section
+from docs_mcp.tools.cache import CACHED_BYTES_PER_CHAR, DocumentCache, weight
 
 
 class Loader:
@@ -102,6 +103,32 @@ def test_least_recently_used_entry_is_evicted_beyond_maxsize():
     asyncio.run(scenario())
     assert cache.peek("a") is not None and cache.peek("c") is not None
     assert cache.peek("b") is None
+
+
+def sized(url: str, chars: int) -> Document:
+    """A page whose one section holds `chars` characters of text."""
+    return Document(
+        url, "src", "Page", (Section("s", "S", 1, None, text="x" * chars),), render=render_section
+    )
+
+
+def test_pages_beyond_the_byte_budget_evict_the_least_recently_used():
+    per_page = 1000 * CACHED_BYTES_PER_CHAR
+    cache = DocumentCache(100, 60, max_bytes=int(2.5 * per_page))
+    for key in ("a", "b"):
+        cache.put(key, sized(key, 1000))
+    cache.peek("a")  # a is now more recently used than b
+    cache.put("c", sized("c", 1000))
+    assert [k for k in "abc" if cache.peek(k)] == ["a", "c"]  # the count (100) never bound
+    assert weight(sized("d", 1000)) == per_page
+
+
+def test_a_page_heavier_than_the_budget_is_kept_alone():
+    cache = DocumentCache(100, 60, max_bytes=1000)
+    cache.put("a", sized("a", 10))
+    cache.put("big", sized("big", 100_000))
+    assert cache.peek("big") is not None and cache.peek("a") is None
+    assert len(cache.documents()) == 1
 
 
 def test_waiter_survives_cancellation_of_the_first_caller():

@@ -9,6 +9,7 @@ import lxml.html
 import pytest
 from conftest import SITE, make_tools
 
+from docs_mcp.convert.outline import markdown_size
 from docs_mcp.convert.render import render_section
 from docs_mcp.convert.sections import split_html
 from docs_mcp.errors import InvalidArgument, SectionNotFound
@@ -206,6 +207,16 @@ def test_section_sizes_equal_the_length_of_each_section_markdown(name, include_c
     doc = page(name)
     expected = [len(doc.section_markdown(i, include_code)) for i in range(len(doc.sections))]
     assert doc.section_sizes(include_code) == expected
+
+
+@pytest.mark.parametrize("name", ["big-reference.html", "docbook.html", "notes.md", "sphinx.html"])
+@pytest.mark.parametrize("include_code", [False, True])
+def test_markdown_size_is_the_length_of_the_page_markdown_without_joining_it(name, include_code):
+    shared = page(name)
+    doc = Document.from_blob(shared.to_blob(), render=shared.render)  # a memo of its own
+    size = markdown_size(doc, include_code)
+    assert ("page", include_code) not in doc._memo  # the TOC's page size keeps no second copy of the page
+    assert size == len(doc.markdown(include_code))
 
 
 # --- defined names ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
         max_chars=max(1000, args.max_chars),
         cache_size=args.cache_size,
         cache_ttl=args.cache_ttl,
+        cache_mb=args.cache_mb,
         max_body_bytes=args.max_body_bytes,
         read_timeout=args.timeout,
         deadline=max(0.1, args.deadline),

@@ -29,6 +29,13 @@ SHARED = (
     ),
     Option("--max-chars", C.HARD_CAP, "the hard cap per response", int, forward=True),
     Option("--cache-size", C.CACHE_SIZE, "converted pages kept in memory (LRU)", int, forward=True),
+    Option(
+        "--cache-mb",
+        C.CACHE_MB,
+        "memory the cached pages may take (estimated from their size); the LRU pages go first",
+        int,
+        forward=True,
+    ),
     Option("--cache-ttl", C.CACHE_TTL, "seconds a page stays in memory", float, forward=True),
     Option(
         "--cache-dir",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docs_mcp.model.document import Document
+from docs_mcp.model.document import SEPARATOR, Document
 from docs_mcp.model.section import Section
 from docs_mcp.settings import TOC_DEFINITIONS_CHARS, TOC_ENTRY_NAME_CHARS
 from docs_mcp.text.budget import truncate
@@ -49,10 +49,16 @@ def _common_prefix(ids: list[str]) -> str:
     return first[:cut] if cut and all(len(i) > cut for i in ids) else ""
 
 
+def markdown_size(doc: Document, include_code: bool = False) -> int:
+    """len(doc.markdown()) without joining a second copy of the page."""
+    own = [n for k in range(len(doc.sections)) if (n := len(doc.own_markdown(k, include_code)))]
+    return sum(own) + len(SEPARATOR) * max(len(own) - 1, 0)
+
+
 def page_outline(doc: Document, cap: int) -> str:
     """get_doc_toc: title, size, each heading with its id and size, and its definitions, within `cap`."""
     sizes = doc.section_sizes()
-    total = len(doc.markdown())
+    total = markdown_size(doc)
     entries = sum(len(s.entries) for s in doc.sections)
     head = (
         f"# {doc.title}\n{doc.url} · {total:,} chars · {len(doc.sections)} sections"

@@ -62,7 +62,7 @@ class DocsTools:
         self.sources = sources
         self.settings = settings
         self.fetcher = fetcher or Fetcher(sources, settings)
-        self.cache = DocumentCache(settings.cache_size, settings.cache_ttl)
+        self.cache = DocumentCache(settings.cache_size, settings.cache_ttl, settings.cache_mb << 20)
         self.cpu = CPUPool(C.PARSE_WORKERS)
         self.searcher = searcher
         self.store = store

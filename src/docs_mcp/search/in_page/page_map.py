@@ -46,9 +46,9 @@ class _Unit:
         return len(doc.section_markdown(self.ref.section, code))  # renders that section alone, not the page
 
 
-#: A section's units by term: term → [(entry index, or -1 for the section's text outside its entries, count)],
-#: and each unit's length in tokens.
-_Terms = tuple[dict[str, list[tuple[int, int]]], dict[int, int]]
+#: A section's units' term counts by entry index (-1: the section's text outside its entries), and each unit's
+#: length in tokens.
+_Terms = tuple[dict[int, Counter[str]], dict[int, int]]
 
 
 def page_map(
@@ -98,11 +98,12 @@ def _candidates(
     found: dict[tuple[int, int], dict[str, int]] = {}
     lengths: dict[tuple[int, int], int] = {}
     for i in sections:
-        postings, sizes = _unit_terms(doc, idx, i, code)
+        counted, sizes = _unit_terms(doc, i, code)
         for t in wanted:
-            for k, n in postings.get(t, ()):
-                found.setdefault((i, k), {})[t] = n
-                lengths[i, k] = sizes[k]
+            for k, counts in counted.items():
+                if n := counts.get(t):
+                    found.setdefault((i, k), {})[t] = n
+                    lengths[i, k] = sizes[k]
     # IDF among the page's units, not its sections: in a section of 100 options every word of the question is
     # in the section, but few options hold it.
     units = sum(1 + len(s.entries) for s in doc.sections)
@@ -130,12 +131,12 @@ def _unit(doc: Document, i: int, k: int, shown: Shown, code: bool) -> _Unit | No
     return _Unit(Ref(i, k), *span)
 
 
-def _unit_terms(doc: Document, idx: PageIndex, i: int, code: bool) -> _Terms:
+def _unit_terms(doc: Document, i: int, code: bool) -> _Terms:
     """Section i's units by term; memoized with the page, as every query looks them up again."""
     key = ("unit_terms", i, code)
     cached = doc._memo.get(key)
     if cached is None:
-        rest = Counter(idx.tokens[i])
+        rest = Counter(tokenize(doc.sections[i].text))
         counted: dict[int, Counter[str]] = {}
         if doc.sections[i].entries:
             own = doc.own_markdown(i, code)
@@ -146,11 +147,9 @@ def _unit_terms(doc: Document, idx: PageIndex, i: int, code: bool) -> _Terms:
                 if entry.parent < 0:
                     rest.subtract(counted[k])
         counted[-1] = +rest
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for k, counts in counted.items():
-            for t, n in counts.items():
-                postings.setdefault(t, []).append((k, n))
-        cached = doc._memo[key] = (postings, {k: c.total() for k, c in counted.items()})
+        # Kept as each unit's counts, not postings by term: a list of (unit, count) tuples per term took 3x
+        # the memory, and a section holds few units.
+        cached = doc._memo[key] = (counted, {k: c.total() for k, c in counted.items()})
     return cached
 
 

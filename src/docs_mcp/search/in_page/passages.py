@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 from operator import itemgetter
@@ -157,9 +158,14 @@ def _read_lines(index: PageIndex, text: str, weights: dict[str, float], literals
         chunk = text[s:e]
         toks = index.block_tokens.get(chunk)
         if toks is None:
-            toks = index.block_tokens[chunk] = tokenize_spans(chunk)
+            # Kept as the tokens and a packed array of their offsets: a list of (token, offset) tuples took 4x.
+            spanned = tokenize_spans(chunk)
+            toks = index.block_tokens[chunk] = (
+                tuple(t for t, _ in spanned),
+                array("l", (p for _, p in spanned)),
+            )
         first_hit.append(len(hits))
-        line_hits = [(t, s + p) for t, p in toks if t in weights]
+        line_hits = [(t, s + p) for t, p in zip(*toks, strict=True) if t in weights]
         if literals:
             found = [(lit, s + p) for lit in literals for p in places(lit, chunk)]
             line_hits = sorted(line_hits + found, key=itemgetter(1))

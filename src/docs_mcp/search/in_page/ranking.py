@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,8 @@ from docs_mcp.settings import (
 from docs_mcp.text.terms import idf, query_literals, query_terms, tokenize
 
 if TYPE_CHECKING:
+    from array import array
+
     import numpy as np
 
 #: Okapi BM25's term-frequency saturation and length normalization (the usual values).
@@ -61,6 +63,10 @@ class ScoredSection:
     entry: int = -1
 
 
+def _pairs(flat: tuple[int, ...]) -> Iterable[tuple[int, int]]:
+    return zip(flat[::2], flat[1::2], strict=True)
+
+
 class BM25:
     """Okapi BM25 over token lists, with Lucene's IDF (`text.terms.idf`), which never goes negative.
 
@@ -71,12 +77,14 @@ class BM25:
     def __init__(self, corpus: list[list[str]]):
         self.lengths = [len(doc) for doc in corpus]
         self.average = sum(self.lengths) / len(corpus)
-        #: term → [(document, frequency)] for the documents holding it, in document order.
-        self.postings: dict[str, list[tuple[int, int]]] = {}
+        #: term → (document, frequency, document, frequency, …) for the documents holding it, in document
+        #: order: flat tuples take a third of the memory of lists of pairs (most terms are in one section).
+        postings: dict[str, list[int]] = {}
         for i, doc in enumerate(corpus):
             for term, n in Counter(doc).items():
-                self.postings.setdefault(term, []).append((i, n))
-        self.idf = {t: idf(len(corpus), len(p)) for t, p in self.postings.items()}
+                postings.setdefault(term, []).extend((i, n))
+        self.postings = {t: tuple(p) for t, p in postings.items()}
+        self.idf = {t: idf(len(corpus), len(p) // 2) for t, p in self.postings.items()}
 
     def scores(
         self, terms: list[str], more: Sequence[tuple[float, list[tuple[int, int]]]] = ()
@@ -84,7 +92,8 @@ class BM25:
         """Each document's BM25 score for the terms and `more` (IDF, [(document, frequency)]) (0.0 if none)."""
         out = [0.0] * len(self.lengths)
         k1, b = BM25_K1, BM25_B
-        for weight, postings in [*((self.idf.get(t, 0.0), self.postings.get(t, [])) for t in terms), *more]:
+        own = ((self.idf.get(t, 0.0), _pairs(self.postings.get(t, ()))) for t in terms)
+        for weight, postings in [*own, *more]:
             for i, n in postings:
                 out[i] += weight * (n * (k1 + 1) / (n + k1 * (1 - b + b * self.lengths[i] / self.average)))
         return out
@@ -107,7 +116,9 @@ class PageIndex:
 
     def __init__(self, doc: Document):
         self.doc = doc
-        self.tokens = [tokenize(s.text) for s in doc.sections]
+        tokens = [tokenize(s.text) for s in doc.sections]
+        #: Whether each section's text holds a word (the token lists themselves are not kept: 0.1 MB a page).
+        self.has_words = [bool(t) for t in tokens]
         self.titles = [set(tokenize(s.title)) for s in doc.sections]
         #: Names a section defines (API signatures, options, glossary terms) count like a weaker heading.
         self.names = [
@@ -116,14 +127,13 @@ class PageIndex:
         # Code left out of the markdown matches nothing but keeps its length: a section that is mostly code
         # is not a short, dense answer.
         lengths = [
-            t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP)
-            for s, t in zip(doc.sections, self.tokens, strict=True)
+            t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP) for s, t in zip(doc.sections, tokens, strict=True)
         ]
         # The average length divides: an all-empty page still needs one token somewhere.
         self.bm25 = BM25([t or ["\x00"] for t in lengths])
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
         #: Tokens of markdown lines with their offsets, keyed by text: passages re-read the same sections.
-        self.block_tokens: dict[str, list[tuple[str, int]]] = {}
+        self.block_tokens: dict[str, tuple[tuple[str, ...], array]] = {}
         #: Token-vector sums of lines, by text (semantic.span_cosines): the page's next query re-reads them.
         self.piece_sums: dict[str, np.ndarray] = {}
         #: Where each literal a query held stands in the sections' bodies (`literals`), by literal.
@@ -165,7 +175,7 @@ class PageIndex:
         for i, base in enumerate(scores):
             # A heading with no text of its own is left out (its subsections compete), unless its code holds a
             # literal: no word can score it, so any score is a literal's.
-            if not self.tokens[i] and not base:
+            if not self.has_words[i] and not base:
                 continue
             heading = sum(self.idf(t) for t in terms if t in self.titles[i])
             named = sum(self.idf(t) for t in terms if t in self.names[i])
@@ -189,7 +199,7 @@ class PageIndex:
         nearest = [int(i) for i in (-cosine).argsort()[:IN_PAGE_NEAREST]]
         # A near section BM25 ranked lower joins with its own score (and leaves the tail); any other, with none.
         units = head + [
-            tail.pop(i, ScoredSection(i, 0.0)) for i in nearest if i not in inside and self.tokens[i]
+            tail.pop(i, ScoredSection(i, 0.0)) for i in nearest if i not in inside and self.has_words[i]
         ]
         mixed = blend([u.score for u in units], [float(cosine[u.index]) for u in units], IN_PAGE_WEIGHT)
         order = sorted(range(len(units)), key=lambda k: -mixed[k])
