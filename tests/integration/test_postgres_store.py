@@ -125,7 +125,7 @@ def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
     old.execute("DELETE FROM vocab")
     columns = {
         "pages": "id, key, title, fetched_at, etag, last_modified, hash, listed",
-        "page_data": "id, links, terms, doc",
+        "page_data": "id, links, doc",  # version 2 held each page's vocabulary counts (terms) too
         "sections": "id, page_id, ord, anchor, level, title, path, text, names, len",
         "fts_totals": "kind, rows, tokens",
         "vocab": "term, df",
@@ -359,5 +359,39 @@ def test_an_index_of_schema_6_gets_each_pages_words_counted_as_a_write_counts_th
     try:
         with store.reading() as r:
             assert r.page_shapes(ids) == written
+    finally:
+        store.close()
+
+
+def test_an_index_of_schema_7_loses_its_stored_vocabulary_counts_and_a_rewrite_takes_back_the_same(
+    postgres_url,
+):
+    from docs_mcp.crawl.rows import prepare_page
+
+    store, _, _, scope = _keyword_site(postgres_url)
+    store.close()
+    vocab = "SELECT term, df FROM vocab WHERE df <> 0 ORDER BY term"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 7: the counts' column
+        built = conn.execute(vocab).fetchall()
+        conn.execute("ALTER TABLE page_data ADD COLUMN terms bytea")
+        conn.execute("DELETE FROM schema_version WHERE version >= 8")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            columns = conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'page_data'"
+            ).fetchall()
+        assert ("terms",) not in columns and ("doc",) in columns
+        key = next(p.key for p in store.pages(scope) if p.key.endswith("sphinx.html"))
+        doc = store.load_document(key)
+        store.remove(key)  # its sections' terms recounted from their stored texts and taken back
+        with psycopg.connect(postgres_url) as conn:
+            removed = dict(conn.execute(vocab).fetchall())
+        fewer = [t for t, n in built if removed.get(t, 0) < n]
+        assert "" in fewer and len(fewer) > 20 and all(removed.get(t, 0) <= n for t, n in built)
+        store.write(prepare_page(key, doc))
+        store.write(prepare_page(key, doc))  # rewritten as it was: the counts taken back equal those added
+        with psycopg.connect(postgres_url) as conn:
+            assert conn.execute(vocab).fetchall() == built
     finally:
         store.close()

@@ -59,6 +59,9 @@ MIGRATIONS = (
     # 6: keyword entries under their index page's key (a rewrite keeps the unchanged ones); upkeep settings
     KEYWORD_PAGE_KEY + UNTHROTTLED,
     page_words,  # 7: the words of a listed page's section texts (page_shapes.words), counted from the sections
+    # 8: no copy of a page's vocabulary counts (page_data.terms): a page taken out recounts them from its
+    # sections, as SQLite does. The column's bytes stay until its rows are rewritten (or VACUUM FULL page_data).
+    "ALTER TABLE page_data DROP COLUMN IF EXISTS terms",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).
