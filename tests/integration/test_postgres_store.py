@@ -395,3 +395,50 @@ def test_an_index_of_schema_7_loses_its_stored_vocabulary_counts_and_a_rewrite_t
             assert conn.execute(vocab).fetchall() == built
     finally:
         store.close()
+
+
+def _unpacked(data: bytes, bundle: int) -> bytes:
+    """A term row as versions 3-8 wrote it: every count a value of its own."""
+    from docs_mcp.store.postgres.postings import decode, varints
+
+    d = decode([data], [bundle])
+    per_page = [[] for _ in d.page_id]
+    for seg, posting in zip(d.section_seg.tolist(), d.section.tolist(), strict=True):
+        per_page[seg].append(posting)
+    values = [len(d.page_id), *(d.page_id - bundle).tolist(), *map(len, per_page)]
+    values += [c for counts in d.page.tolist() for c in counts]
+    return varints(values + [v for postings in per_page for p in postings for v in p])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_index_of_schema_8_has_its_term_rows_packed_again_from_its_sections(postgres_url):
+    from docs_mcp.text.terms import tokenize
+
+    store, _, _, scope = _keyword_site(postgres_url)
+    rows = "SELECT term, bundle, data FROM terms ORDER BY term, bundle"
+    queries = [sorted(set(tokenize(q))) for q in ("install package", "json parse", "error", "tidepool load")]
+
+    def ranked(store):
+        with store.reading() as r:
+            return [(r.page_matches(q, scope, 20), r.section_matches(q, scope, 20)) for q in queries]
+
+    try:
+        before = ranked(store)
+    finally:
+        store.close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 8: counts unpacked
+        packed = [(t, b, bytes(d)) for t, b, d in conn.execute(rows)]
+        conn.cursor().executemany(
+            "UPDATE terms SET data = %s WHERE term = %s AND bundle = %s",
+            [(_unpacked(d, b), t, b) for t, b, d in packed],
+        )
+        assert sum(len(bytes(d)) for _, _, d in conn.execute(rows)) > 1.3 * sum(len(d) for _, _, d in packed)
+        conn.execute("DELETE FROM schema_version WHERE version >= 9")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            assert [(t, b, bytes(d)) for t, b, d in conn.execute(rows)] == packed
+        assert ranked(store) == before and all(pages and sections for pages, sections in before[:3])
+    finally:
+        store.close()
