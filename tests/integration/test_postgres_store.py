@@ -322,6 +322,18 @@ def test_a_page_rewritten_keeps_its_unchanged_stored_text(postgres_url):
             (stored,) = conn.execute(chunks, (listing,)).fetchone()
             store.write(prepare_page(listing, doc, listed=False, keywords=entries))
             assert stored is not None and conn.execute(chunks, (listing,)).fetchone() == (stored,)
+            # Fetched again, same content: the fetch's own fields live in the page row, not in the stored page.
+            refetched = dataclasses.replace(
+                doc, fetched_at=doc.fetched_at + 60, etag='"v2"', last_modified="x"
+            )
+            store.write(prepare_page(listing, refetched, listed=False, keywords=entries))
+            assert conn.execute(chunks, (listing,)).fetchone() == (stored,)
+            loaded = store.load_document(listing)
+            assert (loaded.fetched_at, loaded.etag, loaded.last_modified) == (
+                doc.fetched_at + 60,
+                '"v2"',
+                "x",
+            )
             doc = dataclasses.replace(doc, title=doc.title + " (changed)")
             store.write(prepare_page(listing, doc, listed=False, keywords=entries))
             assert conn.execute(chunks, (listing,)).fetchone()[0] not in (None, stored)

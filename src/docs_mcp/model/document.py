@@ -19,6 +19,9 @@ _UNKNOWN_LIST_CHARS = 1_500
 #: (key in the stored JSON, Document field) of the page's own fields.
 _STORED_FIELDS = (*((f, f) for f in ("url", "source", "title", "fetched_at", "etag", "last_modified")),)
 _STORED_FIELDS += (("hash", "content_hash"),)
+#: What a fetch sets rather than the page's content: a store keeps them in its page row, and a stored page
+#: without them is the same bytes after a refetch of the same content (PostgreSQL keeps the stored value).
+FETCH_FIELDS = ("fetched_at", "etag", "last_modified")
 
 
 def _span(stored: list) -> tuple[int, int] | None:
@@ -114,9 +117,12 @@ class Document:
         return cached
 
     # --- persistence (the site index stores converted pages) ------------------------------------------
-    def to_blob(self, texts: bool = True, level: int = 1) -> bytes:
-        """Compact bytes (zlib'd JSON) of all but the memo (`texts=False`: but the sections' plain texts too)."""
-        payload = {key: getattr(self, name) for key, name in _STORED_FIELDS}
+    def to_blob(self, texts: bool = True, level: int = 1, fetch: bool = True) -> bytes:
+        """Compact bytes (zlib'd JSON) of all but the memo (`texts=False`: but the sections' plain texts too;
+        `fetch=False`: but the FETCH_FIELDS too, which `from_blob` is then given)."""
+        payload = {
+            key: getattr(self, name) for key, name in _STORED_FIELDS if fetch or key not in FETCH_FIELDS
+        }
         payload["sections"] = [
             [
                 s.id,
@@ -137,10 +143,17 @@ class Document:
 
     @classmethod
     def from_blob(
-        cls, blob: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None
+        cls,
+        blob: bytes,
+        render: Renderer | None = None,
+        texts: Sequence[str] | None = None,
+        fetch: Sequence[object] | None = None,
     ) -> Document:
-        """The Document `to_blob` wrote; `texts`: the sections' plain texts, in order, if left out of it."""
+        """The Document `to_blob` wrote; `texts`: the sections' plain texts, in order, if left out of it;
+        `fetch`: the FETCH_FIELDS' values (a store's page row), over any the blob holds."""
         p = json.loads(zlib.decompress(blob))
+        if fetch is not None:
+            p.update(zip(FETCH_FIELDS, fetch, strict=True))
         texts = [row[6] for row in p["sections"]] if texts is None else texts
         sections = tuple(
             Section(
