@@ -19,9 +19,7 @@ _UNKNOWN_LIST_CHARS = 1_500
 #: (key in the stored JSON, Document field) of the page's own fields.
 _STORED_FIELDS = (*((f, f) for f in ("url", "source", "title", "fetched_at", "etag", "last_modified")),)
 _STORED_FIELDS += (("hash", "content_hash"),)
-#: What a fetch sets rather than the page's content: a store keeps them in its page row, and a stored page
-#: without them is the same bytes after a refetch of the same content (PostgreSQL keeps the stored value).
-FETCH_FIELDS = ("fetched_at", "etag", "last_modified")
+FETCH_FIELDS = ("fetched_at", "etag", "last_modified")  # a fetch's, not the content's: page rows hold them
 
 
 def _span(stored: list) -> tuple[int, int] | None:
@@ -118,11 +116,8 @@ class Document:
 
     # --- persistence (the site index stores converted pages) ------------------------------------------
     def to_blob(self, texts: bool = True, level: int = 1, fetch: bool = True) -> bytes:
-        """Compact bytes (zlib'd JSON) of all but the memo (`texts=False`: but the sections' plain texts too;
-        `fetch=False`: but the FETCH_FIELDS too, which `from_blob` is then given)."""
-        payload = {
-            key: getattr(self, name) for key, name in _STORED_FIELDS if fetch or key not in FETCH_FIELDS
-        }
+        """Compact bytes (zlib'd JSON) of all but the memo (`texts`, `fetch` False: nor sections' texts, FETCH_FIELDS)."""
+        payload = {k: getattr(self, name) for k, name in _STORED_FIELDS if fetch or k not in FETCH_FIELDS}
         payload["sections"] = [
             [
                 s.id,
@@ -143,17 +138,10 @@ class Document:
 
     @classmethod
     def from_blob(
-        cls,
-        blob: bytes,
-        render: Renderer | None = None,
-        texts: Sequence[str] | None = None,
-        fetch: Sequence[object] | None = None,
+        cls, blob: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None, fetch=None
     ) -> Document:
-        """The Document `to_blob` wrote; `texts`: the sections' plain texts, in order, if left out of it;
-        `fetch`: the FETCH_FIELDS' values (a store's page row), over any the blob holds."""
-        p = json.loads(zlib.decompress(blob))
-        if fetch is not None:
-            p.update(zip(FETCH_FIELDS, fetch, strict=True))
+        """The Document `to_blob` wrote; `texts`, `fetch`: its sections' texts, FETCH_FIELDS' values (a page row)."""
+        p = json.loads(zlib.decompress(blob)) | dict(zip(FETCH_FIELDS, fetch or (), strict=False))
         texts = [row[6] for row in p["sections"]] if texts is None else texts
         sections = tuple(
             Section(
