@@ -76,6 +76,12 @@ def growth(before: dict[str, int], after: dict[str, int]) -> str:
     )
 
 
+def by_size(sizes: dict[str, int]) -> str:
+    """Every relation of at least 64 kB, largest first (MB)."""
+    big = sorted((k for k in sizes if sizes[k] >= 65536), key=lambda k: -sizes[k])
+    return "; ".join(f"{k} {sizes[k] / 2**20:.2f}" for k in big)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--docs", type=Path, action="append", help="a docs folder (repeatable)")
@@ -105,6 +111,7 @@ def main() -> None:
         f"({total / sqlite_mb:.2f}x); largest tables (MB): {tables}",
         flush=True,
     )
+    print(f"built by relation (MB): {by_size(built)}", flush=True)
     now = time.time()
     for source in sources:
         for path in Path(source).rglob("*"):

@@ -125,7 +125,7 @@ def _as_schema_2(new: psycopg.Connection, old: psycopg.Connection) -> None:
     old.execute("DELETE FROM vocab")
     columns = {
         "pages": "id, key, title, fetched_at, etag, last_modified, hash, listed",
-        "page_data": "id, links, terms, doc",
+        "page_data": "id, links, doc",  # version 2 held each page's vocabulary counts (terms) too
         "sections": "id, page_id, ord, anchor, level, title, path, text, names, len",
         "fts_totals": "kind, rows, tokens",
         "vocab": "term, df",
@@ -322,6 +322,18 @@ def test_a_page_rewritten_keeps_its_unchanged_stored_text(postgres_url):
             (stored,) = conn.execute(chunks, (listing,)).fetchone()
             store.write(prepare_page(listing, doc, listed=False, keywords=entries))
             assert stored is not None and conn.execute(chunks, (listing,)).fetchone() == (stored,)
+            # Fetched again, same content: the fetch's own fields live in the page row, not in the stored page.
+            refetched = dataclasses.replace(
+                doc, fetched_at=doc.fetched_at + 60, etag='"v2"', last_modified="x"
+            )
+            store.write(prepare_page(listing, refetched, listed=False, keywords=entries))
+            assert conn.execute(chunks, (listing,)).fetchone() == (stored,)
+            loaded = store.load_document(listing)
+            assert (loaded.fetched_at, loaded.etag, loaded.last_modified) == (
+                doc.fetched_at + 60,
+                '"v2"',
+                "x",
+            )
             doc = dataclasses.replace(doc, title=doc.title + " (changed)")
             store.write(prepare_page(listing, doc, listed=False, keywords=entries))
             assert conn.execute(chunks, (listing,)).fetchone()[0] not in (None, stored)
@@ -359,5 +371,86 @@ def test_an_index_of_schema_6_gets_each_pages_words_counted_as_a_write_counts_th
     try:
         with store.reading() as r:
             assert r.page_shapes(ids) == written
+    finally:
+        store.close()
+
+
+def test_an_index_of_schema_7_loses_its_stored_vocabulary_counts_and_a_rewrite_takes_back_the_same(
+    postgres_url,
+):
+    from docs_mcp.crawl.rows import prepare_page
+
+    store, _, _, scope = _keyword_site(postgres_url)
+    store.close()
+    vocab = "SELECT term, df FROM vocab WHERE df <> 0 ORDER BY term"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 7: the counts' column
+        built = conn.execute(vocab).fetchall()
+        conn.execute("ALTER TABLE page_data ADD COLUMN terms bytea")
+        conn.execute("DELETE FROM schema_version WHERE version >= 8")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            columns = conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'page_data'"
+            ).fetchall()
+        assert ("terms",) not in columns and ("doc",) in columns
+        key = next(p.key for p in store.pages(scope) if p.key.endswith("sphinx.html"))
+        doc = store.load_document(key)
+        store.remove(key)  # its sections' terms recounted from their stored texts and taken back
+        with psycopg.connect(postgres_url) as conn:
+            removed = dict(conn.execute(vocab).fetchall())
+        fewer = [t for t, n in built if removed.get(t, 0) < n]
+        assert "" in fewer and len(fewer) > 20 and all(removed.get(t, 0) <= n for t, n in built)
+        store.write(prepare_page(key, doc))
+        store.write(prepare_page(key, doc))  # rewritten as it was: the counts taken back equal those added
+        with psycopg.connect(postgres_url) as conn:
+            assert conn.execute(vocab).fetchall() == built
+    finally:
+        store.close()
+
+
+def _unpacked(data: bytes, bundle: int) -> bytes:
+    """A term row as versions 3-8 wrote it: every count a value of its own."""
+    from docs_mcp.store.postgres.postings import decode, varints
+
+    d = decode([data], [bundle])
+    per_page = [[] for _ in d.page_id]
+    for seg, posting in zip(d.section_seg.tolist(), d.section.tolist(), strict=True):
+        per_page[seg].append(posting)
+    values = [len(d.page_id), *(d.page_id - bundle).tolist(), *map(len, per_page)]
+    values += [c for counts in d.page.tolist() for c in counts]
+    return varints(values + [v for postings in per_page for p in postings for v in p])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_an_index_of_schema_8_has_its_term_rows_packed_again_from_its_sections(postgres_url):
+    from docs_mcp.text.terms import tokenize
+
+    store, _, _, scope = _keyword_site(postgres_url)
+    rows = "SELECT term, bundle, data FROM terms ORDER BY term, bundle"
+    queries = [sorted(set(tokenize(q))) for q in ("install package", "json parse", "error", "tidepool load")]
+
+    def ranked(store):
+        with store.reading() as r:
+            return [(r.page_matches(q, scope, 20), r.section_matches(q, scope, 20)) for q in queries]
+
+    try:
+        before = ranked(store)
+    finally:
+        store.close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 8: counts unpacked
+        packed = [(t, b, bytes(d)) for t, b, d in conn.execute(rows)]
+        conn.cursor().executemany(
+            "UPDATE terms SET data = %s WHERE term = %s AND bundle = %s",
+            [(_unpacked(d, b), t, b) for t, b, d in packed],
+        )
+        assert sum(len(bytes(d)) for _, _, d in conn.execute(rows)) > 1.3 * sum(len(d) for _, _, d in packed)
+        conn.execute("DELETE FROM schema_version WHERE version >= 9")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            assert [(t, b, bytes(d)) for t, b, d in conn.execute(rows)] == packed
+        assert ranked(store) == before and all(pages and sections for pages, sections in before[:3])
     finally:
         store.close()

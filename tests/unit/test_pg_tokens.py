@@ -75,4 +75,5 @@ def test_packed_term_rows_decode_to_the_counts_they_were_made_of():
     again = page_terms(data, ["a", "b", "c"])
     assert dict(bundle_rows(7, again)) == rows
     assert decode([rows["b"]], [7]).section.shape == (0, 6)  # one byte a value: the quick path
+    assert rows["b"] == bytes([1, 0, 0, 1 << 3])  # n, offset, no section, one head: zero counts take no byte
     assert decode([], []).page.shape == (0, 4)

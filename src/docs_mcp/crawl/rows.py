@@ -119,7 +119,7 @@ def prepare_page(
         text_digest(doc),
         listed,
         pack_links(links or ()),
-        doc.to_blob(texts=False, level=ZLIB_LEVEL),
+        doc.to_blob(texts=False, level=ZLIB_LEVEL, fetch=False),
         page_fts,
         stored,
         fts,

@@ -19,6 +19,7 @@ _UNKNOWN_LIST_CHARS = 1_500
 #: (key in the stored JSON, Document field) of the page's own fields.
 _STORED_FIELDS = (*((f, f) for f in ("url", "source", "title", "fetched_at", "etag", "last_modified")),)
 _STORED_FIELDS += (("hash", "content_hash"),)
+FETCH_FIELDS = ("fetched_at", "etag", "last_modified")  # a fetch's, not the content's: page rows hold them
 
 
 def _span(stored: list) -> tuple[int, int] | None:
@@ -113,9 +114,9 @@ class Document:
         return cached
 
     # --- persistence (the site index stores converted pages) ------------------------------------------
-    def to_blob(self, texts: bool = True, level: int = 1) -> bytes:
-        """Compact bytes (zlib'd JSON) of all but the memo (`texts=False`: but the sections' plain texts too)."""
-        payload = {key: getattr(self, name) for key, name in _STORED_FIELDS}
+    def to_blob(self, texts: bool = True, level: int = 1, fetch: bool = True) -> bytes:
+        """Compact bytes (zlib'd JSON) of all but the memo (`texts`, `fetch` False: nor sections' texts, FETCH_FIELDS)."""
+        payload = {k: getattr(self, name) for k, name in _STORED_FIELDS if fetch or k not in FETCH_FIELDS}
         payload["sections"] = [
             [
                 s.id,
@@ -136,10 +137,10 @@ class Document:
 
     @classmethod
     def from_blob(
-        cls, blob: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None
+        cls, blob: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None, fetch=None
     ) -> Document:
-        """The Document `to_blob` wrote; `texts`: the sections' plain texts, in order, if left out of it."""
-        p = json.loads(zlib.decompress(blob))
+        """The Document `to_blob` wrote; `texts`, `fetch`: its sections' texts, FETCH_FIELDS' values (a page row)."""
+        p = json.loads(zlib.decompress(blob)) | dict(zip(FETCH_FIELDS, fetch or (), strict=False))
         texts = [row[6] for row in p["sections"]] if texts is None else texts
         sections = tuple(
             Section(

@@ -66,7 +66,9 @@ class PostgresReads:
 
     def load_document(self, key: str) -> Document | None:
         row = self._one(
-            "SELECT d.doc, p.fetched_at FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=%s", (key,)
+            "SELECT d.doc, p.fetched_at, p.etag, p.last_modified FROM pages p JOIN page_data d ON d.id=p.id "
+            "WHERE p.key=%s",
+            (key,),
         )
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
@@ -75,7 +77,8 @@ class PostgresReads:
             "SELECT s.text, s.ztext FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=%s ORDER BY s.ord",
             (key,),
         )
-        return Document.from_blob(bytes(row[0]), render_section, [text.stored_text(t, z) for t, z in texts])
+        texts = [text.stored_text(t, z) for t, z in texts]
+        return Document.from_blob(bytes(row[0]), render_section, texts, (row[1], row[2] or "", row[3] or ""))
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         rows = self._all(

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION, KEYWORD_PAGE_KEY
-from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms, page_words
+from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms, packed_counts, page_words
 
 if TYPE_CHECKING:
     import psycopg
@@ -59,6 +59,10 @@ MIGRATIONS = (
     # 6: keyword entries under their index page's key (a rewrite keeps the unchanged ones); upkeep settings
     KEYWORD_PAGE_KEY + UNTHROTTLED,
     page_words,  # 7: the words of a listed page's section texts (page_shapes.words), counted from the sections
+    # 8: no copy of a page's vocabulary counts (page_data.terms): a page taken out recounts them from its
+    # sections, as SQLite does. The column's bytes stay until its rows are rewritten (or VACUUM FULL page_data).
+    "ALTER TABLE page_data DROP COLUMN IF EXISTS terms",
+    packed_counts,  # 9: term rows with their counts packed (postings.py), made again from the stored sections
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

@@ -1,13 +1,16 @@
 """Migrations that convert stored rows in place, a slice of pages at a time. 3: the term rows packed one per
 term and bundle of pages (postings.py), from version 2's rows; the tsvectors and their GIN indexes dropped
-(nothing reads them). 7: each listed page's words (`page_shapes.words`), counted from its stored sections."""
+(nothing reads them). 7: each listed page's words (`page_shapes.words`), counted from its stored sections.
+9: every bundle's term rows written again from its pages' stored sections (postings.py's counts packed)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docs_mcp.store.postgres.postings import bundle_rows
-from docs_mcp.store.postgres.text import stored_text
+from docs_mcp.store.pagerows import fts_rows
+from docs_mcp.store.postgres.bundles import copy_rows
+from docs_mcp.store.postgres.postings import PageTerms, bundle_rows
+from docs_mcp.store.postgres.text import column_counts, stored_text
 from docs_mcp.text.terms import tokenize
 
 if TYPE_CHECKING:
@@ -98,3 +101,46 @@ def page_words(conn: psycopg.Connection) -> None:
             conn.cursor().executemany(
                 "UPDATE page_shapes SET words = %s WHERE id = %s", [(n, pid) for pid, n in words.items()]
             )
+
+
+def packed_counts(conn: psycopg.Connection) -> None:
+    """Version 8 → 9: each bundle's term rows made again, in postings.py's format, from its listed pages'
+    stored sections (tokenized as a write tokenizes them: pagerows.fts_rows); pages gone from a bundle drop
+    out of its rows, a bundle left with none is deleted."""
+    bundles = [b for (b,) in conn.execute("SELECT id FROM bundles ORDER BY id")]
+    for at in range(0, len(bundles), _SLICE // _BUNDLE):
+        some = bundles[at : at + _SLICE // _BUNDLE]
+        titles = dict(
+            conn.execute("SELECT id, title FROM pages WHERE bundle = ANY(%s) AND len IS NOT NULL", (some,))
+        )
+        held: dict[int, list[tuple]] = {pid: [] for pid in titles}
+        for row in conn.execute(
+            "SELECT page_id, ord, title, path, text, ztext, names FROM sections WHERE page_id = ANY(%s) "
+            "ORDER BY page_id, ord",
+            (list(titles),),
+        ):
+            held[row[0]].append(row[1:])
+        entries: dict[int, list[PageTerms]] = {}
+        for bundle, pid in conn.execute(
+            "SELECT bundle, id FROM pages WHERE id = ANY(%s) ORDER BY id", (list(titles),)
+        ):
+            entries.setdefault(bundle, []).append(_stored_terms(pid, titles[pid], held[pid]))
+        conn.execute("DELETE FROM terms WHERE bundle = ANY(%s)", (some,))
+        conn.execute("DELETE FROM bundles WHERE id = ANY(%s) AND NOT id = ANY(%s)", (some, list(entries)))
+        for bundle, pages in entries.items():
+            copy_rows(conn, bundle, bundle_rows(bundle, pages))
+            conn.execute(
+                "UPDATE bundles SET pages = %s, live = %s WHERE id = %s", (len(pages), len(pages), bundle)
+            )
+
+
+def _stored_terms(page_id: int, title: str, sections: list[tuple]) -> PageTerms:
+    """A listed page's term counts from its stored title and sections (ord, title, path, text, ztext, names), as
+    the write that stored it counted them."""
+    texts = [(t, path, stored_text(plain, packed), names) for _, t, path, plain, packed, names in sections]
+    page_fts, section_fts, _ = fts_rows(title, texts)
+    counted = []
+    for (ord_, *_), fts in zip(sections, section_fts, strict=True):
+        length, counts = column_counts(fts)
+        counted.append((ord_, length, counts))
+    return page_id, column_counts(page_fts)[1], counted

@@ -89,7 +89,9 @@ class SQLiteReads:
     def load_document(self, key: str) -> Document | None:
         """The stored converted page, while fresh (no refetch after a restart)."""
         row = self.db.execute(
-            "SELECT d.doc, p.fetched_at FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+            "SELECT d.doc, p.fetched_at, p.etag, p.last_modified FROM pages p JOIN page_data d ON d.id=p.id "
+            "WHERE p.key=?",
+            (key,),
         ).fetchone()
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
@@ -97,7 +99,8 @@ class SQLiteReads:
             "SELECT s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=? ORDER BY s.ord",
             (key,),
         ).fetchall()
-        return Document.from_blob(row[0], render_section, [unpack_text(t) for (t,) in texts])
+        texts = [unpack_text(t) for (t,) in texts]
+        return Document.from_blob(row[0], render_section, texts, (row[1], row[2] or "", row[3] or ""))
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         """(level, anchor, title) of a page's headings, in page order."""
