@@ -16,10 +16,9 @@ from docs_mcp.text.tidy import clip, fold_space
 SEPARATOR = "\n\n"
 #: Characters of ids listed when a section id is unknown (a page of 20,000 headings must not flood the error).
 _UNKNOWN_LIST_CHARS = 1_500
-#: (key in the stored JSON, Document field) of the page's own fields.
-_STORED_FIELDS = (*((f, f) for f in ("url", "source", "title", "fetched_at", "etag", "last_modified")),)
-_STORED_FIELDS += (("hash", "content_hash"),)
 FETCH_FIELDS = ("fetched_at", "etag", "last_modified")  # a fetch's, not the content's: page rows hold them
+#: (key in the stored JSON, Document field) of the page's own fields.
+_STORED_FIELDS = (*((f, f) for f in ("url", "source", "title", *FETCH_FIELDS)), ("hash", "content_hash"))
 
 
 def _span(stored: list) -> tuple[int, int] | None:
