@@ -7,10 +7,11 @@ protocols. Reads return plain data: tuples of ids, keys, texts and scores, never
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from docs_mcp.fetch.sources import Source
@@ -247,3 +248,23 @@ class SnapshotPageReads:
     def without_vectors(self, model: str, scope: Scope, limit: int, after: int = 0) -> list[tuple[int, str]]:
         with self.reading() as r:
             return r.without_vectors(model, scope, limit, after)
+
+
+class DelegatedWrites:
+    """The writes both engines' stores make the same way (a 304's touch, a meta value, vectors filled in later):
+    their engine's `writes` function (`_writes`: its module) in one `write_transaction`."""
+
+    _writes: Any
+    write_transaction: Callable[[Callable[[Any], Any]], Any]
+
+    def touch(self, key: str, fetched_at: float | None = None) -> None:
+        """A 304: the stored copy is fresh again."""
+        when = fetched_at or time.time()
+        self.write_transaction(lambda db: self._writes.touch_page(db, key, when))
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.write_transaction(lambda db: self._writes.put_meta(db, key, value))
+
+    def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
+        """Section vectors computed after the fact (see the engine's writes.put_vectors); how many were stored."""
+        return int(self.write_transaction(lambda db: self._writes.put_vectors(db, model, rows)))

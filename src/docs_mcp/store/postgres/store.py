@@ -41,8 +41,10 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 _RECONNECT_WINDOW = 2.0
 
 
-class PostgresStore(interface.SnapshotPageReads):
+class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
     """The `Store` on a PostgreSQL database shared by a team's crawl job and its server replicas."""
+
+    _writes = writes  # DelegatedWrites' engine
 
     def __init__(
         self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE, lazy: bool = False
@@ -153,16 +155,6 @@ class PostgresStore(interface.SnapshotPageReads):
 
     def remove(self, key: str) -> None:
         self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))
-
-    def touch(self, key: str, fetched_at: float | None = None) -> None:
-        when = fetched_at or time.time()
-        self.write_transaction(lambda db: writes.touch_page(db, key, when))
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.write_transaction(lambda db: writes.put_meta(db, key, value))
-
-    def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
-        return self.write_transaction(lambda db: writes.put_vectors(db, model, rows))
 
 
 def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:

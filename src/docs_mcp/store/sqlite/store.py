@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
-from docs_mcp.store.interface import BuildLock, PageState, Scope, SnapshotPageReads, key_prefix
+from docs_mcp.store.interface import (
+    BuildLock,
+    DelegatedWrites,
+    PageState,
+    Scope,
+    SnapshotPageReads,
+    key_prefix,
+)
 from docs_mcp.store.sqlite import writes
 from docs_mcp.store.sqlite.files import disk_full, file_identity, private_dir
 from docs_mcp.store.sqlite.healing import Healing
@@ -50,8 +57,10 @@ def _busy(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-class SiteIndex(Healing, SnapshotPageReads):
+class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites):
     """The `Store` on one SQLite file per cache directory, shared by every process that uses that directory."""
+
+    _writes = writes  # DelegatedWrites' engine
 
     def __init__(
         self,
@@ -220,15 +229,3 @@ class SiteIndex(Healing, SnapshotPageReads):
 
     def remove(self, key: str) -> None:
         self.write_transaction(lambda db: writes.delete_page(db, key))
-
-    def touch(self, key: str, fetched_at: float | None = None) -> None:
-        """A 304: the stored copy is fresh again."""
-        when = fetched_at or time.time()
-        self.write_transaction(lambda db: writes.touch_page(db, key, when))
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.write_transaction(lambda db: writes.put_meta(db, key, value))
-
-    def put_vectors(self, model: str, rows: list[tuple[int, bytes]]) -> int:
-        """Section vectors computed after the fact (see writes.put_vectors); how many were stored."""
-        return self.write_transaction(lambda db: writes.put_vectors(db, model, rows))
