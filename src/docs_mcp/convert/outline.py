@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from docs_mcp.model.document import SEPARATOR, Document
-from docs_mcp.model.section import Section
+from docs_mcp.model.document import Document
+from docs_mcp.model.section import Section, joined_size
 from docs_mcp.settings import TOC_DEFINITIONS_CHARS, TOC_ENTRY_NAME_CHARS
 from docs_mcp.text.budget import truncate
 from docs_mcp.text.tidy import clip
@@ -51,8 +51,7 @@ def _common_prefix(ids: list[str]) -> str:
 
 def markdown_size(doc: Document, include_code: bool = False) -> int:
     """len(doc.markdown()) without joining a second copy of the page."""
-    own = [n for k in range(len(doc.sections)) if (n := len(doc.own_markdown(k, include_code)))]
-    return sum(own) + len(SEPARATOR) * max(len(own) - 1, 0)
+    return joined_size(len(doc.own_markdown(k, include_code)) for k in range(len(doc.sections)))
 
 
 def page_outline(doc: Document, cap: int) -> str:

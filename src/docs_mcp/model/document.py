@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 
 from docs_mcp.errors import InvalidArgument, SectionNotFound
 from docs_mcp.model.paths import heading_paths
-from docs_mcp.model.section import Entry, Ref, Renderer, Section, as_data
+from docs_mcp.model.section import SEPARATOR, Entry, Ref, Renderer, Section, as_data, joined_size
 from docs_mcp.settings import UNKNOWN_ID_LIST_CAP
 from docs_mcp.text.tidy import clip, fold_space
 
-SEPARATOR = "\n\n"
 #: Characters of ids listed when a section id is unknown (a page of 20,000 headings must not flood the error).
 _UNKNOWN_LIST_CHARS = 1_500
 FETCH_FIELDS = ("fetched_at", "etag", "last_modified")  # a fetch's, not the content's: page rows hold them
@@ -97,10 +96,7 @@ class Document:
         cached = self._memo.get(key)
         if cached is None:
             own = [len(self.own_markdown(k, include_code)) for k in range(len(self.sections))]
-            cached = []
-            for i in range(len(self.sections)):
-                lengths = [n for n in own[slice(*self.span(i))] if n]
-                cached.append(sum(lengths) + len(SEPARATOR) * max(len(lengths) - 1, 0))
+            cached = [joined_size(own[slice(*self.span(i))]) for i in range(len(self.sections))]
             self._memo[key] = cached
         return cached
 

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from docs_mcp.text.controls import escaped
+
+#: Between the markdown of two parts of a page (a heading and its body, two sections).
+SEPARATOR = "\n\n"
+
+
+def joined_size(lengths: Iterable[int]) -> int:
+    """len(SEPARATOR.join(p for p in parts if p)) from the parts' lengths alone, without joining them."""
+    kept = [n for n in lengths if n]
+    return sum(kept) + len(SEPARATOR) * max(len(kept) - 1, 0)
 
 
 def as_data(obj: object, *names: str) -> None:

@@ -31,7 +31,7 @@ class _Pages(TTLCache):
 
 def weight(doc: Document) -> int:
     """The memory a cached page takes once read: its sections' characters times the bytes each costs with
-    the tools' memos (markdown, BM25 index, passages; measured, see settings.CACHED_BYTES_PER_CHAR)."""
+    the tools' memos (markdown, BM25 index, passages; measured, see CACHED_BYTES_PER_CHAR)."""
     chars = sum(len(s.body_html) + len(s.body_md or "") + len(s.text) for s in doc.sections)
     return max(1, chars * CACHED_BYTES_PER_CHAR)
 
