@@ -89,10 +89,23 @@ def asked_forms(name: str, questions: list[dict[str, Any]], choice: str | None) 
     return chosen
 
 
+def chosen_policies(asked: str) -> list[str]:
+    """The scoreboard's policies that `--policies` names, in the scoreboard's order (all by default)."""
+    names = {p.strip() for p in asked.split(",")}
+    unknown = names - set(cta.POLICIES)
+    if unknown:
+        raise SystemExit(f"unknown policies {sorted(unknown)}; choose from {', '.join(cta.POLICIES)}")
+    chosen = [p for p in RUN if p in names]
+    if not chosen:
+        raise SystemExit(f"--policies names none the scoreboard runs ({', '.join(RUN)})")
+    return chosen
+
+
 async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Every policy and the search figures on one set, one result per query form; none when its docs are not
     installed. Both forms search the same index, built once."""
     questions = cm.of_half(cm.load_questions(path, args.limit), args.half)
+    chosen = chosen_policies(args.policies)
     docs = cm.questions_docs(path)
     if not docs.is_dir():
         print(f"{name}: skipped, its docs are not installed at {docs}", file=sys.stderr)
@@ -108,7 +121,7 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[
             for form, qs in asked.items():
                 ranks[form] = await search_ranks(app, qs)
                 for i, q in enumerate(qs, 1):
-                    runs[form] += [await cta.run_one(root, store, q, p, app) for p in RUN]
+                    runs[form] += [await cta.run_one(root, store, q, p, app) for p in chosen]
                     if args.progress:
                         print(f"  {name} {form} {i}/{len(qs)} {q['id']}", file=sys.stderr)
         finally:
@@ -124,7 +137,7 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[
             "n": len(questions),
             "docs": str(docs),
             "budgets": list(budget.BUDGETS),
-            "stats": {h: cta.summarise(runs[form], list(RUN), ids) for h, ids in halves.items()},
+            "stats": {h: cta.summarise(runs[form], chosen, ids) for h, ids in halves.items()},
             "search": {h: search_figures(ranks[form], ids) for h, ids in halves.items()},
             "missed": [line for _, line in missed[form]],
             "run": run,
@@ -147,22 +160,29 @@ def _num(x: float) -> str:
     return "—" if x != x or x == float("inf") else f"{x:,.0f}"
 
 
+def _read(s: dict[str, float] | None) -> str:
+    """A searching policy's summary cell: solved / chars per solved / calls ("—" when it did not run)."""
+    if s is None:
+        return "—"
+    return f"{_pct(s)} / {_num(s['chars_per_solved'])} / {s['calls']:.2f}"
+
+
 def summary_table(results: list[dict[str, Any]]) -> str:
     """One row per site and half: the figures the targets are stated in."""
     rows = []
     for res in results:
         for h in cm.HALVES:
             st, (rec, mrr) = res["stats"][h], res["search"][h]
-            ind, pip, ag = st["in-doc"], st["pipeline"], st["agent"]
+            ind = st.get("in-doc")
             rows.append(
                 [
                     res["name"],
                     form_of(res),
                     h,
-                    f"{ind['n']:.0f}",
-                    f"{_pct(ind)} / {_num(ind['median_chars'])}",
-                    f"{_pct(pip)} / {_num(pip['chars_per_solved'])} / {pip['calls']:.2f}",
-                    f"{_pct(ag)} / {_num(ag['chars_per_solved'])} / {ag['calls']:.2f}",
+                    f"{next(iter(st.values()))['n']:.0f}",
+                    f"{_pct(ind)} / {_num(ind['median_chars'])}" if ind else "—",
+                    _read(st.get("pipeline")),
+                    _read(st.get("agent")),
                     f"{rec:.3f} / {mrr:.3f}",
                 ]
             )

@@ -85,3 +85,47 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
     assert pipeline_row.split("|")[2].strip() == f"{float(tune[0][:-1]):.0f} / {float(validate[0][:-1]):.0f}%"
     assert f"`{readme_figures.measuring(record['command'])}` · {record['commit']}" in block
     assert "--json" not in block and "--out" not in block  # what it measured, not where it wrote
+
+
+def test_the_scoreboard_runs_only_the_policies_asked_for(tmp_path):
+    qfile = tmp_path / "fixture.json"
+    qfile.write_text(json.dumps(QUESTIONS), encoding="utf-8")
+    runs_dir = tmp_path / "json"
+    out = tmp_path / "b.md"
+    asked = ["--sets", str(qfile), "--form", "full", "--policies", "pipeline,whole-page"]
+    run = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/context_to_answer.py",
+            *asked,
+            "--out",
+            str(out),
+            "--json",
+            str(runs_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    assert run.returncode == 0, run.stderr
+    [record] = [json.loads(p.read_text()) for p in runs_dir.glob("*.json")]
+    assert {r["policy"] for r in record["runs"]} == {"pipeline", "whole-page"}
+    summary = [line.split("|") for line in out.read_text().splitlines() if line.startswith("| fixture ")]
+    # in-doc and agent did not run: their cells say so; the pipeline solved both questions.
+    figures = [c for c in summary if len(c) == 10]
+    assert figures and all(c[5].strip() == "—" and c[7].strip() == "—" for c in figures), figures
+    assert all(c[6].strip().startswith("100% / ") for c in figures), figures
+
+
+def test_the_scoreboard_refuses_a_policy_it_does_not_know(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "benchmarks/context_to_answer.py", "--sets", "python", "--policies", "pipelin"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    assert run.returncode != 0 and "unknown policies ['pipelin']" in run.stderr
