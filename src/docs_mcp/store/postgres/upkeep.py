@@ -24,31 +24,55 @@ if TYPE_CHECKING:
 VACUUM_SHARE, VACUUM_MIN_PAGES = 0.005, 8
 
 
+#: A writer merges its small bundles once they hold this many term rows (or BUNDLE_PAGES pages), into the bundle
+#: its last merge made while that one holds fewer than BUNDLE_PAGES pages. A bundle of one page has a row for each
+#: of its ~250 terms, one of 32 pages ~70 a page: 32 small bundles waiting held ~6,000 rows more than merged, and
+#: their merge left as many dead at once; a refresh's peak of both is what it grows the `terms` table by. Python +
+#: PostgreSQL docs, one refresh each (/tmp/pgg/exp.py): 45.5 MB -> 50.3 / 50.5 (32 pages only), 49.0 / 48.8
+#: (2,048 rows), 48.2 (1,024).
+MERGE_ROWS = 1024
+
+
 class Upkeep:
     """Counts the pages a writer replaced or removed; once they are VACUUM_SHARE of the index, vacuums the
     tables they churn, so that the next writes reuse the dead rows' space: a refresh that rewrites every page
     would otherwise double the tables before autovacuum's next round (VACUUM never shrinks them again)."""
 
-    def __init__(self, pool: ConnectionPool, merge: Callable[[list[int]], int]):
+    def __init__(self, pool: ConnectionPool, merge: Callable[[list[int]], tuple[int, int] | None]):
         self.pool = pool
-        #: Merges bundles into one (in a write transaction of its own), returns the pages it holds.
+        #: Merges bundles into one (in a write transaction of its own): its id and pages (None: not merged).
         self.merge = merge
         self.dead = 0  # pages rewritten (or merged) since the last VACUUM
         self.pages = 0  # pages in the index then
-        self.small: list[tuple[int, int]] = []  # (bundle, pages) written since the last merge
-        self.bundle_pages = BUNDLE_PAGES
+        self.small: list[tuple[int, int, int]] = []  # (bundle, pages, term rows) written since the last merge
+        self.open: tuple[int, int] | None = None  # (bundle, pages) of the last merge, while it may grow
+        self.bundle_pages, self.merge_rows = BUNDLE_PAGES, MERGE_ROWS
 
-    def wrote(self, outcome: tuple[int, int | None, int]) -> None:
-        """After a write: (pages it replaced, its bundle, the bundle's pages)."""
-        replaced, bundle, pages = outcome
+    def wrote(self, outcome: tuple[int, int | None, int, int]) -> None:
+        """After a write: (pages it replaced, its bundle, the bundle's pages, its term rows)."""
+        replaced, bundle, pages, rows = outcome
         if bundle is not None and pages < self.bundle_pages:
-            self.small.append((bundle, pages))
-            if sum(n for _, n in self.small) >= self.bundle_pages:
-                small, self.small = self.small, []
-                with contextlib.suppress(IndexUnavailable):  # left small: read as well, only larger
-                    self.merge([b for b, _ in small])
-                replaced += sum(n for _, n in small)  # their rows rewritten: as much to vacuum
+            self.small.append((bundle, pages, rows))
+            waiting = sum(n for _, n, _ in self.small)
+            if waiting >= self.bundle_pages or sum(r for *_, r in self.small) >= self.merge_rows:
+                replaced += self._merge(waiting)
         self.rewrote(replaced)
+
+    def _merge(self, waiting: int) -> int:
+        """The small bundles merged, into the open bundle if the result stays within BUNDLE_PAGES; the pages
+        whose rows were rewritten (as much to vacuum)."""
+        small, self.small = [b for b, _, _ in self.small], []
+        if self.open is not None and self.open[1] + waiting > self.bundle_pages:
+            self.open = None
+        into = [] if self.open is None else [self.open[0]]
+        if len(into + small) == 1:  # one write of many terms: the next ones are merged into it
+            self.open = (small[0], waiting) if waiting < self.bundle_pages else None
+            return 0
+        rewritten, merged = waiting + (self.open[1] if self.open else 0), None
+        with contextlib.suppress(IndexUnavailable):  # left small: read as well, only larger
+            merged = self.merge(into + small)
+        self.open = merged if merged is not None and merged[1] < self.bundle_pages else None
+        return rewritten
 
     def rewrote(self, pages: int) -> None:
         self.dead += pages

@@ -24,9 +24,9 @@ _SECTION = (
 )
 
 
-def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple[int, int | None, int]:
+def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple[int, int | None, int, int]:
     """Insert or replace prepared pages with their sections, vocabulary counts, vectors and, as one bundle,
-    their term rows (postings.py); how many replaced a page, the bundle's id and its number of pages."""
+    their term rows (postings.py); how many replaced a page, the bundle's id, its pages and its term rows."""
     # The document frequencies change by the difference between the old pages and the new ones, applied once:
     # a page rewritten as it was (most of a refresh) updates no vocab row (each update is a dead row).
     df: dict[str, int] = {}
@@ -45,9 +45,10 @@ def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple
             "INSERT INTO bundles(id, pages, live) VALUES (%s, %s, %s)", (bundle, len(listed), len(listed))
         )
         db.execute("UPDATE pages SET bundle = %s WHERE id = ANY(%s)", (bundle, [pid for pid, _, _ in listed]))
-        bundles.copy_rows(db, bundle, bundle_rows(bundle, listed))
-        return replaced, bundle, len(listed)
-    return replaced, None, 0
+        rows = bundle_rows(bundle, listed)
+        bundles.copy_rows(db, bundle, rows)
+        return replaced, bundle, len(listed), len(rows)
+    return replaced, None, 0, 0
 
 
 def _next_ids(db: psycopg.Connection, table: str, count: int) -> list[int]:
