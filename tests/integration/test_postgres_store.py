@@ -454,3 +454,39 @@ def test_an_index_of_schema_8_has_its_term_rows_packed_again_from_its_sections(p
         assert ranked(store) == before and all(pages and sections for pages, sections in before[:3])
     finally:
         store.close()
+
+
+def test_an_index_of_schema_9_ranks_as_before_and_gets_link_words_as_its_pages_are_written_again(
+    postgres_url,
+):
+    from docs_mcp.crawl.rows import prepare_page
+    from docs_mcp.text.terms import tokenize
+
+    store, _, _, scope = _keyword_site(postgres_url)
+    queries = [sorted(set(tokenize(q))) for q in ("install package", "json parse", "tidepool load")]
+
+    def ranked(store):
+        with store.reading() as r:
+            return [(r.page_matches(q, scope, 20), r.section_matches(q, scope, 20)) for q in queries]
+
+    try:
+        before = ranked(store)
+    finally:
+        store.close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 9: no link words
+        assert conn.execute("SELECT count(*) FROM inbound_words").fetchone()[0] > 0  # the site's own links
+        conn.execute("DROP TABLE inbound_words, link_words")
+        conn.execute("DELETE FROM schema_version WHERE version >= 10")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        assert ranked(store) == before
+        target = next(p.key for p in store.pages(scope) if p.key.endswith("sphinx.html"))
+        with store.reading() as r:
+            tid = next(row.id for row in r.page_rows(range(1, 10_000)) if row.key == target)
+            assert r.inbound_terms([tid], ["sextant"]) == []
+        source = target.rsplit("/", 1)[0] + "/linking.html"
+        store.write(prepare_page(source, store.load_document(target), link_words=((target, "sextant"),)))
+        with store.reading() as r:
+            assert r.inbound_terms([tid], ["sextant"]) == [(tid, "sextant")]
+    finally:
+        store.close()

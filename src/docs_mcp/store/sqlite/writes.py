@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
+from docs_mcp.store.sqlite.inbound import put_link_words
 from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
 
 
@@ -22,7 +23,7 @@ def insert_pages(db: sqlite3.Connection, pages: Sequence[PreparedPage]) -> None:
 def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) -> None:
     """Insert or replace a prepared page with its sections, full-text rows, vocabulary counts (unless the
     caller adds them, `count=False`) and vectors."""
-    delete_page(db, page.key)
+    delete_page(db, page.key, rewrite=True)
     page_id = db.execute(
         "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
         page.row,
@@ -60,6 +61,7 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
             (page_id, page.vector_model, page.vectors),
         )
     insert_keywords(db, page_id, page.keywords)
+    put_link_words(db, [(page.key, page.link_words)])
 
 
 def count_terms(db: sqlite3.Connection, counts: dict[str, int], sign: int) -> None:
@@ -72,8 +74,11 @@ def count_terms(db: sqlite3.Connection, counts: dict[str, int], sign: int) -> No
     )
 
 
-def delete_page(db: sqlite3.Connection, key: str) -> None:
-    """A page and everything stored with it; its terms taken back from the vocabulary."""
+def delete_page(db: sqlite3.Connection, key: str, rewrite: bool = False) -> None:
+    """A page and everything stored with it; its terms taken back from the vocabulary. `rewrite`: the page is
+    written again at once, which replaces its link words itself (`put_link_words`: only the difference)."""
+    if not rewrite:
+        put_link_words(db, [(key, ())])
     row = db.execute("SELECT id, title, listed FROM pages WHERE key=?", (key,)).fetchone()
     if not row:
         return
