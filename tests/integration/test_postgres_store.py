@@ -409,6 +409,17 @@ def test_an_index_of_schema_7_loses_its_stored_vocabulary_counts_and_a_rewrite_t
         store.close()
 
 
+def _ranked(store, scope, queries: tuple[str, ...]) -> list[tuple[list, list]]:
+    """The store's page and section matches for each query, as the ranker asks (its distinct tokens)."""
+    from docs_mcp.text.terms import tokenize
+
+    with store.reading() as r:
+        return [
+            (r.page_matches(q, scope, 20), r.section_matches(q, scope, 20))
+            for q in (sorted(set(tokenize(text))) for text in queries)
+        ]
+
+
 def _unpacked(data: bytes, bundle: int) -> bytes:
     """A term row as versions 3-8 wrote it: every count a value of its own."""
     from docs_mcp.store.postgres.postings import decode, varints
@@ -425,15 +436,11 @@ def _unpacked(data: bytes, bundle: int) -> bytes:
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_index_of_schema_8_has_its_term_rows_packed_again_from_its_sections(postgres_url):
-    from docs_mcp.text.terms import tokenize
-
     store, _, _, scope = _keyword_site(postgres_url)
     rows = "SELECT term, bundle, data FROM terms ORDER BY term, bundle"
-    queries = [sorted(set(tokenize(q))) for q in ("install package", "json parse", "error", "tidepool load")]
 
     def ranked(store):
-        with store.reading() as r:
-            return [(r.page_matches(q, scope, 20), r.section_matches(q, scope, 20)) for q in queries]
+        return _ranked(store, scope, ("install package", "json parse", "error", "tidepool load"))
 
     try:
         before = ranked(store)
@@ -460,14 +467,11 @@ def test_an_index_of_schema_9_ranks_as_before_and_gets_link_words_as_its_pages_a
     postgres_url,
 ):
     from docs_mcp.crawl.rows import prepare_page
-    from docs_mcp.text.terms import tokenize
 
     store, _, _, scope = _keyword_site(postgres_url)
-    queries = [sorted(set(tokenize(q))) for q in ("install package", "json parse", "tidepool load")]
 
     def ranked(store):
-        with store.reading() as r:
-            return [(r.page_matches(q, scope, 20), r.section_matches(q, scope, 20)) for q in queries]
+        return _ranked(store, scope, ("install package", "json parse", "tidepool load"))
 
     try:
         before = ranked(store)
