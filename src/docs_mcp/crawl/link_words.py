@@ -24,14 +24,22 @@ LinkWord = tuple[str, str]
 
 def link_target(loc: Location, key: str, href: str) -> str:
     """The key of the page of `loc`'s source that `href` (on the page `key`) points at; '' outside the source."""
-    parts = urlsplit(href)
     if loc.source.is_local:
+        parts = urlsplit(href)
         if parts.scheme or parts.netloc or not parts.path:
             return ""
         rel = posixpath.normpath(posixpath.join(posixpath.dirname(loc.key), unquote(parts.path)))
         return Location(loc.source, rel).uid if not rel.startswith("../") else ""
-    target = normalize_url(urljoin(key, href)) or ""
-    return target if target.startswith(loc.source.root) else ""
+    if href.startswith("?"):  # the page itself, asked with a query
+        return key
+    return _http_target(key[: key.rfind("/") + 1], href, loc.source.root)
+
+
+@lru_cache(maxsize=1 << 16)  # pages of one folder share their resolved links (a Javadoc page has ~150)
+def _http_target(folder: str, href: str, root: str) -> str:
+    """The page key `href` resolves to from a page in `folder` ('' when it is not under `root`)."""
+    target = normalize_url(urljoin(folder, href)) or ""
+    return target if target.startswith(root) else ""
 
 
 def link_words(root: HtmlElement, loc: Location, key: str) -> tuple[LinkWord, ...]:
