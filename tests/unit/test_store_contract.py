@@ -319,6 +319,14 @@ def test_postgres_ranks_exactly_as_sqlite_fts5(sqlite_site, request, tmp_path):
                 best = r.best_section(matches[0][0], ["tidepool"])
                 found[name] = ([(key_of[name][p], n) for p, _, n in matches], r.section_rows([best])[0][2:])
         assert found["postgres"] == found["sqlite"] and len(found["sqlite"][0]) >= 4
+        words = sorted({t for text in (*QUERIES, *NAMES) for t in tokenize(text)})
+        said = {}  # the words the fixture site's own links give its pages, as each engine stored them
+        for name, store in (("sqlite", reference), ("postgres", index)):
+            with store.reading() as r:
+                said[name] = sorted(
+                    (key_of[name][p], t) for p, t in r.inbound_terms(list(key_of[name]), words)
+                )
+        assert said["postgres"] == said["sqlite"] and len(said["sqlite"]) >= 3, said["sqlite"]
     finally:
         index.close()
 
