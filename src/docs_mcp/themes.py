@@ -37,6 +37,13 @@ SITE_TITLE_GENERIC = frozenset(
         "api",
     }
 )
+#: Link texts that name a place in the site, not the page linked to: their words are no page's evidence.
+GENERIC_LINK_TEXTS = frozenset(
+    {"next", "previous", "prev", "up", "home", "index", "top", "contents", "table of contents"}
+    | {"source", "src", "back", "search", "modules"}
+)
+#: A longer link text is a sentence or a whole entry, not a name for its target.
+LINK_TEXT_MAX_CHARS = 120
 #: A home page, below a source's root.
 HOME_PAGES = ("", "index.html", "index.htm")
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.

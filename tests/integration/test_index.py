@@ -486,6 +486,39 @@ async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path)
     assert app.index.page_count() > 0 and app.search.search("tidepool.load", 1)
 
 
+async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_pages_are_written_again(
+    tmp_path,
+):
+    from docs_mcp.crawl.rows import prepare_page
+
+    cache = tmp_path / "c"
+    app = app_for(cache, str(SITE))
+    await build(app)
+    count, hits = app.index.page_count(), app.search.search("tidepool.load", 3)
+    with app.index.reading() as r:
+        assert r.db.execute("SELECT count(*) FROM inbound_words").fetchone()[0] > 0  # the site's own links
+    app.index.close()
+    with sqlite3.connect(cache / "index.sqlite") as db:  # back to schema 11: no link words
+        db.executescript(
+            "DROP TABLE inbound_words; DROP TABLE link_words; UPDATE meta SET value='11' WHERE key='schema';"
+        )
+    again = app_for(cache, str(SITE))  # converted in place on open
+    assert again.index.page_count() == count and again.search.search("tidepool.load", 3) == hits
+    target = next(k for k in keys(again) if k.endswith("sphinx.html"))
+    with again.index.reading() as r:
+        assert r.meta("schema") == "12" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
+            0,
+        )
+    source = target.rsplit("/", 1)[0] + "/linking.html"
+    again.index.write(
+        prepare_page(source, again.index.load_document(target), link_words=((target, "sextant"),))
+    )
+    with again.index.reading() as r:
+        tid = next(row.id for row in r.page_rows(range(1, 10_000)) if row.key == target)
+        assert r.inbound_terms([tid], ["sextant"]) == [(tid, "sextant")]
+    again.index.close()
+
+
 def test_index_written_by_a_newer_version_is_refused_with_advice(tmp_path):
     cache = tmp_path / "c"
     cache.mkdir()

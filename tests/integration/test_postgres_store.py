@@ -410,6 +410,17 @@ def test_an_index_of_schema_7_loses_its_stored_vocabulary_counts_and_a_rewrite_t
         store.close()
 
 
+def _ranked(store, scope, queries: tuple[str, ...]) -> list[tuple[list, list]]:
+    """The store's page and section matches for each query, as the ranker asks (its distinct tokens)."""
+    from docs_mcp.text.terms import tokenize
+
+    with store.reading() as r:
+        return [
+            (r.page_matches(q, scope, 20), r.section_matches(q, scope, 20))
+            for q in (sorted(set(tokenize(text))) for text in queries)
+        ]
+
+
 def _unpacked(data: bytes, bundle: int) -> bytes:
     """A term row as versions 3-8 wrote it: every count a value of its own."""
     from docs_mcp.store.postgres.postings import decode, varints
@@ -426,15 +437,11 @@ def _unpacked(data: bytes, bundle: int) -> bytes:
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_index_of_schema_8_has_its_term_rows_packed_again_from_its_sections(postgres_url):
-    from docs_mcp.text.terms import tokenize
-
     store, _, _, scope = _keyword_site(postgres_url)
     rows = "SELECT term, bundle, data FROM terms ORDER BY term, bundle"
-    queries = [sorted(set(tokenize(q))) for q in ("install package", "json parse", "error", "tidepool load")]
 
     def ranked(store):
-        with store.reading() as r:
-            return [(r.page_matches(q, scope, 20), r.section_matches(q, scope, 20)) for q in queries]
+        return _ranked(store, scope, ("install package", "json parse", "error", "tidepool load"))
 
     try:
         before = ranked(store)
@@ -453,5 +460,38 @@ def test_an_index_of_schema_8_has_its_term_rows_packed_again_from_its_sections(p
         with psycopg.connect(postgres_url) as conn:
             assert [(t, b, bytes(d)) for t, b, d in conn.execute(rows)] == packed
         assert ranked(store) == before and all(pages and sections for pages, sections in before[:3])
+    finally:
+        store.close()
+
+
+def test_an_index_of_schema_9_ranks_as_before_and_gets_link_words_as_its_pages_are_written_again(
+    postgres_url,
+):
+    from docs_mcp.crawl.rows import prepare_page
+
+    store, _, _, scope = _keyword_site(postgres_url)
+
+    def ranked(store):
+        return _ranked(store, scope, ("install package", "json parse", "tidepool load"))
+
+    try:
+        before = ranked(store)
+    finally:
+        store.close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 9: no link words
+        assert conn.execute("SELECT count(*) FROM inbound_words").fetchone()[0] > 0  # the site's own links
+        conn.execute("DROP TABLE inbound_words, link_words")
+        conn.execute("DELETE FROM schema_version WHERE version >= 10")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        assert ranked(store) == before
+        target = next(p.key for p in store.pages(scope) if p.key.endswith("sphinx.html"))
+        with store.reading() as r:
+            tid = next(row.id for row in r.page_rows(range(1, 10_000)) if row.key == target)
+            assert r.inbound_terms([tid], ["sextant"]) == []
+        source = target.rsplit("/", 1)[0] + "/linking.html"
+        store.write(prepare_page(source, store.load_document(target), link_words=((target, "sextant"),)))
+        with store.reading() as r:
+            assert r.inbound_terms([tid], ["sextant"]) == [(tid, "sextant")]
     finally:
         store.close()

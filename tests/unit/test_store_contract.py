@@ -200,6 +200,36 @@ def test_an_index_page_rewritten_lists_exactly_its_new_entries(store):
         ]
 
 
+def test_link_words_say_what_pages_link_with_and_go_with_a_rewrite_or_removal_of_the_linking_page(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    first, second = (target.rsplit("/", 1)[0] + f"/links-{n}.html" for n in ("a", "b"))
+    doc = index.load_document(target)
+    sextant, tidewater = tokenize("sextant tidewater")
+    index.write(prepare_page(first, doc, link_words=((target, sextant), (target, tidewater))))
+    index.write(
+        prepare_page(second, doc, link_words=((target, sextant), ("https://elsewhere.invalid/", "x")))
+    )
+
+    def said() -> list[str]:
+        with index.reading() as r:
+            tid = next(row.id for row in r.page_rows(range(1, 10_000)) if row.key == target)
+            assert r.inbound_terms([], [sextant]) == [] and r.inbound_terms([tid], []) == []
+            return sorted(
+                term for pid, term in r.inbound_terms([tid], [sextant, tidewater, "gauge"]) if pid == tid
+            )
+
+    assert said() == sorted([sextant, tidewater])
+    index.write(prepare_page(first, doc, link_words=((target, sextant), (target, tidewater))))  # as it was
+    assert said() == sorted([sextant, tidewater])
+    index.write(prepare_page(first, doc))  # rewritten without its links: the second page still says one word
+    assert said() == [sextant]
+    index.remove(second)
+    assert said() == []
+
+
 def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes_with_its_removal(store):
     from docs_mcp.crawl.rows import prepare_page
 
@@ -289,6 +319,14 @@ def test_postgres_ranks_exactly_as_sqlite_fts5(sqlite_site, request, tmp_path):
                 best = r.best_section(matches[0][0], ["tidepool"])
                 found[name] = ([(key_of[name][p], n) for p, _, n in matches], r.section_rows([best])[0][2:])
         assert found["postgres"] == found["sqlite"] and len(found["sqlite"][0]) >= 4
+        words = sorted({t for text in (*QUERIES, *NAMES) for t in tokenize(text)})
+        said = {}  # the words the fixture site's own links give its pages, as each engine stored them
+        for name, store in (("sqlite", reference), ("postgres", index)):
+            with store.reading() as r:
+                said[name] = sorted(
+                    (key_of[name][p], t) for p, t in r.inbound_terms(list(key_of[name]), words)
+                )
+        assert said["postgres"] == said["sqlite"] and len(said["sqlite"]) >= 3, said["sqlite"]
     finally:
         index.close()
 

@@ -11,7 +11,7 @@ import threading
 import time
 from copy import deepcopy
 from typing import TYPE_CHECKING, NamedTuple
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from docs_mcp.convert.keyword_index import keyword_entries
 from docs_mcp.convert.parsing import (
@@ -23,8 +23,9 @@ from docs_mcp.convert.parsing import (
 )
 from docs_mcp.convert.pipeline import build_document
 from docs_mcp.crawl.heap import TRIM_AFTER_CHARS, trim_heap
+from docs_mcp.crawl.link_words import link_target, link_words
 from docs_mcp.crawl.rows import VectorTexts, prepare_page, vector_texts
-from docs_mcp.fetch.discovery import normalize_url, page_links, parse_llms_txt
+from docs_mcp.fetch.discovery import page_links, parse_llms_txt
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.refresh import refreshes_away
 from docs_mcp.fetch.sources import Location
@@ -79,18 +80,20 @@ def digest(raw: RawPage, url: str, key: str = "", embed: bool = True) -> Digest:
 
 def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
     keywords: list[tuple[str, str, str]] = []
+    words: tuple[tuple[str, str], ...] = ()
     if raw.kind == "markdown":
         doc, links, navigation = build_document(raw, url), parse_llms_txt(raw.text, raw.location.key), False
     else:
         root = parse_html(raw.text)
         keywords = keyword_links(root, raw.location, key)
+        words = link_words(root, raw.location, key)
         links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
         main = find_main(root)
         navigation = navigation_page(main)
         doc = build_document(raw, url, root, main)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
     listed = not navigation and not generated(raw.location) and not refreshes_away(raw)
-    page = prepare_page(key, doc, listed, links, keywords, embed)
+    page = prepare_page(key, doc, listed, links, keywords, embed, words)
     texts = vector_texts(doc) if listed and not embed and active_model() else None
     return Digest(page, links, navigation, texts)
 
@@ -132,11 +135,7 @@ def keyword_links(root: HtmlElement, loc: Location, key: str) -> list[tuple[str,
         parts = urlsplit(entry.href)
         if parts.scheme or parts.netloc:
             continue
-        if loc.source.is_local:
-            rel = posixpath.normpath(posixpath.join(posixpath.dirname(loc.key), unquote(parts.path)))
-            target = Location(loc.source, rel).uid if not rel.startswith("../") else ""
-        else:
-            target = normalize_url(urljoin(key, parts.path)) or ""
+        target = link_target(loc, key, entry.href)
         anchor = unquote(parts.fragment)
         # An entry naming its own anchor or page (`filter()` → `#…QuerySet.filter`, Javadoc's classes and
         # members, `DEALLOCATE` → sql-deallocate.html) repeats a name its page defines: no new words.

@@ -98,6 +98,7 @@ def prepare_page(
     links: list[str] | None = None,
     keywords: list[tuple[str, str, str]] | None = None,
     embed: bool = True,
+    link_words: tuple[tuple[str, str], ...] = (),
 ) -> PreparedPage:
     """Tokenize and compress a page for `Store.write` (the CPU part of storing it: ~200 ms a large page); its
     section vectors too, unless `embed` is off (they are then added by `add_vectors`)."""
@@ -129,4 +130,5 @@ def prepare_page(
         # Terms as their content words: "timeout during" is about timeouts, not "during".
         tuple((" ".join(query_terms(term)), target, anchor) for term, target, anchor in keywords or ()),
         tuple(section_digest(r[5]) for r in rows) if listed else (),
+        link_words,
     )

@@ -121,6 +121,11 @@ class Reads(PageReads, Protocol):
         space-separated."""
         ...
 
+    def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
+        """(page id, term) for each of these terms that links from other pages of the site to each of these
+        pages say (their texts' words); an index written before schema 12 (SQLite) / 10 (PostgreSQL) has none."""
+        ...
+
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """The page's best section holding any of the terms."""
         ...

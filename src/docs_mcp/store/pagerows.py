@@ -51,6 +51,8 @@ class PreparedPage:
     keywords: tuple[tuple[str, str, str], ...] = ()
     #: A listed page's sections' content digests, in order ('' for a section too short to have one).
     digests: tuple[str, ...] = ()
+    #: The words its links give other pages of its source: distinct (target key, term), sorted (inbound.py).
+    link_words: tuple[tuple[str, str], ...] = ()
 
     @property
     def words(self) -> int:
@@ -125,3 +127,42 @@ def pack_links(links: Iterable[str]) -> bytes:
 def unpack_links(blob: bytes | None) -> list[str]:
     text = zlib.decompress(blob).decode("utf-8") if blob else ""
     return text.split("\n") if text else []
+
+
+def pack_link_words(pairs: Iterable[tuple[str, str]]) -> bytes:
+    """A page's (target key, term) link words as stored with it, one target a line with its terms, zlib'd:
+    what a rewrite or removal of the page takes back from its targets' counts."""
+    by_target: dict[str, list[str]] = {}
+    for target, term in pairs:
+        by_target.setdefault(target, []).append(term)
+    text = "\n".join(f"{target}\t{' '.join(terms)}" for target, terms in sorted(by_target.items()))
+    return zlib.compress(text.encode("utf-8"), ZLIB_LEVEL)
+
+
+def unpack_link_words(blob: bytes | None) -> set[tuple[str, str]]:
+    text = zlib.decompress(blob).decode("utf-8") if blob else ""
+    out = set()
+    for line in text.split("\n") if text else ():
+        target, _, terms = line.partition("\t")
+        out.update((target, t) for t in terms.split(" "))
+    return out
+
+
+def link_word_changes(
+    stored: dict[str, bytes | None], pages: Sequence[tuple[str, Iterable[tuple[str, str]]]]
+) -> tuple[list[tuple[str, str, int]], list[tuple[str, bytes | None]]]:
+    """What writing pages' link words (`pages`: key, pairs; none for a page gone) changes, given the blobs
+    stored for them: (target, term, +n or -n) of the counts, sorted (two writers lock rows in one order), and
+    (key, blob or None to delete) of the pages whose words changed."""
+    delta: dict[tuple[str, str], int] = {}
+    blobs = []
+    for key, pairs in pages:
+        old, new = unpack_link_words(stored.get(key)), set(pairs)
+        if old == new:
+            continue
+        for pair in new - old:
+            delta[pair] = delta.get(pair, 0) + 1
+        for pair in old - new:
+            delta[pair] = delta.get(pair, 0) - 1
+        blobs.append((key, pack_link_words(new) if new else None))
+    return sorted((t, w, n) for (t, w), n in delta.items() if n), blobs

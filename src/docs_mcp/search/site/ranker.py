@@ -21,6 +21,7 @@ from docs_mcp.search.semantic.signal import (
     rerank_pages,
 )
 from docs_mcp.search.site.copies import fold_copies
+from docs_mcp.search.site.evidence import coverage, defining_pages, inbound_words
 from docs_mcp.search.site.hits import build_hits, one_per_content
 from docs_mcp.search.site.page_kind import thin_pages_lower
 from docs_mcp.search.site.safety import Holding, exact_first, semantic_weight, written_query
@@ -30,7 +31,6 @@ from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     KEYWORD_CANDIDATES,
     MAX_QUERY_TERMS,
-    NAME_CANDIDATES,
     PAGE_CANDIDATES,
     SECTION_CANDIDATES,
     SEMANTIC_CACHE_BYTES,
@@ -42,7 +42,7 @@ from docs_mcp.settings import (
 )
 from docs_mcp.store.interface import Reads, Scope, Store
 from docs_mcp.text.compounds import compound_terms
-from docs_mcp.text.terms import NameMatcher, bounded_query, query_names, query_terms, tokenize
+from docs_mcp.text.terms import bounded_query, query_terms, tokenize
 from docs_mcp.text.terms import idf as term_idf
 from docs_mcp.themes import HOME_PAGES, SITE_TITLE_GENERIC
 
@@ -61,35 +61,6 @@ SITE_MEMO_SIZE = 64
 def names_site(term: str, site: frozenset[str]) -> bool:
     """Whether a query term is the site's name or its short form (`postgr` of `postgresql`)."""
     return term in site or (len(term) >= 4 and any(w.startswith(term) for w in site))
-
-
-def _defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
-    """Pages with a section defining an API name or option of the query (exact or qualified match)."""
-    wanted = query_names(query)
-    # Full-text search finds candidates by the name's last two parts (so `a.b.Cls.meth` finds `Cls.meth`); only
-    # an exact or qualified match counts, so `round` finds the built-in `round`, not every `__round__`.
-    phrases = sorted({" ".join(tokenize(".".join(w.split(".")[-2:]))) for w in wanted} - {""})
-    if not phrases:
-        return {}
-    out: dict[int, int] = {}
-    matcher = NameMatcher(wanted)
-    for page_id, section_id, names in reads.name_matches(phrases, scope, NAME_CANDIDATES):
-        if page_id not in out and matcher.any_in(names):
-            out[page_id] = section_id
-    return out
-
-
-def _coverage(holding: Holding, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
-    """Per page: the IDF-weighted share of the terms its text holds anywhere (title, headings, body, names)."""
-    total = sum(idf[t] for t in terms) or 1.0
-    ids = sorted(pages)
-    out: dict[int, float] = dict.fromkeys(ids, 0.0)
-    if not ids or not mechanism_on("coverage"):
-        return out
-    for t in terms:
-        for pid in holding(t, ids):
-            out[pid] += idf[t] / total
-    return out
 
 
 class SiteRanker:
@@ -172,7 +143,7 @@ class SiteRanker:
         """The candidate pages of a query: best sections, page-level matches and pages defining a queried name."""
         sections = reads.section_matches(terms, scope, SECTION_CANDIDATES)
         pages = reads.page_matches(terms, scope, PAGE_CANDIDATES)
-        defines = _defining_pages(reads, query, scope)
+        defines = defining_pages(reads, query, scope)
         spelt = spelt_pages(reads, query, scope, terms)
         # Section rows come best first, so each page's list does too.
         by_page: dict[int, list[tuple[int, float]]] = {}
@@ -195,14 +166,17 @@ class SiteRanker:
         # Coverage only beside the cosine: alone it lifts long pages holding every word over the exact one
         # (Python pipeline, tuning half: 87% -> 80%); blended, the pages it lifts are judged by meaning too.
         covered = candidates if active_model() is not None else set()
+        # Every term of the query, as combine weighs them.
+        anchors = inbound_words(reads, candidates, list(idf)) if mechanism_on("anchors") else {}
         return Evidence(
             candidates,
             best_section,
             page_score,
             defines,
             titles,
-            _coverage(holding, terms, idf, covered),
+            coverage(holding, terms, idf, covered),
             keywords,
+            anchors,
         )
 
     def _start_semantic(self, reads: Reads, query: str, scope: Scope) -> Callable[[], Semantic] | None:

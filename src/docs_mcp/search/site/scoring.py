@@ -21,6 +21,10 @@ from docs_mcp.settings import (
 )
 from docs_mcp.themes import RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE
 
+#: Weight of "other pages link to the page with the query's words" (the IDF share of the query their link texts
+#: hold: Evidence.anchors), words its own text may lack (a sidebar's name for a chapter). Set on the tuning halves.
+ANCHOR_BONUS = 0.9
+
 
 def selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
     """Drop terms most sections contain (keeping the MIN_QUERY_TERMS rarest at least)."""
@@ -77,6 +81,8 @@ class Evidence:
     coverage: dict[int, float]
     #: Per page the site's keyword index files under the query's words: its best entry's strength, anchor.
     keywords: dict[int, tuple[float, str]] = field(default_factory=dict)
+    #: Per candidate: the query's terms that other pages' links to it say (store/*/inbound.py).
+    anchors: dict[int, set[str]] = field(default_factory=dict)
 
 
 def keyword_strength(
@@ -99,8 +105,9 @@ def keyword_strength(
 
 
 def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence) -> dict[int, float]:
-    """Each candidate's score: its best section and its page evidence (each normalized to the best), a bonus
-    for query terms in its title (by their IDF) and for defining a queried name; release notes demoted."""
+    """Each candidate's score: its best section and its page evidence (each normalized to the best), bonuses
+    for query terms in its title and in links to it (by their IDF) and for defining a queried name; release
+    notes demoted."""
     top_sec = max((s for _, s in found.best_section.values()), default=0.0) or 1.0
     top_page = max(found.page_score.values(), default=0.0) or 1.0
     idf_sum = sum(idf.values()) or 1.0
@@ -116,6 +123,7 @@ def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence
             score += NAME_MATCH_BONUS
         score += COVERAGE_BONUS * found.coverage.get(pid, 0.0)
         score += KEYWORD_BONUS * found.keywords.get(pid, (0.0, ""))[0]
+        score += ANCHOR_BONUS * sum(idf[t] for t in found.anchors.get(pid, ())) / idf_sum
         if demote and re.search(RELEASE_NOTES_TITLE, title):
             score *= RELEASE_NOTES_FACTOR
         combined[pid] = score

@@ -12,7 +12,7 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL
-from docs_mcp.store.postgres import keywords, text
+from docs_mcp.store.postgres import inbound, keywords, text
 from docs_mcp.store.postgres.postings import decode
 from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
 
@@ -150,6 +150,10 @@ class PostgresReads:
         whose target is a listed page of the scope, best first."""
         where, args = scope_sql(scope)
         return keywords.keyword_matches(self.db, terms, where, args, limit)
+
+    def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
+        """(page id, term) of these terms that other pages' links to these pages say."""
+        return inbound.inbound_terms(self.db, page_ids, terms)
 
     def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
         """(key, title) of those of these pages that are indexed."""

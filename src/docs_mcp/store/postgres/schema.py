@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docs_mcp.errors import IndexVersionError
+from docs_mcp.store.postgres.inbound import INBOUND_MIGRATION
 from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION, KEYWORD_PAGE_KEY
 from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms, packed_counts, page_words
 
@@ -63,6 +64,7 @@ MIGRATIONS = (
     # sections, as SQLite does. The column's bytes stay until its rows are rewritten (or VACUUM FULL page_data).
     "ALTER TABLE page_data DROP COLUMN IF EXISTS terms",
     packed_counts,  # 9: term rows with their counts packed (postings.py), made again from the stored sections
+    INBOUND_MIGRATION,  # 10: the words of the site's links to each page (inbound.py); none until pages are rewritten
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

@@ -12,6 +12,7 @@ from psycopg_pool import PoolTimeout
 
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.store.postgres.bundles import BUNDLE_PAGES
+from docs_mcp.store.postgres.inbound import INBOUND_TABLES
 from docs_mcp.store.postgres.upgrade import CHURNED, DIGESTS
 
 if TYPE_CHECKING:
@@ -82,4 +83,4 @@ class Upkeep:
         with contextlib.suppress(psycopg.Error, PoolTimeout), self.pool.connection() as conn:
             self.pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
             # Not the tables' owner: PostgreSQL skips them with a warning, and autovacuum does it later.
-            conn.execute(f"VACUUM (SKIP_LOCKED) {', '.join(CHURNED + DIGESTS)}")
+            conn.execute(f"VACUUM (SKIP_LOCKED) {', '.join(CHURNED + DIGESTS + INBOUND_TABLES)}")

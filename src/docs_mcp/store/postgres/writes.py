@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.store.pagerows import PreparedPage, fts_rows, term_counts, unpack_links
 from docs_mcp.store.postgres import bundles, text
+from docs_mcp.store.postgres.inbound import put_link_words
 from docs_mcp.store.postgres.keywords import delete_keywords, put_keywords
 from docs_mcp.store.postgres.postings import PageTerms, bundle_rows
 
@@ -38,6 +39,7 @@ def insert_pages(db: psycopg.Connection, pages: Sequence[PreparedPage]) -> tuple
         for page_id, page, old in zip(ids, pages, replacing, strict=True)
     ]
     count_terms(db, df)
+    put_link_words(db, [(page.key, page.link_words) for page in pages])
     listed = [entry for entry in listed if entry is not None]
     if listed:
         bundle = min(page_id for page_id, _, _ in listed)
@@ -153,7 +155,8 @@ def delete_page(db: psycopg.Connection, key: str, df: dict[str, int] | None = No
 
 def _remove(db: psycopg.Connection, key: str, df: dict[str, int] | None, rewrite: bool = False) -> int | None:
     """`delete_page`; the page's id. `rewrite`: the page is written again at once, which replaces (or deletes)
-    its data, vectors and keyword entries itself (`_put`, `put_keywords`: unchanged values are kept)."""
+    its data, vectors, keyword entries and link words itself (`_put`, `put_keywords`, `put_link_words`: unchanged
+    values are kept)."""
     row = db.execute("SELECT id, bundle FROM pages WHERE key=%s FOR UPDATE", (key,)).fetchone()
     if not row:
         return None
@@ -177,6 +180,7 @@ def _remove(db: psycopg.Connection, key: str, df: dict[str, int] | None, rewrite
         for table in ("page_data", "page_vectors"):
             db.execute(f"DELETE FROM {table} WHERE id=%s", (page_id,))
         delete_keywords(db, key)
+        put_link_words(db, [(key, ())])
     changes = {} if df is None else df
     if listed:
         texts = [

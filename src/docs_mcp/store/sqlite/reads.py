@@ -11,6 +11,7 @@ from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
+from docs_mcp.store.sqlite.inbound import inbound_terms, marks
 from docs_mcp.store.sqlite.keywords import keyword_matches
 
 #: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
@@ -35,10 +36,6 @@ def scope_sql(scope: Scope, column: str = "p.key") -> tuple[str, list[str]]:
 def match_expression(terms: Sequence[str]) -> str:
     """FTS5 query: any of the terms, or phrases of space-separated tokens (BM25 weighs rare ones up)."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-def _marks(items: Sequence[object]) -> str:
-    return ",".join("?" * len(items))
 
 
 class SQLiteReads:
@@ -124,7 +121,7 @@ class SQLiteReads:
     # --- ranking -----------------------------------------------------------------------------------
     def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """Listed sections holding each term (terms in none are left out), and the number of listed sections."""
-        sql = f"SELECT term, df FROM vocab WHERE term IN ({_marks([TOTAL, *terms])})"
+        sql = f"SELECT term, df FROM vocab WHERE term IN ({marks([TOTAL, *terms])})"
         rows = dict(self.db.execute(sql, [TOTAL, *terms]).fetchall())
         total = rows.pop(TOTAL, 0) or 1
         return {t: n for t, n in rows.items() if n > 0}, total
@@ -146,7 +143,7 @@ class SQLiteReads:
             "ORDER BY score DESC LIMIT ?",
             (expr, limit),
         ).fetchall()
-        sql = f"SELECT id, page_id FROM sections WHERE id IN ({_marks(top)})"
+        sql = f"SELECT id, page_id FROM sections WHERE id IN ({marks(top)})"
         owner = dict(self.db.execute(sql, [r for r, _ in top]))
         return [(owner[r], r, score) for r, score in top if r in owner]
 
@@ -181,6 +178,10 @@ class SQLiteReads:
         where, args = scope_sql(scope)
         return keyword_matches(self.db, match_expression(terms), where, args, limit)
 
+    def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
+        """(page id, term) of these terms that other pages' links to these pages say."""
+        return inbound_terms(self.db, page_ids, terms)
+
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
         lo, hi = self.db.execute(
@@ -206,21 +207,21 @@ class SQLiteReads:
         # `+rowid`: the list is checked against the term's pages inside SQLite. A plain `rowid IN (…)` makes
         # FTS5 read each listed row (15-25 ms a term on the Python docs); all the term's pages brought into
         # Python and filtered there cost 0.4 ms a term on JDK 17's Javadoc, this 0.2.
-        sql = f"SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? AND +rowid IN ({_marks(ids)})"
+        sql = f"SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? AND +rowid IN ({marks(ids)})"
         return [r for (r,) in self.db.execute(sql, (match_expression([term]), *ids))]
 
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]:
         ids = list(page_ids)
-        sql = f"SELECT id, key, title, fetched_at, hash FROM pages WHERE id IN ({_marks(ids)})"
+        sql = f"SELECT id, key, title, fetched_at, hash FROM pages WHERE id IN ({marks(ids)})"
         return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self.db.execute(sql, ids)]
 
     def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
-        sql = f"SELECT key, title FROM pages WHERE key IN ({_marks(keys)})"
+        sql = f"SELECT key, title FROM pages WHERE key IN ({marks(keys)})"
         return self.db.execute(sql, list(keys)).fetchall()
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
         ids = list(section_ids)
-        sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({_marks(ids)})"
+        sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({marks(ids)})"
         return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, ids)]
 
     def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
@@ -229,21 +230,21 @@ class SQLiteReads:
         # By page id (its index), then the places: a row-value IN list is a scan of every section.
         wanted = set(places)
         pages = sorted({p for p, _ in places})
-        sql = f"SELECT page_id, ord, id FROM sections WHERE page_id IN ({_marks(pages)})"
+        sql = f"SELECT page_id, ord, id FROM sections WHERE page_id IN ({marks(pages)})"
         return {(p, o): i for p, o, i in self.db.execute(sql, pages) if (p, o) in wanted}
 
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         ids = list(section_ids)
         sql = (
             "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text FROM sections s JOIN sections t "
-            f"ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + ? WHERE s.id IN ({_marks(ids)}) "
+            f"ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + ? WHERE s.id IN ({marks(ids)}) "
             "ORDER BY t.page_id, t.ord"
         )
         return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, [count, *ids])]
 
     def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
         """Per listed page: its number of sections, of sections with a content digest, and of their words."""
-        sql = f"SELECT id, sections, digests, words FROM page_shapes WHERE id IN ({_marks(page_ids)})"
+        sql = f"SELECT id, sections, digests, words FROM page_shapes WHERE id IN ({marks(page_ids)})"
         return {pid: (n, d, w) for pid, n, d, w in self.db.execute(sql, list(page_ids))}
 
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
@@ -252,7 +253,7 @@ class SQLiteReads:
         sql = (
             f"SELECT a.id, b.page_id, b.id FROM section_digests a "
             f"JOIN section_digests b ON b.digest=a.digest AND b.page_id!=a.page_id JOIN pages p ON p.id=b.page_id "
-            f"WHERE a.id IN ({_marks(section_ids)}) AND p.listed=1 AND {where} AND "
+            f"WHERE a.id IN ({marks(section_ids)}) AND p.listed=1 AND {where} AND "
             # Counted no further than the cap: a footer's digest is on thousands of pages.
             f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest LIMIT {COPIES_CAP + 1})) "
             f"<= {COPIES_CAP}"
@@ -270,7 +271,7 @@ class SQLiteReads:
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
         """Stored section vectors of `model` for these pages (those that have some)."""
-        sql = f"SELECT id, vecs FROM page_vectors WHERE model=? AND id IN ({_marks(page_ids)})"
+        sql = f"SELECT id, vecs FROM page_vectors WHERE model=? AND id IN ({marks(page_ids)})"
         return self.db.execute(sql, (model, *page_ids)).fetchall()
 
     def vector_pages(self, model: str, scope: Scope) -> list[int]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
+from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES
 from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 
 #: Bumped whenever stored rows or the conversion behind stored pages change. 4: Django/Node.js/MkDocs-Bootstrap
@@ -24,10 +25,14 @@ from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: 10: `section_digests` (a listed page's sections' content digests) and `page_shapes` (its section counts):
 #: which pages copy others (all-in-one pages, one item under two paths), known from the index.
 #: 11: `page_shapes.words`, the words of a listed page's section texts (thin pages: search/site/page_kind.py).
-SCHEMA_VERSION = 11
+#: 12: `inbound_words` and `link_words`, the words of the site's links to each page (store/sqlite/inbound.py).
+SCHEMA_VERSION = 12
+#: Versions converted in place (tables added, the pages kept), each by its SQL to the next version; any other
+#: older version is dropped and built again. 11 → 12: no link words until a page is written again.
+IN_PLACE = {"11": INBOUND_SCHEMA}
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
-TABLES += KEYWORD_TABLES  # store/sqlite/keywords.py owns its tables
+TABLES += KEYWORD_TABLES + INBOUND_TABLES  # store/sqlite/keywords.py and inbound.py own theirs
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
@@ -54,7 +59,7 @@ INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
 INSERT OR IGNORE INTO vocab VALUES ('', 0);
 INSERT INTO sections_fts(sections_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, SECTION_WEIGHTS))})');
 INSERT INTO pages_fts(pages_fts, rank) VALUES('rank', 'bm25({", ".join(map(str, PAGE_WEIGHTS))})');
-{KEYWORD_SCHEMA}"""
+{KEYWORD_SCHEMA}{INBOUND_SCHEMA}"""
 
 
 def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:
@@ -70,9 +75,17 @@ def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:
             f"the index {path} was written by a newer docslice (index schema {stored}, this version "
             f"reads {SCHEMA_VERSION}): upgrade docslice, or give this one its own --cache-dir"
         )
+    while stored in IN_PLACE:
+        _run(db, IN_PLACE[stored])
+        stored = str(int(stored) + 1)
+        db.execute("UPDATE meta SET value=? WHERE key='schema'", (stored,))
     if stored != "new" and stored != str(SCHEMA_VERSION):
         for table in TABLES:
             db.execute(f"DROP TABLE IF EXISTS {table}")
-    for statement in SCHEMA.split(";\n"):  # executescript would commit the transaction
+    _run(db, SCHEMA)
+
+
+def _run(db: sqlite3.Connection, script: str) -> None:
+    for statement in script.split(";\n"):  # executescript would commit the transaction
         if statement.strip():
             db.execute(statement)

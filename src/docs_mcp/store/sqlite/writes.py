@@ -6,23 +6,26 @@ import sqlite3
 from collections.abc import Sequence
 
 from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
+from docs_mcp.store.sqlite.inbound import put_link_words
 from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
 
 
 def insert_pages(db: sqlite3.Connection, pages: Sequence[PreparedPage]) -> None:
-    """Insert or replace prepared pages, their vocabulary counts added together in one statement."""
+    """Insert or replace prepared pages, their vocabulary counts added together in one statement and their link
+    words' counts together too (the pages of a batch share their navigation's links)."""
     counts: dict[str, int] = {}
     for page in pages:
         insert_page(db, page, count=False)
         for term, n in term_counts(page.terms).items():
             counts[term] = counts.get(term, 0) + n
     count_terms(db, counts, +1)
+    put_link_words(db, [(page.key, page.link_words) for page in pages])
 
 
 def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) -> None:
-    """Insert or replace a prepared page with its sections, full-text rows, vocabulary counts (unless the
-    caller adds them, `count=False`) and vectors."""
-    delete_page(db, page.key)
+    """Insert or replace a prepared page with its sections, full-text rows, vectors, and vocabulary counts and
+    link words (unless the caller adds them, `count=False`)."""
+    delete_page(db, page.key, rewrite=True)
     page_id = db.execute(
         "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
         page.row,
@@ -60,6 +63,8 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
             (page_id, page.vector_model, page.vectors),
         )
     insert_keywords(db, page_id, page.keywords)
+    if count:
+        put_link_words(db, [(page.key, page.link_words)])
 
 
 def count_terms(db: sqlite3.Connection, counts: dict[str, int], sign: int) -> None:
@@ -72,8 +77,11 @@ def count_terms(db: sqlite3.Connection, counts: dict[str, int], sign: int) -> No
     )
 
 
-def delete_page(db: sqlite3.Connection, key: str) -> None:
-    """A page and everything stored with it; its terms taken back from the vocabulary."""
+def delete_page(db: sqlite3.Connection, key: str, rewrite: bool = False) -> None:
+    """A page and everything stored with it; its terms taken back from the vocabulary. `rewrite`: the page is
+    written again at once, which replaces its link words itself (`put_link_words`: only the difference)."""
+    if not rewrite:
+        put_link_words(db, [(key, ())])
     row = db.execute("SELECT id, title, listed FROM pages WHERE key=?", (key,)).fetchone()
     if not row:
         return

@@ -1,0 +1,49 @@
+"""What the store holds on a query's candidate pages besides their full-text scores: the pages defining a
+queried name, how much of the query each page's text covers, and the query's words that other pages' links to
+each page say (search/site/scoring.py weighs them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from docs_mcp.search.site.safety import Holding
+from docs_mcp.settings import NAME_CANDIDATES, mechanism_on
+from docs_mcp.store.interface import Reads, Scope
+from docs_mcp.text.terms import NameMatcher, query_names, tokenize
+
+
+def defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
+    """Pages with a section defining an API name or option of the query (exact or qualified match)."""
+    wanted = query_names(query)
+    # Full-text search finds candidates by the name's last two parts (so `a.b.Cls.meth` finds `Cls.meth`); only
+    # an exact or qualified match counts, so `round` finds the built-in `round`, not every `__round__`.
+    phrases = sorted({" ".join(tokenize(".".join(w.split(".")[-2:]))) for w in wanted} - {""})
+    if not phrases:
+        return {}
+    out: dict[int, int] = {}
+    matcher = NameMatcher(wanted)
+    for page_id, section_id, names in reads.name_matches(phrases, scope, NAME_CANDIDATES):
+        if page_id not in out and matcher.any_in(names):
+            out[page_id] = section_id
+    return out
+
+
+def coverage(holding: Holding, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:
+    """Per page: the IDF-weighted share of the terms its text holds anywhere (title, headings, body, names)."""
+    total = sum(idf[t] for t in terms) or 1.0
+    ids = sorted(pages)
+    out: dict[int, float] = dict.fromkeys(ids, 0.0)
+    if not ids or not mechanism_on("coverage"):
+        return out
+    for t in terms:
+        for pid in holding(t, ids):
+            out[pid] += idf[t] / total
+    return out
+
+
+def inbound_words(reads: Reads, pages: Iterable[int], terms: list[str]) -> dict[int, set[str]]:
+    """Per page: those of the terms that links to it from other pages of its site say (one read for all)."""
+    out: dict[int, set[str]] = {}
+    for pid, term in reads.inbound_terms(sorted(pages), terms):
+        out.setdefault(pid, set()).add(term)
+    return out

@@ -1,0 +1,55 @@
+"""The SQLite side of inbound link words (store/postgres/inbound.py is PostgreSQL's): per target page key and
+term, how many pages of the site link to it with that word (`inbound_words`), and per linking page the pairs
+it gave (`link_words`), which its rewrite or removal takes back. A page rewritten as it was writes nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from docs_mcp.store.pagerows import link_word_changes
+
+#: Run by schema.py with the other tables (schema 12; `IN_PLACE` adds them to a schema 11 file). A target is a
+#: page key, as links name it: the page may be indexed before or after the pages linking to it.
+INBOUND_TABLES = ("inbound_words", "link_words")
+INBOUND_SCHEMA = """
+CREATE TABLE IF NOT EXISTS inbound_words(
+    target TEXT NOT NULL, term TEXT NOT NULL, sources INTEGER NOT NULL, PRIMARY KEY (target, term)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS link_words(source TEXT PRIMARY KEY, pairs BLOB NOT NULL) WITHOUT ROWID"""
+
+
+def put_link_words(db: sqlite3.Connection, pages: Sequence[tuple[str, Iterable[tuple[str, str]]]]) -> None:
+    """Pages' link words (key, (target, term) pairs; none for a page gone), replacing those stored for them:
+    their targets' counts change by the difference only."""
+    keys = [key for key, _ in pages]
+    stored = dict(db.execute(f"SELECT source, pairs FROM link_words WHERE source IN ({marks(keys)})", keys))
+    changes, blobs = link_word_changes(stored, pages)
+    db.executemany(
+        "INSERT INTO inbound_words(target, term, sources) VALUES (?,?,?) "
+        "ON CONFLICT(target, term) DO UPDATE SET sources = sources + excluded.sources",
+        changes,
+    )
+    db.executemany(
+        "DELETE FROM inbound_words WHERE target=? AND term=? AND sources <= 0",
+        [(target, term) for target, term, n in changes if n < 0],
+    )
+    db.executemany("DELETE FROM link_words WHERE source=?", [(key,) for key, blob in blobs if blob is None])
+    db.executemany("INSERT OR REPLACE INTO link_words VALUES (?,?)", [b for b in blobs if b[1] is not None])
+
+
+def inbound_terms(
+    db: sqlite3.Connection, page_ids: Sequence[int], terms: Sequence[str]
+) -> list[tuple[int, str]]:
+    """(page id, term) for each of these terms that links from other pages give each of these pages."""
+    if not page_ids or not terms:
+        return []
+    return db.execute(
+        "SELECT p.id, w.term FROM pages p JOIN inbound_words w ON w.target = p.key "
+        f"WHERE p.id IN ({marks(page_ids)}) AND w.term IN ({marks(terms)})",
+        (*page_ids, *terms),
+    ).fetchall()
+
+
+def marks(values: Sequence[object]) -> str:
+    """The placeholders of an `IN (…)` list of these values."""
+    return ",".join("?" * len(values))
