@@ -14,28 +14,24 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # the script runs up to 300 s
 
 
+def board(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """benchmarks/context_to_answer.py with these arguments, from the checkout's own source."""
+    return subprocess.run(
+        [sys.executable, "benchmarks/context_to_answer.py", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+    )
+
+
 def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_search_figures(tmp_path):
     qfile = tmp_path / "fixture.json"
     qfile.write_text(json.dumps(QUESTIONS), encoding="utf-8")
     out = tmp_path / "benchmarks.md"
     runs_dir = tmp_path / "json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/context_to_answer.py",
-            "--sets",
-            str(qfile),
-            "--out",
-            str(out),
-            "--json",
-            str(runs_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
-    )
+    run = board("--sets", str(qfile), "--out", str(out), "--json", str(runs_dir))
     assert run.returncode == 0, run.stderr
     text = out.read_text()
     assert "\n## Scoreboard\n" in text
@@ -93,22 +89,7 @@ def test_the_scoreboard_runs_only_the_policies_asked_for(tmp_path):
     runs_dir = tmp_path / "json"
     out = tmp_path / "b.md"
     asked = ["--sets", str(qfile), "--form", "full", "--policies", "pipeline,whole-page"]
-    run = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/context_to_answer.py",
-            *asked,
-            "--out",
-            str(out),
-            "--json",
-            str(runs_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
-    )
+    run = board(*asked, "--out", str(out), "--json", str(runs_dir))
     assert run.returncode == 0, run.stderr
     [record] = [json.loads(p.read_text()) for p in runs_dir.glob("*.json")]
     assert {r["policy"] for r in record["runs"]} == {"pipeline", "whole-page"}
@@ -120,12 +101,5 @@ def test_the_scoreboard_runs_only_the_policies_asked_for(tmp_path):
 
 
 def test_the_scoreboard_refuses_a_policy_it_does_not_know(tmp_path):
-    run = subprocess.run(
-        [sys.executable, "benchmarks/context_to_answer.py", "--sets", "python", "--policies", "pipelin"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=REPO,
-        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
-    )
+    run = board("--sets", "python", "--policies", "pipelin", timeout=60)
     assert run.returncode != 0 and "unknown policies ['pipelin']" in run.stderr
