@@ -70,6 +70,8 @@ class SectionRow(NamedTuple):
     #: Its headings above it, " > " between them.
     path: str
     text: str
+    #: The names it defines (API signatures, options), space-separated; "" where not read.
+    names: str = ""
 
 
 class PageReads(Protocol):

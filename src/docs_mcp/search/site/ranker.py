@@ -24,6 +24,7 @@ from docs_mcp.search.site.copies import fold_copies
 from docs_mcp.search.site.evidence import coverage, defining_pages, inbound_words
 from docs_mcp.search.site.hits import build_hits, one_per_content
 from docs_mcp.search.site.page_kind import thin_pages_lower
+from docs_mcp.search.site.proximity import PROXIMITY_SECTIONS, closer_first
 from docs_mcp.search.site.safety import Holding, exact_first, semantic_weight, written_query
 from docs_mcp.search.site.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
 from docs_mcp.search.site.spaced import spelt_pages
@@ -105,6 +106,8 @@ class SiteRanker:
         holding = Holding(reads.pages_holding)
         found = self._evidence(reads, query, selected, scope, idf, holding)
         combined = combine(query, terms, idf, found)
+        if mechanism_on("proximity"):
+            combined = closer_first(reads, query, combined, found, idf, selected)
         model, qvec = None, None
         if semantic is not None:
             model, dim, qvec, near = semantic()
@@ -177,6 +180,7 @@ class SiteRanker:
             coverage(holding, terms, idf, covered),
             keywords,
             anchors,
+            {pid: [sid for sid, _ in v[:PROXIMITY_SECTIONS]] for pid, v in by_page.items()},
         )
 
     def _start_semantic(self, reads: Reads, query: str, scope: Scope) -> Callable[[], Semantic] | None:

@@ -83,6 +83,8 @@ class Evidence:
     keywords: dict[int, tuple[float, str]] = field(default_factory=dict)
     #: Per candidate: the query's terms that other pages' links to it say (store/*/inbound.py).
     anchors: dict[int, set[str]] = field(default_factory=dict)
+    #: Per page: its sections the query's words matched, best first (at most proximity.PROXIMITY_SECTIONS).
+    sections: dict[int, list[int]] = field(default_factory=dict)
 
 
 def keyword_strength(

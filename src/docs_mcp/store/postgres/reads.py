@@ -187,9 +187,10 @@ class PostgresReads:
         return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self._all(sql, (list(page_ids),))]
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
-        sql = "SELECT id, page_id, anchor, title, path, text, ztext FROM sections WHERE id = ANY(%s)"
+        sql = "SELECT id, page_id, anchor, title, path, text, ztext, names FROM sections WHERE id = ANY(%s)"
         return [
-            SectionRow(*row[:5], text.stored_text(*row[5:])) for row in self._all(sql, (list(section_ids),))
+            SectionRow(*row[:5], text.stored_text(*row[5:7]), row[7] or "")
+            for row in self._all(sql, (list(section_ids),))
         ]
 
     def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
@@ -204,12 +205,12 @@ class PostgresReads:
 
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         sql = (
-            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text, t.ztext FROM sections s JOIN sections t "
-            "ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + %s WHERE s.id = ANY(%s) "
-            "ORDER BY t.page_id, t.ord"
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text, t.ztext, t.names FROM sections s "
+            "JOIN sections t ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + %s "
+            "WHERE s.id = ANY(%s) ORDER BY t.page_id, t.ord"
         )
         return [
-            SectionRow(*row[:5], text.stored_text(*row[5:]))
+            SectionRow(*row[:5], text.stored_text(*row[5:7]), row[7] or "")
             for row in self._all(sql, (count, list(section_ids)))
         ]
 

@@ -221,8 +221,8 @@ class SQLiteReads:
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
         ids = list(section_ids)
-        sql = f"SELECT id, page_id, anchor, title, path, text FROM sections WHERE id IN ({marks(ids)})"
-        return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, ids)]
+        sql = f"SELECT id, page_id, anchor, title, path, text, names FROM sections WHERE id IN ({marks(ids)})"
+        return [SectionRow(*row[:5], unpack_text(row[5]), row[6] or "") for row in self.db.execute(sql, ids)]
 
     def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
         if not places:
@@ -236,11 +236,12 @@ class SQLiteReads:
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         ids = list(section_ids)
         sql = (
-            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text FROM sections s JOIN sections t "
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text, t.names FROM sections s JOIN sections t "
             f"ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + ? WHERE s.id IN ({marks(ids)}) "
             "ORDER BY t.page_id, t.ord"
         )
-        return [SectionRow(*row[:5], unpack_text(row[5])) for row in self.db.execute(sql, [count, *ids])]
+        rows = self.db.execute(sql, [count, *ids])
+        return [SectionRow(*row[:5], unpack_text(row[5]), row[6] or "") for row in rows]
 
     def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
         """Per listed page: its number of sections, of sections with a content digest, and of their words."""

@@ -1,0 +1,36 @@
+"""Closeness of adjacent query words in a section's text (search/site/proximity.py)."""
+
+from __future__ import annotations
+
+from docs_mcp.search.site.proximity import NEAR_WORDS, near_pairs, query_pairs
+
+
+def test_query_pairs_are_adjacent_content_terms_stemmed_once_each():
+    assert query_pairs("why does my signal trap only run after the foreground command?") == [
+        ("signal", "trap"),
+        ("trap", "run"),
+        ("run", "foreground"),
+        ("foreground", "command"),
+    ]
+    assert query_pairs("trap") == []
+    assert query_pairs("trap trap") == []
+
+
+def test_two_query_words_near_each_other_in_either_order_and_inflected_are_found():
+    pairs = [("signal", "trap"), ("foreground", "command")]
+    text = "A trap set on a signal runs once the command in the foreground has finished."
+    assert near_pairs(text, pairs) == {("signal", "trap"), ("foreground", "command")}
+    assert near_pairs("Signals are TRAPPED by the shell.", pairs) == {("signal", "trap")}
+
+
+def test_words_further_apart_than_near_words_do_not_count():
+    gap = " ".join(["word"] * NEAR_WORDS)
+    assert near_pairs(f"signal {gap} trap", [("signal", "trap")]) == {("signal", "trap")}
+    assert near_pairs(f"signal {gap} more trap", [("signal", "trap")]) == set()
+    assert near_pairs("signal only here", [("signal", "trap")]) == set()
+
+
+def test_a_word_that_only_starts_like_a_term_is_not_that_term():
+    # `tables` stems to `tabl`; `tableau` does not, though it starts the same.
+    assert near_pairs("a tableau of columns", [("tabl", "column")]) == set()
+    assert near_pairs("tables of columns", [("tabl", "column")]) == {("tabl", "column")}
