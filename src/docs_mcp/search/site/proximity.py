@@ -17,15 +17,16 @@ from docs_mcp.search.site.scoring import Evidence, selective_phrases
 from docs_mcp.store.interface import Reads
 from docs_mcp.text.terms import bounded_query, query_terms, stem
 
-#: Pages (best first by their words) whose sections are read for closeness. Set on the tuning halves with
-#: PROXIMITY_BONUS (17 sets, both forms, MRR@10 sum / @1: head 5: 660.9 / 550, 10: 662.6 / 552, 20: 660.8 / 548).
+#: Pages (best first by their words) whose sections are read for closeness. The four constants below were set
+#: on the tuning halves by replaying the ranker offline (17 sets, both forms, MRR@10 summed over 904
+#: question-forms; none: 653.8): a head of 5 / 10 / 20 pages 660.9 / 662.6 / 660.8.
 PROXIMITY_HEAD = 10
-#: Of each of those pages, its best-matching sections read (1: 657.3, 3: 662.6; 10 costs more for no more).
+#: Of each of those pages, its best-matching sections read: 1 / 3 / 5: 660.8 / 662.6 / 661.2.
 PROXIMITY_SECTIONS = 3
-#: Two query words count as near with at most this many words between them (4: 661.4, 6: 662.6, 8: 661.2).
+#: Two query words count as near with at most this many words between them: 4 / 6 / 8: 661.4 / 662.6 / 661.2.
 NEAR_WORDS = 6
-#: The bonus for holding every adjacent pair near (the IDF share of the pairs held, times this): 0.8: 661.1,
-#: 1.0: 662.6, 1.2: 661.3; none: 653.8.
+#: The bonus for holding every pair near (times the IDF share of the pairs held): 0.8 / 1.0 / 1.2: 661.1 /
+#: 662.6 / 662.3.
 PROXIMITY_BONUS = 1.0
 #: Of a section's text, the most read for closeness (a 1 MB section must not hold a search).
 _TEXT_CHARS = 100_000
