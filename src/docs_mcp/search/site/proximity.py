@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
-from docs_mcp.search.site.scoring import Evidence, selective_phrases
+from docs_mcp.search.site.scoring import Evidence
 from docs_mcp.store.interface import Reads
 from docs_mcp.text.terms import bounded_query, query_terms, stem
 
@@ -91,17 +91,15 @@ def closeness(
     head: Iterable[int],
     found: Evidence,
     idf: dict[str, float],
-    selective: list[str],
 ) -> dict[int, float]:
     """Per head page: the IDF share of the query's adjacent pairs that its best sections hold near (0.0 if none).
 
-    Only pairs with a selective term count (scoring.selective_phrases: `java se` is on every Javadoc page).
+    Only pairs of the ranker's own terms count (`idf`'s keys: not the site's name, `java se` on Javadoc, which
+    every page says and whose many places would cost the most to scan).
     """
-    every = query_pairs(query)
-    kept = set(selective_phrases((f"{a} {b}" for a, b in every), selective))
-    pairs = [(a, b) for a, b in every if f"{a} {b}" in kept]
+    pairs = [(a, b) for a, b in query_pairs(query) if {a, b} <= idf.keys()]
     joined = joined_forms(query, pairs)
-    weight = {p: idf.get(p[0], 0.0) + idf.get(p[1], 0.0) for p in pairs}
+    weight = {p: idf[p[0]] + idf[p[1]] for p in pairs}
     total = sum(weight.values())
     wanted = {pid: found.sections.get(pid, [])[:PROXIMITY_SECTIONS] for pid in head}
     if not total or not any(wanted.values()):
@@ -126,9 +124,8 @@ def closer_first(
     combined: dict[int, float],
     found: Evidence,
     idf: dict[str, float],
-    selective: list[str],
 ) -> dict[int, float]:
     """The scores with PROXIMITY_BONUS × closeness added to the PROXIMITY_HEAD best pages'."""
     head = sorted(combined, key=lambda p: -combined[p])[:PROXIMITY_HEAD]
-    near = closeness(reads, query, head, found, idf, selective)
+    near = closeness(reads, query, head, found, idf)
     return {pid: score + PROXIMITY_BONUS * near.get(pid, 0.0) for pid, score in combined.items()}

@@ -107,7 +107,7 @@ class SiteRanker:
         found = self._evidence(reads, query, selected, scope, idf, holding)
         combined = combine(query, terms, idf, found)
         if mechanism_on("proximity"):
-            combined = closer_first(reads, query, combined, found, idf, selected)
+            combined = closer_first(reads, query, combined, found, idf)
         model, qvec = None, None
         if semantic is not None:
             model, dim, qvec, near = semantic()
