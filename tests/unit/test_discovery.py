@@ -83,6 +83,23 @@ def test_page_links_honour_a_base_element():
     assert page_links(root, "https://ex.org/docs/a.html") == ["https://ex.org/v2/x.html"]
 
 
+def test_a_link_without_a_path_is_joined_with_each_page_of_a_folder_not_the_first():
+    # Joins are shared by the pages of a folder; "?v=2" and "https:" keep the page's own path instead.
+    root = lxml.html.document_fromstring(
+        '<html><body><a href="?v=2">q</a><a href="https:">s</a><a href="x.html">x'
+    )
+    assert page_links(root, "https://ex.org/docs/a.html") == [
+        "https://ex.org/docs/a.html?v=2",
+        "https://ex.org/docs/a.html",
+        "https://ex.org/docs/x.html",
+    ]
+    assert page_links(root, "https://ex.org/docs/b.html") == [
+        "https://ex.org/docs/b.html?v=2",
+        "https://ex.org/docs/b.html",
+        "https://ex.org/docs/x.html",
+    ]
+
+
 # --- parse_sitemap -------------------------------------------------------------------------------
 def test_sitemap_urlset_lists_pages():
     assert parse_sitemap(URLSET) == (PAGES, [])

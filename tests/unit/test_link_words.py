@@ -35,3 +35,10 @@ def test_each_target_page_gets_the_content_words_of_the_links_to_it():
 def test_a_page_linking_to_itself_gives_itself_no_words():
     assert "care.html" not in words("care.html", PAGE)
     assert "sights.html" in words("care.html", PAGE)
+
+
+def test_a_link_text_in_markup_or_odd_spacing_gives_the_words_of_its_plain_text():
+    plain = words("sights.html", '<p><a href="care.html">sextant mirrors</a></p>')
+    assert plain == {"care.html": set(tokenize("sextant mirrors"))}
+    for text in ("<code>sextant</code> mirrors", " sextant\n\u200b mirrors ", "<b>sextant</b>\tmirrors"):
+        assert words("log.html", f'<p><a href="care.html">{text}</a></p>') == plain

@@ -25,7 +25,7 @@ from docs_mcp.convert.pipeline import build_document
 from docs_mcp.crawl.heap import TRIM_AFTER_CHARS, trim_heap
 from docs_mcp.crawl.link_words import link_target, link_words
 from docs_mcp.crawl.rows import VectorTexts, prepare_page, vector_texts
-from docs_mcp.fetch.discovery import page_links, parse_llms_txt
+from docs_mcp.fetch.discovery import page_anchors, page_links, parse_llms_txt
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.refresh import refreshes_away
 from docs_mcp.fetch.sources import Location
@@ -86,8 +86,9 @@ def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
     else:
         root = parse_html(raw.text)
         keywords = keyword_links(root, raw.location, key)
-        words = link_words(root, raw.location, key)
-        links = page_links(root, raw.location.key) if not raw.location.source.is_local else []
+        anchors = page_anchors(root)
+        words = link_words(root, raw.location, key, anchors)
+        links = page_links(root, raw.location.key, anchors) if not raw.location.source.is_local else []
         main = find_main(root)
         navigation = navigation_page(main)
         doc = build_document(raw, url, root, main)

@@ -5,12 +5,11 @@ points at ("see the *walrus operator*"), search evidence for that page its own t
 from __future__ import annotations
 
 import posixpath
-from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.convert.parsing import normalize_space
-from docs_mcp.fetch.discovery import normalize_url
+from docs_mcp.fetch.discovery import Anchor, normalize_url, page_anchors, page_folder, resolve_link
 from docs_mcp.fetch.sources import Location
 from docs_mcp.text.terms import query_terms
 from docs_mcp.themes import GENERIC_LINK_TEXTS, LINK_TEXT_MAX_CHARS
@@ -20,6 +19,9 @@ if TYPE_CHECKING:
 
 #: A (target page key, term) pair: one of the words a page's links give another page of its source.
 LinkWord = tuple[str, str]
+#: Link texts whose terms are kept, at most, between clearings: a site's navigation repeats a few hundred on
+#: every page; a Javadoc's class and member names are mostly new (half the JDK: 33,000 texts, 411,000 hits).
+TERMS_MEMO_MAX = 8_192
 
 
 def link_target(loc: Location, key: str, href: str) -> str:
@@ -32,36 +34,56 @@ def link_target(loc: Location, key: str, href: str) -> str:
         return Location(loc.source, rel).uid if not rel.startswith("../") else ""
     if href.startswith("?"):  # the page itself, asked with a query
         return key
-    return _http_target(key[: key.rfind("/") + 1], href, loc.source.root)
+    return _http_target(key, page_folder(key), href, loc.source.root)
 
 
-@lru_cache(maxsize=1 << 16)  # pages of one folder share their resolved links (a Javadoc page has ~150)
-def _http_target(folder: str, href: str, root: str) -> str:
-    """The page key `href` resolves to from a page in `folder` ('' when it is not under `root`)."""
-    target = normalize_url(urljoin(folder, href)) or ""
+def _http_target(key: str, folder: tuple[str, str, str], href: str, root: str) -> str:
+    """The page key `href` resolves to from the page `key` in `folder` ('' when it is not under `root`)."""
+    target = resolve_link(key, folder, href)[1]
+    if target is None:  # "https:" and the like, rare: joined with the folder alone, as every other href is
+        target = normalize_url(urljoin(key[: key.rfind("/") + 1], href)) or ""
     return target if target.startswith(root) else ""
 
 
-def link_words(root: HtmlElement, loc: Location, key: str) -> tuple[LinkWord, ...]:
-    """The distinct (target key, term) pairs of a parsed page's links to other pages of its source; texts that
-    name a place in the site ("Next", "Index") or are whole sentences give none."""
+def link_words(
+    root: HtmlElement, loc: Location, key: str, anchors: list[Anchor] | None = None
+) -> tuple[LinkWord, ...]:
+    """The distinct (target key, term) pairs of a parsed page's links to other pages of its source (its
+    `page_anchors`, when the caller has them); texts that name a place in the site ("Next", "Index") or are
+    whole sentences give none."""
     out: set[LinkWord] = set()
-    for a in root.iter("a"):
-        href = (a.get("href") or "").strip()
-        if not href or href.startswith(("#", "mailto:", "javascript:", "tel:")):
+    folder = page_folder(key) if not loc.source.is_local else ("", "", "")
+    for href, a in page_anchors(root) if anchors is None else anchors:
+        if href.startswith("?"):  # the page itself, asked with a query
             continue
-        terms = _terms(normalize_space(a.text_content()))
+        terms = _terms(a)
         if not terms:
             continue
-        target = link_target(loc, key, href)
+        if loc.source.is_local:
+            target = link_target(loc, key, href)
+        else:
+            target = _http_target(key, folder, href, loc.source.root)
         if target and target != key:
             out.update((target, t) for t in terms)
     return tuple(sorted(out))
 
 
-@lru_cache(maxsize=1 << 14)  # navigation repeats the same link texts on every page of a site
-def _terms(text: str) -> tuple[str, ...]:
-    """A link text's content terms as a query's are made (none for a generic or overlong text)."""
-    if not text or len(text) > LINK_TEXT_MAX_CHARS or text.lower() in GENERIC_LINK_TEXTS:
-        return ()
-    return tuple(query_terms(text))
+def _terms(a: HtmlElement) -> tuple[str, ...]:
+    """A link's content terms, from its text as a query's are made (none for a generic or overlong text)."""
+    # Most links are bare text: their .text is their text_content() without an XPath evaluation.
+    raw = a.text_content() if len(a) else a.text or ""
+    terms = _TERMS.get(raw)
+    if terms is None:
+        text = normalize_space(raw)
+        if not text or len(text) > LINK_TEXT_MAX_CHARS or text.lower() in GENERIC_LINK_TEXTS:
+            terms = ()
+        else:
+            terms = tuple(query_terms(text))
+        if len(_TERMS) >= TERMS_MEMO_MAX:
+            _TERMS.clear()
+        if len(raw) <= 4 * LINK_TEXT_MAX_CHARS:  # a link around a whole section is not navigation
+            _TERMS[raw] = terms
+    return terms
+
+
+_TERMS: dict[str, tuple[str, ...]] = {}

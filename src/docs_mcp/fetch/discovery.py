@@ -77,41 +77,69 @@ def normalize_url(url: str) -> str | None:
     return urlunsplit((parts.scheme, parts.netloc.lower(), path, "", ""))
 
 
-def page_links(root: etree._Element, base: str) -> list[str]:
+#: A link of a parsed page that can lead to a page: its href (stripped) and its <a> element.
+Anchor = tuple[str, etree._Element]
+#: A page folder as `urlsplit` gives it: scheme, netloc and the path up to its last "/".
+Folder = tuple[str, str, str]
+#: Hrefs that never name a page.
+_NOT_PAGES = ("#", "mailto:", "javascript:", "tel:")
+
+
+def page_anchors(root: etree._Element) -> list[Anchor]:
+    """The page's <a> elements whose href can name a page, in document order: one walk serves the crawl's
+    links (`page_links`) and the words they say (crawl/link_words.py)."""
+    out = []
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if href and not href.startswith(_NOT_PAGES):
+            out.append((href, a))
+    return out
+
+
+def page_links(root: etree._Element, base: str, anchors: list[Anchor] | None = None) -> list[str]:
     """Absolute hrefs of a parsed page (before noise stripping: navigation is how a crawl finds pages)."""
     base_el = root.find(".//base")
     if base_el is not None and base_el.get("href"):
         base = urljoin(base, base_el.get("href"))
-    out = []
-    # A relative reference resolves against its base's directory alone (RFC 3986 §5.2: the base's last
-    # segment, query and fragment are dropped), so pages of one folder share their resolved links: ~126 per
-    # Javadoc page, mostly the same, were 16% of a worker's time.
-    scheme, netloc, path, _, _ = urlsplit(base)
-    folder = (scheme, netloc, path[: path.rfind("/") + 1])
-    for href in root.xpath("//a/@href"):
-        href = href.strip()
-        if href and not href.startswith(("#", "mailto:", "javascript:", "tel:")):
-            out.append(_join(base, folder, href))
+    folder = page_folder(base)
+    links = page_anchors(root) if anchors is None else anchors
+    out = [resolve_link(base, folder, href)[0] for href, _ in links]
     # The site's own scripts: some generators (Doxygen's tree view and menus) name their pages only there.
     out += [urljoin(base, src.strip()) for src in root.xpath("//script/@src") if is_script(src.strip())]
     return out
 
 
-def _join(base: str, folder: tuple[str, str, str], href: str) -> str:
-    """urljoin(base, href), memoized per folder of the base (see page_links)."""
-    if href.startswith("?"):  # the one reference that keeps the base's last segment
-        return urljoin(base, href)
+def page_folder(url: str) -> Folder:
+    """The folder of a page's URL, which its relative links resolve against (see `resolve_link`)."""
+    scheme, netloc, path, _, _ = urlsplit(url)
+    return scheme, netloc, path[: path.rfind("/") + 1]
+
+
+def resolve_link(base: str, folder: Folder, href: str) -> tuple[str, str | None]:
+    """urljoin(base, href) and the page key it names (`normalize_url`, '' for none; None when the join
+    depends on the page, not only on its folder), memoized per folder and href."""
+    # A relative reference resolves against its base's directory alone (RFC 3986 §5.2: the base's last
+    # segment, query and fragment are dropped), so pages of one folder share their resolved links: ~126 per
+    # Javadoc page, mostly the same, were 16% of a worker's time; the page key beside the join spares the
+    # link words (crawl/link_words.py) a cache of their own.
     key = (folder, href)
-    joined = _JOINED.get(key)
-    if joined is None:
-        if len(_JOINED) >= _JOINED_MAX:
-            _JOINED.clear()
-        joined = _JOINED[key] = urljoin(base, href)
-    return joined
+    hit = _JOINED.get(key)
+    if hit is not None:
+        return hit
+    joined = urljoin(base, href)
+    # Only a href with no path ("?q", "https:", "//host") may keep the base's own: one without a ":" or a
+    # leading "//" has a path (it starts with neither "#" nor "?").
+    if href.startswith("?") or ((":" in href or href.startswith("//")) and not urlsplit(href).path):
+        return joined, None
+    if len(_JOINED) >= _JOINED_MAX:
+        _JOINED.clear()
+    page = normalize_url(joined) or ""
+    _JOINED[key] = hit = joined, joined if page == joined else page  # one string where they are the same
+    return hit
 
 
-_JOINED: dict[tuple[tuple[str, str, str], str], str] = {}
-_JOINED_MAX = 50_000  # ~15 MB: a few hundred pages of one folder
+_JOINED: dict[tuple[Folder, str], tuple[str, str]] = {}
+_JOINED_MAX = 50_000  # ~20 MB: a few hundred pages of one folder
 
 
 @lru_cache(maxsize=1 << 16)  # a crawl asks about the same navigation links on every page
