@@ -70,7 +70,7 @@ class SectionRow(NamedTuple):
     #: Its headings above it, " > " between them.
     path: str
     text: str
-    #: The names it defines (API signatures, options), space-separated; "" where not read.
+    #: The names it defines (API signatures, options), one a line; "" where not read.
     names: str = ""
 
 

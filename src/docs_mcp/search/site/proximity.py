@@ -109,7 +109,7 @@ def closeness(
         # A defined name holds its words together as a sentence does, qualified by the page's subject (the
         # first word of its title): `Path.glob` on `pathlib — …` is `pathlib Path.glob`.
         subject = found.titles.get(row.page_id, ("",))[0].split(" ", 1)[0]
-        names = " ".join(f"{subject} {name}" for name in row.names.split())
+        names = "\n".join(f"{subject} {name}" for name in row.names.splitlines())
         texts.setdefault(row.page_id, []).append(f"{row.title}\n{names}\n{row.text[:_TEXT_CHARS]}")
     out = {}
     for pid, parts in texts.items():
