@@ -131,9 +131,10 @@ def unpack_links(blob: bytes | None) -> list[str]:
 
 def pack_link_words(pairs: Iterable[tuple[str, str]]) -> bytes:
     """A page's (target key, term) link words as stored with it, one target a line with its terms, zlib'd:
-    what a rewrite or removal of the page takes back from its targets' counts."""
+    what a rewrite or removal of the page takes back from its targets' counts. Sorted: the same pairs give the
+    same bytes in any process (a set's order of strings changes with each one's hash seed)."""
     by_target: dict[str, list[str]] = {}
-    for target, term in pairs:
+    for target, term in sorted(pairs):
         by_target.setdefault(target, []).append(term)
     text = "\n".join(f"{target}\t{' '.join(terms)}" for target, terms in sorted(by_target.items()))
     return zlib.compress(text.encode("utf-8"), ZLIB_LEVEL)
