@@ -136,7 +136,7 @@ def pack_link_words(pairs: Iterable[tuple[str, str]]) -> bytes:
     by_target: dict[str, list[str]] = {}
     for target, term in sorted(pairs):
         by_target.setdefault(target, []).append(term)
-    text = "\n".join(f"{target}\t{' '.join(terms)}" for target, terms in sorted(by_target.items()))
+    text = "\n".join(f"{target}\t{' '.join(terms)}" for target, terms in by_target.items())
     return zlib.compress(text.encode("utf-8"), ZLIB_LEVEL)
 
 
