@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.convert.parsing import normalize_space
-from docs_mcp.fetch.discovery import Anchor, normalize_url, page_anchors, page_folder, resolve_link
+from docs_mcp.fetch.discovery import Anchor, Folder, normalize_url, page_anchors, page_folder, resolve_link
 from docs_mcp.fetch.sources import Location
 from docs_mcp.text.terms import query_terms
 from docs_mcp.themes import GENERIC_LINK_TEXTS, LINK_TEXT_MAX_CHARS
@@ -24,8 +24,9 @@ LinkWord = tuple[str, str]
 TERMS_MEMO_MAX = 8_192
 
 
-def link_target(loc: Location, key: str, href: str) -> str:
-    """The key of the page of `loc`'s source that `href` (on the page `key`) points at; '' outside the source."""
+def link_target(loc: Location, key: str, href: str, folder: Folder | None = None) -> str:
+    """The key of the page of `loc`'s source that `href` (on the page `key`, in `folder` when the caller has
+    it: `page_folder(key)`) points at; '' outside the source."""
     if loc.source.is_local:
         parts = urlsplit(href)
         if parts.scheme or parts.netloc or not parts.path:
@@ -34,10 +35,10 @@ def link_target(loc: Location, key: str, href: str) -> str:
         return Location(loc.source, rel).uid if not rel.startswith("../") else ""
     if href.startswith("?"):  # the page itself, asked with a query
         return key
-    return _http_target(key, page_folder(key), href, loc.source.root)
+    return _http_target(key, folder or page_folder(key), href, loc.source.root)
 
 
-def _http_target(key: str, folder: tuple[str, str, str], href: str, root: str) -> str:
+def _http_target(key: str, folder: Folder, href: str, root: str) -> str:
     """The page key `href` resolves to from the page `key` in `folder` ('' when it is not under `root`)."""
     target = resolve_link(key, folder, href)[1]
     if target is None:  # "https:" and the like, rare: joined with the folder alone, as every other href is
@@ -52,17 +53,14 @@ def link_words(
     `page_anchors`, when the caller has them); texts that name a place in the site ("Next", "Index") or are
     whole sentences give none."""
     out: set[LinkWord] = set()
-    folder = page_folder(key) if not loc.source.is_local else ("", "", "")
+    folder = None if loc.source.is_local else page_folder(key)
     for href, a in page_anchors(root) if anchors is None else anchors:
         if href.startswith("?"):  # the page itself, asked with a query
             continue
         terms = _terms(a)
         if not terms:
             continue
-        if loc.source.is_local:
-            target = link_target(loc, key, href)
-        else:
-            target = _http_target(key, folder, href, loc.source.root)
+        target = link_target(loc, key, href, folder)
         if target and target != key:
             out.update((target, t) for t in terms)
     return tuple(sorted(out))
