@@ -19,6 +19,7 @@ GENERATED_PAGES = (
     r"(?:^|/)src-html/",  # Javadoc: source views (`-linksource`)
     r"\.rs\.html$",  # rustdoc: source views
     r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
+    r"(?:^|/)[^/]+-members\.html$",  # qdoc, Doxygen: a class's "list of all members"
 )
 #: Words of a home page's title that do not name the site ("PostgreSQL 15.20 Documentation" names PostgreSQL).
 SITE_TITLE_GENERIC = frozenset(
@@ -102,7 +103,8 @@ MAIN_CONTENT_SELECTORS: tuple[str, ...] = (
     "article",
     "div#yui-main",  # Django's Sphinx theme: inside div.document, without its header and nav
     "div.document",  # Sphinx outer container
-    "div.book, div.chapter, div.sect1, div.article, div.refentry, div.appendix, div.part",  # DocBook
+    # DocBook; BoostBook's section pages hold one div.section between its header and footer tables.
+    "div.book, div.chapter, div.sect1, div.article, div.refentry, div.appendix, div.part, div.section",
     "div#apicontent",  # Node.js API docs: div#content also holds the module list and the header
     "div#main-content",  # MkDocs' old Bootstrap theme (Django REST framework)
     "div#content",
@@ -183,6 +185,20 @@ NOISE_SELECTORS: tuple[str, ...] = (
     ".prev-next",
     ".pager",
     ".skip-link",
+    # MediaWiki (cppreference, wiki exports): the "From …" tagline, the breadcrumb, jump and [edit] links, the
+    # "Retrieved from" footer and the category links.
+    "#siteSub",
+    "#contentSub",
+    "#jump-to-nav",
+    ".mw-jump-link",
+    ".mw-editsection",
+    ".printfooter",
+    "#catlinks",
+    "#mw-js-message",
+    ".t-navbar",  # cppreference: the library's navigation bar atop every page
+    ".t-example-live-link",  # cppreference: "Run this code"
+    "div.spirit-nav",  # BoostBook: the prev / up / home arrows
+    "div.copyright-footer",  # BoostBook: the copyright and licence lines of every page
     "[hidden]",
     "[aria-hidden=true]",
 )

@@ -65,7 +65,14 @@ async def test_two_servers_sharing_a_cache_folder_never_see_each_others_pages(tm
         assert "Tides" in await a.tools.get_doc_toc(h.url)
 
 
-LINKED = ("genindex.html", "py-modindex.html", "search.html", "_modules/gauge.html", "guide/search.html")
+LINKED = (
+    "genindex.html",
+    "py-modindex.html",
+    "search.html",
+    "_modules/gauge.html",
+    "guide/search.html",
+    "qgauge-members.html",
+)
 
 
 async def test_generated_pages_are_crawled_for_links_but_never_returned(tmp_path):
@@ -81,6 +88,8 @@ async def test_generated_pages_are_crawled_for_links_but_never_returned(tmp_path
             "search.html": page("Search", "quillwort gauge search page"),
             "_modules/gauge.html": page("Source code for gauge", "def quillwort_gauge(): quillwort gauge"),
             "guide/search.html": page("Searching gauges", "How to search quillwort gauge records."),
+            # qdoc's and Doxygen's "list of all members" of a class: every member's name and a link.
+            "qgauge-members.html": page("List of All Members for QGauge", "quillwort gauge members"),
             "gauges.html": page("Gauges", "The quillwort gauge logs the tide."),
         },
     )
@@ -96,6 +105,7 @@ async def test_generated_pages_are_crawled_for_links_but_never_returned(tmp_path
         "py-modindex.html",
         "search.html",
         "_modules/gauge.html",
+        "qgauge-members.html",
         "gauges.html",
     } <= stored
     urls = {h.url.removeprefix(site.url) for h in app.search.search("quillwort gauge", 20)}
