@@ -45,3 +45,20 @@ def test_definitions_fold_into_counts_longest_first_and_the_outline_says_so():
     assert "#mod.{f0, f1}" in out
     assert "[2,000 definitions shown as counts" in out
     assert len(out) < 5_000
+
+
+def test_a_page_level_unit_after_the_sections_is_read_and_listed_last():
+    doc = page(
+        "<p>Lead words.</p><div class='section' id='a'><h2>Alpha</h2><p>Alpha words.</p></div>"
+        "<div class='section' id='b'><h2>Beta</h2><p>Beta words.</p></div><p>Copyright footer.</p>"
+    )
+    md = doc.markdown()
+    assert (
+        md.index("Lead words.") < md.index("## Alpha") < md.index("## Beta") < md.index("Copyright footer.")
+    )
+    assert page_outline(doc, 20_000).splitlines()[2:] == [
+        "- (intro) #top (11)",
+        "  - Alpha #a (22)",
+        "  - Beta #b (20)",
+        "- (untitled) #end (17)",
+    ]

@@ -66,7 +66,11 @@ def page_outline(doc: Document, cap: int) -> str:
     )
     budget = cap - len(head)
     headings: list[Line] = [
-        (s.level, outline_line(s.level, s.title or "(intro)", s.id) + f" ({sizes[i]:,})")
+        (
+            s.level,
+            outline_line(s.level, s.title or ("(intro)" if i == 0 else "(untitled)"), s.id)
+            + f" ({sizes[i]:,})",
+        )
         for i, s in enumerate(doc.sections)
     ]
     defs = {i: definitions_line(s) for i, s in enumerate(doc.sections) if s.entries}
