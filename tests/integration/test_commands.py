@@ -249,3 +249,24 @@ def test_a_closed_pipe_ends_quietly_without_a_traceback(indexed):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_read_prints_invisible_marks_in_page_text_as_the_model_reads_them_and_still_escapes_controls(
+    tmp_path, capsys
+):
+    # cppreference breadcrumbs end names with U+200E; it once printed as the six characters `\u200e`.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "vector.html").write_text(
+        "<html><head><title>Vec \u202etitle</title></head><body><main><h1>std::vector</h1>"
+        "<p>Member functions\u200e of std::vector\u200e, then an escape &#27;[31m in the text.</p>"
+        "</main></body></html>",
+        encoding="utf-8",
+    )
+    with pytest.raises(SystemExit) as exc:
+        main(["read", "vector.html", "--source", str(docs), "--cache-dir", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    assert "Member functions\u200e of std::vector\u200e, then" in out and "\\u200e" not in out
+    assert "an escape \\x1b[31m in the text." in out and "\x1b" not in out  # a terminal never obeys it
+    assert "# Vec \\u202etitle" in out and "\u202e" not in out  # a name stays escaped

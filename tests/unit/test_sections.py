@@ -107,6 +107,21 @@ def test_a_container_holding_only_its_heading_marks_the_heading_not_the_section(
     ]
 
 
+def test_content_after_the_last_section_container_stays_at_the_end_of_the_page():
+    # DocBook (Boost): footnotes and the copyright footer follow the last div.section at the page's top level.
+    secs = split(
+        '<p>Lead words.</p><div class="section" id="a"><h2>Alpha</h2><p>Alpha words.</p></div>'
+        '<div class="section" id="b"><h2>Beta</h2><p>Beta words.</p></div>'
+        '<div class="footnotes"><p>[1] Trailing footnote.</p></div>'
+    )
+    assert [(s.id, s.level, s.text) for s in secs] == [
+        ("top", 0, "Lead words."),
+        ("a", 2, "Alpha words."),
+        ("b", 2, "Beta words."),
+        ("end", 0, "[1] Trailing footnote."),
+    ]
+
+
 def test_an_empty_section_before_others_is_still_a_section_of_its_own():
     # Sphinx "What's New" pages: "Summary – Release highlights" is empty, "New Features" follows it.
     page, summary, features, tail = split(

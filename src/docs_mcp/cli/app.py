@@ -19,7 +19,7 @@ from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.search.site.search import SiteSearch, model_notice
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.opening import open_store
-from docs_mcp.text.controls import escaped
+from docs_mcp.text.controls import CONTROLS, escaped
 from docs_mcp.tools.docs import DocsTools
 
 if TYPE_CHECKING:
@@ -136,6 +136,15 @@ def for_terminal(text: str) -> str:
     """Text for the terminal: a page's or file's control characters escaped (an escape sequence in a title is
     shown, never obeyed), its lines and tabs kept."""
     return escaped(text, keep="\n\t")
+
+
+def answer_for_terminal(text: str) -> str:
+    """A tool's answer for the terminal: only its control characters escaped, the rest as the model reads it.
+
+    Its names and addresses arrive escaped already (titles, headings and ids as data, file names
+    percent-encoded); escaping again would show a page's invisible marks (cppreference's U+200E) as `\\u200e`.
+    """
+    return escaped(text, keep="\n\t", unsafe=CONTROLS)
 
 
 def say(line: str) -> None:

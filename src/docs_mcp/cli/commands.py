@@ -7,7 +7,7 @@ import re
 import sys
 from collections.abc import Awaitable
 
-from docs_mcp.cli.app import App, for_terminal
+from docs_mcp.cli.app import App, answer_for_terminal, for_terminal
 from docs_mcp.cli.arguments import program
 from docs_mcp.cli.options import cli_dest
 from docs_mcp.errors import DocsMCPError
@@ -50,6 +50,6 @@ async def run_tool_command(app: App, args: argparse.Namespace, prepare=None) -> 
             return 1
     finally:
         await app.tools.aclose()
-    sys.stdout.write(for_terminal(text) + "\n")
+    sys.stdout.write(answer_for_terminal(text) + "\n")
     sys.stdout.flush()
     return 0

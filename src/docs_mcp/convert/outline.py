@@ -66,7 +66,11 @@ def page_outline(doc: Document, cap: int) -> str:
     )
     budget = cap - len(head)
     headings: list[Line] = [
-        (s.level, outline_line(s.level, s.title or "(intro)", s.id) + f" ({sizes[i]:,})")
+        (
+            s.level,
+            outline_line(s.level, s.title or ("(intro)" if i == 0 else "(untitled)"), s.id)
+            + f" ({sizes[i]:,})",
+        )
         for i, s in enumerate(doc.sections)
     ]
     defs = {i: definitions_line(s) for i, s in enumerate(doc.sections) if s.entries}
@@ -91,21 +95,17 @@ def page_outline(doc: Document, cap: int) -> str:
 
 
 def fit_outline(lines: list[Line], budget: int, cap: int) -> tuple[str, str]:
-    """All lines if they fit; else the shallowest levels that fit, saying what was left out; else the first
-    headings of the shallowest level (a page of 20,000 <h2>s still shows its first ones, not none)."""
+    """All lines if they fit; else the shallowest levels that fit whole, filled up with deeper headings in document
+    order, saying how many were left out; else the first headings of the shallowest level (a page of 20,000
+    <h2>s still shows its first ones, not none)."""
+    body = "\n".join(text for _, text in lines)
+    if len(body) <= budget:
+        return body, ""
     top = max(1, min((level for level, _ in lines if level), default=1))
-    for max_level in range(6, top - 1, -1):
-        kept = [text for level, text in lines if level <= max_level]
-        body = "\n".join(kept)
-        if len(body) <= budget:
-            dropped = sum(1 for level, text in lines if level > max_level and text.lstrip().startswith("- "))
-            note = (
-                f"\n[{dropped} headings deeper than h{max_level} omitted to fit {cap:,} chars; "
-                "get_doc_section on a parent lists them]"
-                if dropped
-                else ""
-            )
-            return body, note
+    deepest = max(level for level, _ in lines)
+    for max_level in range(deepest - 1, top - 1, -1):
+        if sum(len(text) + 1 for level, text in lines if level <= max_level) - 1 <= budget:
+            return _filled(lines, max_level, budget, cap)
     kept, size = [], 0
     for level, text in lines:
         if level <= top:
@@ -118,4 +118,32 @@ def fit_outline(lines: list[Line], budget: int, cap: int) -> tuple[str, str]:
     return body, (
         f"\n[outline cut: the first {shown:,} of {len(lines):,} headings fit {cap:,} chars; "
         "get_doc_section on one lists what is under it, search_in_doc finds the others]"
+    )
+
+
+def _filled(lines: list[Line], max_level: int, budget: int, cap: int) -> tuple[str, str]:
+    """Every line to `max_level`, then the deeper ones in document order until the next would not fit."""
+    deeper = sum(1 for level, _ in lines if level > max_level)
+    # The note is written with the widest numbers it can hold, so the outline and its note stay within the cap.
+    room = budget - len(_deeper_note(deeper, deeper, deeper, max_level, cap))
+    room -= sum(len(text) + 1 for level, text in lines if level <= max_level)
+    kept, shown, full = [], 0, False
+    for level, text in lines:
+        if level > max_level:
+            # A prefix, not the short ones from all over: what is missing is everything after the last shown.
+            full = full or len(text) + 1 > room
+            if full:
+                continue
+            room -= len(text) + 1
+            shown += 1
+        kept.append(text)
+    return "\n".join(kept), _deeper_note(deeper - shown, shown, deeper, max_level, cap)
+
+
+def _deeper_note(omitted: int, shown: int, deeper: int, max_level: int, cap: int) -> str:
+    """What a filled outline left out, and the tool that reaches it (get_doc_toc takes no section)."""
+    first = f" (the first {shown:,} are shown)" if shown else ""
+    return (
+        f"\n[{omitted:,} of {deeper:,} headings deeper than h{max_level} omitted to fit {cap:,} chars{first}; "
+        "search_in_doc finds the others by their words]"
     )

@@ -118,6 +118,16 @@ class _Walker:
         sec.texts.append(text)
         sec.code_words += _code_words(child)
 
+    def resume(self, outer: _Open) -> _Open:
+        """Where content after a closed section container goes: the section enclosing it, else a page-level unit."""
+        # Outside every section the enclosing unit is the preamble, printed first: content there (footnotes, a
+        # copyright footer) would jump to the top of the page, so it opens a unit after the sections just closed.
+        if outer.level or outer is self.sections[-1]:
+            return outer
+        unit = _Open("", "", 0, None)
+        self.sections.append(unit)
+        return unit
+
     def visit(self, el: etree._Element) -> None:
         if el.text and el.text.strip():
             self.emit(html.escape(el.text), el.text)
@@ -135,7 +145,7 @@ class _Walker:
                     self.depth += 1
                     self.visit(child)
                     self.depth -= 1
-                    self.stack, self.current = saved_stack, saved_current
+                    self.stack, self.current = saved_stack, self.resume(saved_current)
                 else:
                     self.visit(child)
             else:
@@ -172,14 +182,14 @@ def split_html(
         body = note + lxml.html.tostring(main, encoding=str, with_tail=False)
         return [Section("top", "", 0, None, body_html=body, text=normalize_space(main.text_content()))]
     out = []
-    for sec in opened:
+    for k, sec in enumerate(opened):
         body = "".join(sec.parts)
         if sec.level == 0 and not body.strip():
             continue
         text = normalize_space(" ".join(sec.texts))
         if sec.level == 0 and not text:
             continue
-        sid = sec.id or registry.claim("top")
+        sid = sec.id or registry.claim("end" if k else "top")
         anchors = list(dict.fromkeys([sid, *sec.anchors]))
         out.append(
             Section(

@@ -7,13 +7,18 @@ from __future__ import annotations
 import os
 import re
 
+#: C0 controls, DEL, C1 controls and lone surrogates: escaped in every text a terminal shows.
+_CONTROL_RANGES = "\x00-\x1f\x7f-\x9f\ud800-\udfff"
 #: Never shown raw: C0 controls (newline, ESC …), DEL and C1 controls (CSI, NEL …), line and paragraph
 #: separators, bidirectional embeddings, overrides, isolates and marks, invisible spaces and joiners that
 #: make two names look alike, and lone surrogates (the bytes of a file name that are not UTF-8).
 #: Zero-width (non-)joiners (U+200C, U+200D) stay: scripts and emoji are written with them.
 UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
+    f"[{_CONTROL_RANGES}\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
 )
+#: What a terminal obeys (C0 controls, DEL, C1 controls) and lone surrogates (no encoder writes them): all a
+#: page's own text needs escaped on a terminal; its invisible marks are text the model reads as they are.
+CONTROLS = re.compile(f"[{_CONTROL_RANGES}]")
 _UNSAFE_OR_PERCENT = re.compile(f"{UNSAFE.pattern[:-1]}%]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -25,14 +30,14 @@ def _backslashed(m: re.Match[str]) -> str:
     return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
 
 
-def escaped(text: str, keep: str = "") -> str:
-    """`text` with each unsafe character (but those in `keep`) as a visible escape (`\\n`, `\\x1b`,
+def escaped(text: str, keep: str = "", unsafe: re.Pattern[str] = UNSAFE) -> str:
+    """`text` with each `unsafe` character (but those in `keep`) as a visible escape (`\\n`, `\\x1b`,
     `\\u202e`): a title, heading or id shown on one line and on a terminal. Applying it twice changes nothing."""
-    if not UNSAFE.search(text):
+    if not unsafe.search(text):
         return text
     if keep:
-        return UNSAFE.sub(lambda m: m.group(0) if m.group(0) in keep else _backslashed(m), text)
-    return UNSAFE.sub(_backslashed, text)
+        return unsafe.sub(lambda m: m.group(0) if m.group(0) in keep else _backslashed(m), text)
+    return unsafe.sub(_backslashed, text)
 
 
 def percent_encoded(name: str) -> str:
