@@ -260,6 +260,7 @@ def test_read_prints_invisible_marks_in_page_text_as_the_model_reads_them_and_st
     (docs / "vector.html").write_text(
         "<html><head><title>Vec \u202etitle</title></head><body><main><h1>std::vector</h1>"
         "<p>Member functions\u200e of std::vector\u200e, then an escape &#27;[31m in the text.</p>"
+        "<p>An override \u202eeciov\u202c reorders a terminal's line.</p>"
         "</main></body></html>",
         encoding="utf-8",
     )
@@ -270,3 +271,4 @@ def test_read_prints_invisible_marks_in_page_text_as_the_model_reads_them_and_st
     assert "Member functions\u200e of std::vector\u200e, then" in out and "\\u200e" not in out
     assert "an escape \\x1b[31m in the text." in out and "\x1b" not in out  # a terminal never obeys it
     assert "# Vec \\u202etitle" in out and "\u202e" not in out  # a name stays escaped
+    assert "An override \\u202eeciov\\u202c reorders" in out  # and so does an override in page text

@@ -9,16 +9,18 @@ import re
 
 #: C0 controls, DEL, C1 controls and lone surrogates: escaped in every text a terminal shows.
 _CONTROL_RANGES = "\x00-\x1f\x7f-\x9f\ud800-\udfff"
+#: Line and paragraph separators, bidirectional embeddings, overrides and isolates: they reorder or break
+#: what a terminal shows around them (a "Trojan Source" line), so a page's text keeps them escaped too.
+_REORDERING = "\u2028-\u202e\u2066-\u2069"
 #: Never shown raw: C0 controls (newline, ESC …), DEL and C1 controls (CSI, NEL …), line and paragraph
 #: separators, bidirectional embeddings, overrides, isolates and marks, invisible spaces and joiners that
 #: make two names look alike, and lone surrogates (the bytes of a file name that are not UTF-8).
 #: Zero-width (non-)joiners (U+200C, U+200D) stay: scripts and emoji are written with them.
-UNSAFE = re.compile(
-    f"[{_CONTROL_RANGES}\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
-)
-#: What a terminal obeys (C0 controls, DEL, C1 controls) and lone surrogates (no encoder writes them): all a
-#: page's own text needs escaped on a terminal; its invisible marks are text the model reads as they are.
-CONTROLS = re.compile(f"[{_CONTROL_RANGES}]")
+UNSAFE = re.compile(f"[{_CONTROL_RANGES}{_REORDERING}\u061c\u200b\u200e\u200f\u2060-\u2064\ufeff]")
+#: What a terminal obeys (C0 controls, DEL, C1 controls), what reorders its lines, and lone surrogates (no
+#: encoder writes them): all a page's own text needs escaped on a terminal; its invisible marks (U+200E) and
+#: spaces are text the model reads as they are.
+CONTROLS = re.compile(f"[{_CONTROL_RANGES}{_REORDERING}]")
 _UNSAFE_OR_PERCENT = re.compile(f"{UNSAFE.pattern[:-1]}%]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
