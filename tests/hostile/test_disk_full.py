@@ -76,4 +76,8 @@ def test_a_full_disk_is_said_plainly_and_the_pages_indexed_before_are_kept(tmp_p
     # The source the full disk cut short: its status says pages are missing, not only how many it has.
     short = docs_mcp("search", "tide gauge datum", source=big, cache=cache)
     assert short.returncode == 0, short.stderr
-    assert "pages may be missing" in short.stdout or "could not store" in short.stdout, short.stdout[-600:]
+    noted = "pages may be missing" in short.stdout or "could not store" in short.stdout
+    # Or, when the full disk let none of its pages be stored, the source is empty and `search` builds empty
+    # sources first (seen in CI, by how far the cut build got): then it says nothing is missing, rightly.
+    rebuilt = "300 pages via folder" in short.stderr and "index: 300 pages" in short.stdout
+    assert noted or rebuilt, short.stdout[-600:]
