@@ -21,6 +21,9 @@ GENERATED_PAGES = (
     r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
     r"(?:^|/)[^/]+-members\.html$",  # qdoc, Doxygen: a class's "list of all members"
 )
+#: A web server's listing of a folder (Python's http.server, Apache, nginx), by its title: file names, not
+#: documentation. Crawled for its links, never a hit, never the site's name.
+SERVER_LISTING_TITLE = r"^(?:Directory listing for|Index of) /"
 #: Words of a home page's title that do not name the site ("PostgreSQL 15.20 Documentation" names PostgreSQL).
 SITE_TITLE_GENERIC = frozenset(
     {

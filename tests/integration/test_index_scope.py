@@ -72,6 +72,7 @@ LINKED = (
     "_modules/gauge.html",
     "guide/search.html",
     "qgauge-members.html",
+    "files/",
 )
 
 
@@ -90,6 +91,8 @@ async def test_generated_pages_are_crawled_for_links_but_never_returned(tmp_path
             "guide/search.html": page("Searching gauges", "How to search quillwort gauge records."),
             # qdoc's and Doxygen's "list of all members" of a class: every member's name and a link.
             "qgauge-members.html": page("List of All Members for QGauge", "quillwort gauge members"),
+            # A web server's listing of a folder (Python's http.server names it so).
+            "files/index.html": page("Directory listing for /files/", "quillwort-gauge.csv quillwort gauge"),
             "gauges.html": page("Gauges", "The quillwort gauge logs the tide."),
         },
     )
@@ -106,6 +109,7 @@ async def test_generated_pages_are_crawled_for_links_but_never_returned(tmp_path
         "search.html",
         "_modules/gauge.html",
         "qgauge-members.html",
+        "files/",
         "gauges.html",
     } <= stored
     urls = {h.url.removeprefix(site.url) for h in app.search.search("quillwort gauge", 20)}

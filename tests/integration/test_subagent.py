@@ -228,6 +228,30 @@ def test_the_root_pages_heading_names_the_docs_when_it_says_more_than_its_title(
     )
 
 
+def test_a_server_folder_listing_at_the_root_does_not_name_the_docs(project):
+    docs = project / "docs"
+    docs.mkdir()
+    # What Python's http.server sends for a folder without index.html, here as the root page.
+    (docs / "index.html").write_text(
+        "<html><head><title>Directory listing for /docs/</title></head><body>"
+        '<h1>Directory listing for /docs/</h1><hr><ul><li><a href="guide.html">guide.html</a></li></ul>'
+        "</body></html>",
+        encoding="utf-8",
+    )
+    (docs / "guide.html").write_text(
+        "<html><head><title>Tide guide</title></head><body><main><h1>Tide guide</h1><p>"
+        + "Read the gauges at slack water. " * 20
+        + "</p></main></body></html>",
+        encoding="utf-8",
+    )
+    cache = str(project / "cache")
+    assert docslice("index", "--source", str(docs), "--cache-dir", cache, cwd=project).returncode == 0
+    run = docslice("agent", "tides", "--source", str(docs), "--cache-dir", cache, "--print", cwd=project)
+    description = front_matter(run.stdout)[0]["description"]
+    # Named as a source without a title is (its name), not by the listing's title.
+    assert f"(local folder {docs})." in description and "Directory listing" not in description
+
+
 def test_the_description_before_indexing_names_the_source_and_says_how_to_get_the_title(project):
     run = docslice("agent", "tide-docs", "--source", str(SITE), "--cache-dir", "cache", cwd=project)
     assert run.returncode == 0, run.stderr

@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 from docs_mcp import __version__
 from docs_mcp.cli.arguments import FORWARDED
+from docs_mcp.crawl.digest import server_listing
 from docs_mcp.errors import DocsMCPError, InvalidArgument
 from docs_mcp.fetch.sources import Source
 
@@ -113,7 +114,8 @@ def site_title(app: App, source: Source) -> str:
             doc = app.index.load_document(app.sources.resolve(page).uid)
         except DocsMCPError:
             continue
-        if doc is not None and doc.title and doc.title != "(untitled)":
+        # A server's folder listing as the root ("Directory listing for /qtcore/") names no documentation.
+        if doc is not None and doc.title and doc.title != "(untitled)" and not server_listing(doc.title):
             # Sphinx's <title> is "3.11.4 Documentation" where its h1 says "Python 3.11.4 documentation".
             h1 = next((sec.title for sec in doc.sections if sec.level == 1), "")
             return h1 if doc.title.lower() in h1.lower() else doc.title

@@ -33,7 +33,7 @@ from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS, mechanism_on
 from docs_mcp.store.pagerows import PreparedPage
 from docs_mcp.text.terms import tokenize
-from docs_mcp.themes import GENERATED_PAGES
+from docs_mcp.themes import GENERATED_PAGES, SERVER_LISTING_TITLE
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement
@@ -47,6 +47,14 @@ NAVIGATION_MIN_TEXT = 100
 #: ends with its index is content first.
 GENERATED_INDEX_SHARE = 0.5
 _GENERATED = re.compile("|".join(GENERATED_PAGES))
+
+
+_SERVER_LISTING = re.compile(SERVER_LISTING_TITLE)
+
+
+def server_listing(title: str) -> bool:
+    """Whether a page is a web server's listing of a folder (`Directory listing for /docs/`), by its title."""
+    return _SERVER_LISTING.match(title) is not None
 
 
 def generated(loc: Location) -> bool:
@@ -94,6 +102,7 @@ def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
         doc = build_document(raw, url, root, main)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
     listed = not navigation and not generated(raw.location) and not refreshes_away(raw)
+    listed = listed and not server_listing(doc.title)
     page = prepare_page(key, doc, listed, links, keywords, embed, words)
     texts = vector_texts(doc) if listed and not embed and active_model() else None
     return Digest(page, links, navigation, texts)
