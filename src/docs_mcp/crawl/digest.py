@@ -47,8 +47,6 @@ NAVIGATION_MIN_TEXT = 100
 #: ends with its index is content first.
 GENERATED_INDEX_SHARE = 0.5
 _GENERATED = re.compile("|".join(GENERATED_PAGES))
-
-
 _SERVER_LISTING = re.compile(SERVER_LISTING_TITLE)
 
 
@@ -100,9 +98,9 @@ def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
         main = find_main(root)
         navigation = navigation_page(main)
         doc = build_document(raw, url, root, main)
-    # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result.
-    listed = not navigation and not generated(raw.location) and not refreshes_away(raw)
-    listed = listed and not server_listing(doc.title)
+    # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result; a
+    # generated listing (by its path) or a web server's folder listing (by its title) is none either.
+    listed = not (navigation or generated(raw.location) or server_listing(doc.title) or refreshes_away(raw))
     page = prepare_page(key, doc, listed, links, keywords, embed, words)
     texts = vector_texts(doc) if listed and not embed and active_model() else None
     return Digest(page, links, navigation, texts)
