@@ -199,6 +199,9 @@ MAX_POSTINGS = 2_000
 
 #: A definition term longer than this without a call signature is prose, not a name.
 DEFINED_TERM_MAX_CHARS = 60
+#: A defined name (what a term's signature names) longer than this is no API's: a page's `a.a.a.…(x)` would
+#: otherwise be stored and scanned at every search matching its section.
+DEFINED_NAME_MAX_CHARS = 200
 
 # --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
 #: Mechanisms named in $DOCS_MCP_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.
