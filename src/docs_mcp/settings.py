@@ -197,12 +197,6 @@ MIN_QUERY_TERMS = 2
 #: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
 MAX_POSTINGS = 2_000
 
-#: A definition term longer than this without a call signature is prose, not a name.
-DEFINED_TERM_MAX_CHARS = 60
-#: A defined name (what a term's signature names) longer than this is no API's: a page's `a.a.a.…(x)` would
-#: otherwise be stored and scanned at every search matching its section.
-DEFINED_NAME_MAX_CHARS = 200
-
 # --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
 #: Mechanisms named in $DOCS_MCP_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.
 ABLATED = frozenset(n.strip() for n in os.environ.get("DOCS_MCP_ABLATE", "").split(",") if n.strip())

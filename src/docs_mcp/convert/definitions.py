@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from docs_mcp.settings import DEFINED_NAME_MAX_CHARS, DEFINED_TERM_MAX_CHARS, MAX_TITLE_CHARS
+from docs_mcp.settings import MAX_TITLE_CHARS
 from docs_mcp.text.tidy import clip, fold_space
 from docs_mcp.themes import DEFINITION_LIST_SKIP_CLASSES, SIGNATURE_PREFIXES
 
@@ -24,6 +24,11 @@ _MARKER_TEXT = re.compile(f"[{START}{END}]\\d+{CLOSE}")
 _NAME_END = re.compile(r"[(\[]|:\s|\s=")
 #: A call signature: a name directly followed by its parameters.
 _CALL = re.compile(r"\w\(")
+#: A definition term longer than this without a call signature is prose, not a name.
+DEFINED_TERM_MAX_CHARS = 60
+#: A defined name (what a term's signature names) longer than this is no API's: a page's `a.a.a.…(x)` would
+#: otherwise be stored and scanned at every search matching its section.
+DEFINED_NAME_MAX_CHARS = 200
 
 
 @dataclass(eq=False)
