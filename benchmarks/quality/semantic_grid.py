@@ -1,6 +1,6 @@
 """Site search with the `semantic` extra: recall@5, MRR@10 and gold-in-top-3 per half, over a grid of blends.
 
-Usage: python benchmarks/semantic_grid.py --questions benchmarks/questions/postgresql-15.json
+Usage: python benchmarks/quality/semantic_grid.py --questions benchmarks/questions/postgresql-15.json
            [--weights 0,0.2,0.3,0.4,0.5,0.6,0.7] [--tops 20]
 Serves the question set's docs folder on 127.0.0.1, indexes it once with section vectors (the model named by
 DOCS_MCP_SEMANTIC_MODEL, wordllama by default), then runs every question under each weight × top (weight 0
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 

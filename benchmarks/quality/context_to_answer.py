@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import budget
 import common as cm
 from policies import DIRECT, SEARCHING, SERVED, Call, Run, SharedDocs  # noqa: F401  (cta.Run etc. still work)
@@ -231,7 +233,9 @@ class FormResult:
 def write_report(path: Path, results: list[FormResult], args: argparse.Namespace, docs: Path) -> None:
     """Replace this docs folder's '## Context to answer' section of docs/benchmarks.md."""
     argv = sys.argv[1:]
-    cmd = "PYTHONPATH=src python benchmarks/context_to_answer.py" + (" " + shlex.join(argv) if argv else "")
+    cmd = "PYTHONPATH=src python benchmarks/quality/context_to_answer.py" + (
+        " " + shlex.join(argv) if argv else ""
+    )
     qfile = Path(args.questions).resolve()
     base = next((b for b in (cm.REPO_ROOT, cm.REPO_ROOT.parent) if qfile.is_relative_to(b)), None)
     qname = qfile.relative_to(base) if base else qfile

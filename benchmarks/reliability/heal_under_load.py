@@ -1,7 +1,7 @@
 """The index overwritten with random bytes while callers search it (issue 34, item 2): crashes and internal
 errors per try. Each try runs in a child process, so a crash (SIGSEGV) is counted, not suffered.
 
-PYTHONPATH=src python benchmarks/heal_under_load.py [--tries 3] [--callers 4] [--seconds 4]
+PYTHONPATH=src python benchmarks/reliability/heal_under_load.py [--tries 3] [--callers 4] [--seconds 4]
 
 Prints, per try: the child's exit code, answers by kind (hits, the rebuild message, other DocsMCPError,
 internal error: any other exception), and the load average.
@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
+SITE = Path(__file__).resolve().parents[2] / "fixtures" / "site"
 QUERIES = ["harmonic constituents", "tide tables", "resampling", "loading data", "timestamps UTC"]
 
 

@@ -1,6 +1,6 @@
 """Site-wide search benchmark: build time, refresh time, recall@5, MRR@10, latency via MCP, peak memory.
 
-Usage: python benchmarks/search_quality.py [--questions PATH] [--docs DIR] [--cache-dir DIR] [--scale N] [--out FILE]
+Usage: python benchmarks/quality/search_quality.py [--questions PATH] [--docs DIR] [--cache-dir DIR] [--scale N] [--out FILE]
 Serves the docs folder on 127.0.0.1, indexes it by link crawl into a temporary cache dir, then measures.
 """
 
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -222,7 +222,9 @@ def main() -> None:
         import datetime
         import platform
 
-        cmd = "python benchmarks/search_quality.py" + (f" --questions {ns.questions}" if ns.questions else "")
+        cmd = "python benchmarks/quality/search_quality.py" + (
+            f" --questions {ns.questions}" if ns.questions else ""
+        )
         cmd += f" --form {ns.form}" if ns.form != "full" else ""
         head = [
             f"{datetime.date.today()} · {platform.platform()} · {os.cpu_count()} cores · Python "

@@ -2,7 +2,7 @@
 second (reopened when closed), against `serve --http` limited to 1,024 open files; meanwhile new clients
 initialize a session. Then SIGTERM, with the slow clients still connected.
 
-PYTHONPATH=src python benchmarks/slow_bodies.py [--bodies 510 1500] [--src OTHER/src] [--stateless]
+PYTHONPATH=src python benchmarks/reliability/slow_bodies.py [--bodies 510 1500] [--src OTHER/src] [--stateless]
 
 Prints per N: each new client's time to 200 (or its failure), the server's stderr lines (tracebacks counted),
 seconds from SIGTERM to exit, and the load average.
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 
 from hostile.front_door import Served, SlowBodies, raise_own_file_limit, time_to_serve  # noqa: E402

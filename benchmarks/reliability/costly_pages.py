@@ -1,7 +1,7 @@
 """Pages cheap to send and costly to convert (issue 34, item 1): each tool call's time on a stateless HTTP
 server, and the slowest /healthz answer while it ran (polled every 50 ms from another thread).
 
-PYTHONPATH=src python benchmarks/costly_pages.py [--src OTHER/src] [--deadline 60]
+PYTHONPATH=src python benchmarks/reliability/costly_pages.py [--src OTHER/src] [--deadline 60]
 
 The pages are generated into a temporary folder (the server reads it as a local source): a paragraph of
 80,000 spaces, 100,000 nested <div>s, 20,000 and 200,000 <h2> headings, and a 3.4 MB section of plain words
@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 
 from hostile.front_door import Served, post  # noqa: E402

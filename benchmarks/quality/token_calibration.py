@@ -5,7 +5,7 @@ a BPE for earlier Claude models; current models' tokenizers are not public, so t
 offline reference). Needs dev-only extras: `pip install tokenizers numpy` and the docs of
 `apt-get install python3-doc`. The wheel is fetched from PyPI into a temporary folder.
 
-Usage: python benchmarks/token_calibration.py
+Usage: python benchmarks/quality/token_calibration.py
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from docs_mcp.fetch.sources import SourceSet  # noqa: E402

@@ -8,7 +8,7 @@ warnings (style rules for new questions: 4-12 words per needle, neither the quer
 containing a needle or being the heading, the terse form 2-6 words and not containing the heading, needles
 outside boxed notes that carry their own heading) are printed but do not.
 
-    python benchmarks/check_questions.py benchmarks/questions/django-3.2.json [--verbose]
+    python benchmarks/quality/check_questions.py benchmarks/questions/django-3.2.json [--verbose]
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import question_files
 
 # Chrome around the content (navigation bars, sidebars, headers, footers): not the page's prose.

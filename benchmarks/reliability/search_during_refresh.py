@@ -1,6 +1,6 @@
 """search_docs latency while the index is being rewritten, as when a server's start-up refresh finds changes.
 
-Usage: python benchmarks/search_during_refresh.py [--questions PATH] [--docs DIR] [--rounds N]
+Usage: python benchmarks/reliability/search_during_refresh.py [--questions PATH] [--docs DIR] [--rounds N]
 Serves the docs on 127.0.0.1, builds an index with `docs-mcp index`, then in one process (the server's
 wiring: App, the MCP server, the in-process client) measures search_docs with the index idle, then again
 while a refresh re-fetches and rewrites every page (their validators are cleared first, so every page comes
@@ -21,8 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import docs_server, load_questions, p95, questions_docs
-from search_quality import run_cli
+from quality.search_quality import run_cli
 
 
 def stale(cache: Path) -> None:

@@ -7,17 +7,20 @@ list of budgets: context_to_answer.py, the scoreboard, their JSON output and the
 Run as a script it compares two runs' curves, before → after, from their JSON (a scoreboard `--json` folder
 or a context_to_answer.py `--json` file each):
 
-    python benchmarks/budget.py BEFORE AFTER [--half tune] [--policies in-doc,pipeline,agent]
+    python benchmarks/quality/budget.py BEFORE AFTER [--half tune] [--policies in-doc,pipeline,agent]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import common as cm
 
 #: The budgets in characters, smallest first.

@@ -9,7 +9,7 @@ question file, or words of sampled page titles), and the first read of a 700 KB 
 (from the index, and fetched and converted without one). `--dump FILE` writes every query's top-10 answer, so two builds'
 rankings can be compared (`--compare FILE`).
 
-    PYTHONPATH=src python benchmarks/index_scale.py --docs /usr/share/doc/openjdk-17-jre-headless/api
+    PYTHONPATH=src python benchmarks/scale/index_scale.py --docs /usr/share/doc/openjdk-17-jre-headless/api
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import SRC_DIR, docs_server, load_questions, median, p95
 
 JAVADOC = Path("/usr/share/doc/openjdk-17-jre-headless/api")

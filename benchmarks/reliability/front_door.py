@@ -1,6 +1,6 @@
 """The HTTP front door under attack (issue 22), before and after, in one table:
 
-    python benchmarks/front_door.py --before /tmp/main/src --out docs/reliability.md
+    python benchmarks/reliability/front_door.py --before /tmp/main/src --out docs/reliability.md
 
 Each case starts `python -m docs_mcp serve --http …` on loopback from `--src` (and from `--before` when
 given) and attacks it from this process with the helpers of tests/hostile/front_door.py: DNS rebinding and
@@ -23,9 +23,11 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import md_table, replace_section  # noqa: E402
 from hostile.front_door import (  # noqa: E402
     Served,
@@ -230,7 +232,7 @@ def main() -> None:
         f"Run {dt.date.today()} on {platform.platform()} ({os.cpu_count()} cores, shared with other jobs), "
         f"Python {platform.python_version()}; after: `{ns.src}` at {rev.stdout.strip() or '?'}"
         + (f", before: {ns.before_label or f'`{ns.before}`'}" if ns.before else "")
-        + ".\n\n```sh\npython benchmarks/front_door.py --before OLDER/src --before-label LABEL --out docs/reliability.md\n```\n\n"
+        + ".\n\n```sh\npython benchmarks/reliability/front_door.py --before OLDER/src --before-label LABEL --out docs/reliability.md\n```\n\n"
         "Every server is `python -m docs_mcp serve --http ADDRESS:0 --no-index` on loopback, attacked from "
         "the benchmark's process (`tests/hostile/front_door.py`; each case is also a test in "
         "`tests/hostile/test_front_door.py` and `test_session_cap.py`). Statuses are what the attacker got: "

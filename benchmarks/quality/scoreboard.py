@@ -20,6 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import budget
 import common as cm
 import context_to_answer as cta
@@ -129,7 +131,9 @@ async def run_set(name: str, path: Path, args: argparse.Namespace) -> list[dict[
             app.index.close()
         missed = {f: cta.failures(runs[f], {q["id"]: q for q in qs}, store, root) for f, qs in asked.items()}
     halves = {h: {q["id"] for q in questions if cm.half(q) == h} for h in cm.HALVES}
-    run = cm.run_record(" ".join([cm.PY, "benchmarks/context_to_answer.py", *sys.argv[1:]]), load_before)
+    run = cm.run_record(
+        " ".join([cm.PY, "benchmarks/quality/context_to_answer.py", *sys.argv[1:]]), load_before
+    )
     return [
         {
             "name": name,
@@ -269,7 +273,7 @@ def write_scoreboard(path: Path, results: list[dict[str, Any]], argv: list[str])
             f"Python {platform.python_version()}; {cm.provenance()}.",
             "",
             "```sh",
-            "PYTHONPATH=src python benchmarks/context_to_answer.py " + " ".join(argv),
+            "PYTHONPATH=src python benchmarks/quality/context_to_answer.py " + " ".join(argv),
             "```",
             "",
             "Each set's docs are served on loopback and crawled into a fresh index. Characters are what the "

@@ -1,6 +1,6 @@
 """The index damaged while a server uses it: page calls answered meanwhile, and time until search is back.
 
-PYTHONPATH=src python benchmarks/index_heal.py [--docs DIR]   (default: the Python 3.11 docs)
+PYTHONPATH=src python benchmarks/reliability/index_heal.py [--docs DIR]   (default: the Python 3.11 docs)
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import common as cm
 
 from docs_mcp.cli.app import App

@@ -14,12 +14,16 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import httpx
 import psutil
+
+# benchmarks/: common.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 FLOW = ("search_docs", "search_in_doc", "get_doc_toc")
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -181,7 +185,7 @@ def report(rows: list[dict], build: dict, args, commit: str) -> str:
 
     lo, hi = args.pace
     command = (
-        f"PYTHONPATH=src nice -n 10 python benchmarks/team_scale.py --per-tool --sessions {args.sessions} "
+        f"PYTHONPATH=src nice -n 10 python benchmarks/scale/team_scale.py --per-tool --sessions {args.sessions} "
         f"--calls {args.calls} --pace {lo:g}-{hi:g}"
         + (" --semantic" if args.semantic else "")
         + (f" --cache-mb {args.cache_mb}" if args.cache_mb else "")

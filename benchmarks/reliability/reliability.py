@@ -1,6 +1,6 @@
 """Reliability figures (issue 13): hostile-origin cases, fuzzing, load. One command reproduces them all:
 
-    python benchmarks/reliability.py --out docs/reliability.md
+    python benchmarks/reliability/reliability.py --out docs/reliability.md
 
 `--src PATH` measures another checkout's code (e.g. a worktree of an older main) with `--label before`.
 Everything runs on loopback: a scripted hostile origin and two canaries (127.0.0.1 and 127.0.0.2) from
@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the hostile origin is the test suite's
+sys.path.insert(0, str(HERE.parent))  # benchmarks/: common.py
 
 CAP = 20_000
 LIMIT = CAP + 1_000
@@ -843,7 +844,7 @@ def main() -> None:
         f"Run {dt.date.today()} on {platform.platform()} ({os.cpu_count()} cores), Python {platform.python_version()};"
         f" code under test: `{ns.src}` ({rev.stdout.strip()[:70] or 'not a git checkout'})."
     )
-    command = "python benchmarks/reliability.py --out docs/reliability.md" + (
+    command = "python benchmarks/reliability/reliability.py --out docs/reliability.md" + (
         f" --src {ns.src} --label {ns.label!r}" if ns.label else ""
     )
     canary, alt = Server("127.0.0.1", canary_routes()), Server("127.0.0.2", canary_routes())
