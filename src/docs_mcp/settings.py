@@ -197,6 +197,11 @@ MIN_QUERY_TERMS = 2
 #: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
 MAX_POSTINGS = 2_000
 
+# --- The findability audit (`docslice audit`, audit/; issue 42) -----------------------------------
+#: Pages sampled per source by default; hits read per site query (ranks past it are "not found"); sections
+#: of a page asked for inside it; thieves (and sections above the right one) listed in a report.
+AUDIT_PAGES, AUDIT_HITS, AUDIT_SECTIONS_PER_PAGE, AUDIT_SHOWN = 200, 10, 3, 10
+
 # --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
 #: Mechanisms named in $DOCS_MCP_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.
 ABLATED = frozenset(n.strip() for n in os.environ.get("DOCS_MCP_ABLATE", "").split(",") if n.strip())

@@ -230,6 +230,35 @@ def test_link_words_say_what_pages_link_with_and_go_with_a_rewrite_or_removal_of
     assert said() == []
 
 
+def test_the_audit_reads_the_listed_pages_and_the_words_links_say_most_of_a_page(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    doc = index.load_document(target)
+    sextant, tidewater = tokenize("sextant tidewater")
+    for n, words in enumerate(((sextant, tidewater), (sextant,))):
+        index.write(
+            prepare_page(
+                target.rsplit("/", 1)[0] + f"/links-{n}.html",
+                doc,
+                link_words=tuple((target, w) for w in words),
+            )
+        )
+    with index.reading() as r:
+        listed = r.listed_keys(scope)
+        words = r.inbound_words(target, 100)  # the fixture's own links to the page say words too
+        # Two new pages say one word, one the other: the word more pages say comes first; a limit keeps the first.
+        assert words.index(sextant) < words.index(tidewater)
+        assert r.inbound_words(target, 1) == words[:1] and len(words) == len(set(words))
+        assert r.listed_keys(Scope(("https://elsewhere.invalid/",))) == []
+    assert target in listed and sorted(listed) == listed
+    assert set(listed) <= {p.key for p in index.pages(scope)}
+    assert not any(
+        k.endswith(("genindex.html", "search.html")) for k in listed
+    )  # generated listings unlisted
+
+
 def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes_with_its_removal(store):
     from docs_mcp.crawl.rows import prepare_page
 

@@ -137,6 +137,20 @@ MEASURE = Command(
         Option("--json", help="machine-readable output", action="store_true"),
     ),
 )
+AUDIT = Command(
+    "audit",
+    "how findable each page is by its own words (title, headings, names, link texts, a paraphrase), and which "
+    "pages rank above the right one",
+    (
+        Option(
+            "--pages",
+            C.AUDIT_PAGES,
+            f"pages sampled per source, the same on every run (by the hash of their address); default {C.AUDIT_PAGES}",
+            int,
+        ),
+        Option("--json", help="machine-readable output", action="store_true"),
+    ),
+)
 AGENT = Command(
     "agent",
     "write a Claude Code subagent that alone holds these docs",
@@ -164,7 +178,7 @@ AGENT = Command(
     ),
 )
 TOOL_COMMANDS = tuple(Command(t.command, t.summary, tuple(map(tool_option, t.params))) for t in TOOLS)
-ALL_COMMANDS = (SERVE, INDEX, *TOOL_COMMANDS, MEASURE, AGENT)
+ALL_COMMANDS = (SERVE, INDEX, *TOOL_COMMANDS, MEASURE, AUDIT, AGENT)
 COMMANDS = tuple(c.name for c in ALL_COMMANDS)
 
 

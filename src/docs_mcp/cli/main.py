@@ -166,6 +166,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from docs_mcp.cli.measure import run_measure
 
         return asyncio.run(run_measure(App(args), args, index_if_empty))
+    if args.command == "audit":
+        from docs_mcp.cli.audit import run_audit
+
+        return asyncio.run(run_audit(App(args), args, index_if_empty))
     if args.command == "agent":
         from docs_mcp.cli.agent import run_agent
 

@@ -171,6 +171,15 @@ class Reads(PageReads, Protocol):
         """Ids of the listed pages of the scope that have stored vectors of `model`, ascending."""
         ...
 
+    # --- the findability audit (audit/) ---
+    def listed_keys(self, scope: Scope) -> list[str]:
+        """The keys of the listed pages of the scope (those search may return), ascending."""
+        ...
+
+    def inbound_words(self, key: str, limit: int) -> list[str]:
+        """The words the site's links to this page say most often (by linking pages, then the word), best first."""
+        ...
+
 
 class BuildLock(Protocol):
     """Held by one build of one root at a time, across processes; dropped if its process dies."""
