@@ -246,12 +246,14 @@ def test_the_audit_reads_the_listed_pages_and_the_words_links_say_most_of_a_page
             )
         )
     with index.reading() as r:
-        listed = r.listed_keys(scope)
+        pages = r.listed_pages(scope)
+        listed = [key for key, _ in pages]
         words = r.inbound_words(target, 100)  # the fixture's own links to the page say words too
         # Two new pages say one word, one the other: the word more pages say comes first; a limit keeps the first.
         assert words.index(sextant) < words.index(tidewater)
         assert r.inbound_words(target, 1) == words[:1] and len(words) == len(set(words))
-        assert r.listed_keys(Scope(("https://elsewhere.invalid/",))) == []
+        assert r.listed_pages(Scope(("https://elsewhere.invalid/",))) == []
+        assert dict(pages)[target] == doc.title
     assert target in listed and sorted(listed) == listed
     assert set(listed) <= {p.key for p in index.pages(scope)}
     assert not any(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from docs_mcp.model.document import Document
@@ -50,18 +51,21 @@ def _words(text: str) -> str:
     return " ".join(text.split()[:MAX_QUERY_WORDS])
 
 
+def askable(text: str) -> bool:
+    """Whether a text says anything to search by: a term of three characters or more ('- e -' says nothing)."""
+    return any(len(t) >= 3 for t in query_terms(text))
+
+
 def headings(doc: Document) -> list[str]:
     """The page's headings other than its title, each once (a heading twice on a page names neither)."""
-    titles = [s.title.strip() for s in doc.sections if s.level and s.title.strip()]
-    return [
-        t for t in dict.fromkeys(titles) if titles.count(t) == 1 and t != doc.title.strip() and query_terms(t)
-    ]
+    counts = Counter(s.title.strip() for s in doc.sections if s.level and s.title.strip())
+    return [t for t, n in counts.items() if n == 1 and t != doc.title.strip() and askable(t)]
 
 
 def names(doc: Document) -> list[str]:
     """The names the page defines (a signature cut to its name), each once."""
     out = (_ARGUMENTS.split(n, 1)[0].strip() for s in doc.sections for n in s.names)
-    return [n for n in dict.fromkeys(out) if n and query_terms(n)]
+    return [n for n in dict.fromkeys(out) if askable(n)]
 
 
 def paraphrase(heading: str, text: str) -> str:
@@ -103,10 +107,11 @@ class PageFacts:
 
 
 def page_items(facts: PageFacts, inbound: list[str], common: set[str]) -> list[KnownItem]:
-    """One query of each kind the page allows; `common` holds headings and names on other sampled pages too
-    (they name no one page), `inbound` the words the site's links to it say most."""
+    """One query of each kind the page allows; `common` holds what names no one page (a title other pages of
+    the site have too, a heading, name or sentence on other sampled pages), `inbound` the words the site's
+    links to it say most."""
     key, seed, items = facts.key, facts.seed, []
-    if query_terms(facts.title):
+    if askable(facts.title) and facts.title not in common:
         items.append(KnownItem("title", _words(facts.title), key))
     heading = _pick(seed, [h for h in facts.headings if h not in common])
     if heading:
@@ -114,9 +119,9 @@ def page_items(facts: PageFacts, inbound: list[str], common: set[str]) -> list[K
     name = _pick(seed, [n for n in facts.names if n not in common])
     if name:
         items.append(KnownItem("name", _words(name), key))
-    if inbound:
+    if askable(" ".join(inbound)):
         items.append(KnownItem("link", " ".join(inbound[:LINK_WORDS]), key))
-    sentence = _pick(seed, list(facts.sentences))
+    sentence = _pick(seed, [x for x in facts.sentences if x not in common])
     if sentence:
         items.append(KnownItem("paraphrase", sentence, key))
     return items

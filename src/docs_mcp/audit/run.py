@@ -66,7 +66,9 @@ def audit_source(
     started = time.monotonic()
     scope = Scope.of([source])
     with search.index.reading() as reads:
-        keys = reads.listed_keys(scope)
+        listed = reads.listed_pages(scope)
+    keys = [key for key, _ in listed]
+    titles = Counter(title.strip() for _, title in listed)
     audit = SiteAudit(source.name, len(keys))
     facts: list[PageFacts] = []
     chosen = sample(search, source, keys, pages)
@@ -80,15 +82,17 @@ def audit_source(
         audit.sections += [_in_page(doc, item) for item in section_items(doc, key, seed)]
         if on_page:
             on_page(n, len(chosen))
-    audit.pages = _site_outcomes(search, source, facts)
+    audit.pages = _site_outcomes(search, source, facts, {t for t, n in titles.items() if n > 1})
     audit.seconds = time.monotonic() - started
     return audit
 
 
-def _site_outcomes(search: SiteSearch, source: Source, facts: list[PageFacts]) -> list[Outcome]:
-    """Every sampled page's known items, asked of the site search."""
-    seen = Counter(x for f in facts for x in {*f.headings, *f.names})
-    common = {x for x, n in seen.items() if n > 1}
+def _site_outcomes(
+    search: SiteSearch, source: Source, facts: list[PageFacts], shared_titles: set[str]
+) -> list[Outcome]:
+    """Every sampled page's known items, asked of the site search; what several pages say names none."""
+    seen = Counter(x for f in facts for x in {*f.headings, *f.names, *f.sentences})
+    common = shared_titles | {x for x, n in seen.items() if n > 1}
     outcomes = []
     for f in facts:
         with search.index.reading() as reads:

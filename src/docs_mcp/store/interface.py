@@ -172,8 +172,8 @@ class Reads(PageReads, Protocol):
         ...
 
     # --- the findability audit (audit/) ---
-    def listed_keys(self, scope: Scope) -> list[str]:
-        """The keys of the listed pages of the scope (those search may return), ascending."""
+    def listed_pages(self, scope: Scope) -> list[tuple[str, str]]:
+        """(key, title) of the listed pages of the scope (those search may return), by key."""
         ...
 
     def inbound_words(self, key: str, limit: int) -> list[str]:

@@ -16,10 +16,10 @@ class AuditReads:
 
     db: psycopg.Connection
 
-    def listed_keys(self, scope: Scope) -> list[str]:
+    def listed_pages(self, scope: Scope) -> list[tuple[str, str]]:
         where, args = scope_sql(scope, "key")
-        rows = self.db.execute(f"SELECT key FROM pages WHERE listed AND {where} ORDER BY key", args)
-        return [key for (key,) in rows.fetchall()]
+        rows = self.db.execute(f"SELECT key, title FROM pages WHERE listed AND {where} ORDER BY key", args)
+        return [(key, title) for key, title in rows.fetchall()]
 
     def inbound_words(self, key: str, limit: int) -> list[str]:
         rows = self.db.execute(
