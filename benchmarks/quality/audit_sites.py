@@ -89,6 +89,11 @@ def pct(x: float) -> str:
     return f"{100 * x:.0f}"
 
 
+def rates(r: dict[str, Any]) -> str:
+    """success@1 / @3 in percent, or a dash when the kind had no known item."""
+    return f"{pct(r['at1'])} / {pct(r['at3'])}" if r["items"] else "–"
+
+
 def thieves_cell(data: dict[str, Any], count: int = 2) -> str:
     items = data["site"]["kinds"]["all"]["items"]
     shown = [f"{t['url']} ({t['above']}/{items})" for t in data["site"]["thieves"][:count]]
@@ -98,14 +103,12 @@ def thieves_cell(data: dict[str, Any], count: int = 2) -> str:
 def site_row(data: dict[str, Any]) -> str:
     """One site's line of the table: sizes, success@1 / @3 per kind (%), in-page, the top thieves, times."""
     kinds, inside, info = data["site"]["kinds"], data["in_page"]["kinds"], data["info"]
-    per_kind = " | ".join(
-        f"{pct(kinds[k]['at1'])} / {pct(kinds[k]['at3'])}" if kinds[k]["items"] else "–" for k in KINDS
-    )
+    per_kind = " | ".join(rates(kinds[k]) for k in KINDS)
     return (
         f"| {info['name']} | {info['generator']} | {info['split']} | {data['pages_listed']:,} | "
         f"{data['pages_sampled']} | {kinds['all']['items']} | {per_kind} | "
-        f"{pct(kinds['all']['at1'])} / {pct(kinds['all']['at3'])} | "
-        f"{pct(inside['all']['at1'])} / {pct(inside['all']['at3'])} | {thieves_cell(data)} | "
+        f"{rates(kinds['all'])} | "
+        f"{rates(inside['all'])} | {thieves_cell(data)} | "
         f"{data['index_seconds']:.0f} + {data['seconds']:.0f} | {data['load'][0]:.1f}–{data['load'][1]:.1f} |"
     )
 

@@ -196,10 +196,7 @@ MIN_QUERY_TERMS = 2
 #: Most postings one query may score: the rarest terms are kept while their document counts fit. BM25's
 #: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
 MAX_POSTINGS = 2_000
-
-# --- The findability audit (`docslice audit`, audit/; issue 42) -----------------------------------
-#: Pages sampled per source by default; hits read per site query (ranks past it are "not found"); sections
-#: of a page asked for inside it; thieves (and sections above the right one) listed in a report.
+#: `docslice audit` (issue 42): pages sampled by default, hits read per query, sections asked per page, thieves shown.
 AUDIT_PAGES, AUDIT_HITS, AUDIT_SECTIONS_PER_PAGE, AUDIT_SHOWN = 200, 10, 3, 10
 
 # --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
