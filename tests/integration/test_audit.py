@@ -116,3 +116,27 @@ def test_a_paraphrase_is_the_first_sentence_without_the_headings_words():
         paraphrase("Fitting harmonic constituents", text) == "are to hourly gauge readings by least squares."
     )
     assert paraphrase("Readings", "Gauge readings.") == ""  # too few words left to ask anything
+
+
+def test_the_sites_benchmark_tables_an_audit_and_pools_it_by_split(site_cache, tmp_path):
+    """benchmarks/quality/audit_sites.py --report: one row per site kept, pooled per half (a real audit's JSON)."""
+    data = audit_json(site_cache)
+    info = {"name": "flask", "generator": "Sphinx", "path": str(SITE), "package": "-", "split": "tuning"}
+    data.update(info=info, index_seconds=3.0, index_built=True, load=[1.0, 2.0])
+    (tmp_path / "flask.json").write_text(json.dumps(data))
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "quality" / "audit_sites.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--sites", "flask,mkdocs", "--report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    row = next(line for line in run.stdout.splitlines() if line.startswith("| flask |"))
+    items = data["site"]["kinds"]["all"]["items"]
+    assert f"| flask | Sphinx | tuning | 17 | 17 | {items} |" in row
+    assert f"big-reference.html ({data['site']['thieves'][0]['above']}/{items})" in row
+    assert "mkdocs" not in run.stdout  # no JSON kept for it: left out, not a row of zeros
+    at3 = data["site"]["kinds"]["all"]["at3"]
+    assert f"tuning: 1 sites, {items:,} known items: site search success@1" in run.stdout
+    assert f"@3 {at3:.3f};" in run.stdout
