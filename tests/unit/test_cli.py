@@ -188,7 +188,7 @@ def test_a_misspelt_command_is_a_usage_error_naming_the_choices(capsys):
 def test_abbreviated_options_are_refused(capsys):
     with pytest.raises(SystemExit):
         parse(["toc", "x.html", "--sour", "https://example.org/docs/"])
-    assert "unrecognized arguments: --sour" in capsys.readouterr().err
+    assert "unknown option --sour (did you mean --source?)" in capsys.readouterr().err
 
 
 def test_search_without_a_query_is_a_usage_error(capsys):

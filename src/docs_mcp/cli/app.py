@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from docs_mcp import settings as C
-from docs_mcp.cli.arguments import program
-from docs_mcp.cli.project import ENV, PROJECT_FILE, remembered_sources
+from docs_mcp.cli.project import source_specs
+from docs_mcp.cli.terminal import answer_for_terminal, for_terminal, say  # noqa: F401  (re-exported)
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
@@ -19,7 +18,6 @@ from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.search.site.search import SiteSearch, model_notice
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.opening import open_store
-from docs_mcp.text.controls import CONTROLS, escaped
 from docs_mcp.tools.docs import DocsTools
 
 if TYPE_CHECKING:
@@ -43,19 +41,6 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
         auto_index=not getattr(args, "no_index", False) and not (args.index_url or C.default_index_url()),
         index_url=args.index_url or C.default_index_url(),
     )
-
-
-def source_specs(args: argparse.Namespace) -> list[str]:
-    """The --source values given, else the remembered ones ($DOCS_MCP_SOURCE, .docslice.toml)."""
-    if args.source:
-        return list(args.source)
-    remembered = remembered_sources()
-    if remembered is None:
-        raise DocsMCPError(
-            f"no --source given: pass a docs URL (https://…/docs/) or a local folder, or remember them in "
-            f'${ENV} (one per line) or in a {PROJECT_FILE} here or above (source = ["…"])'
-        )
-    return list(remembered.specs)
 
 
 class App:
@@ -130,23 +115,3 @@ class App:
         if self.index is None:
             raise DocsMCPError(self.index_notice)
         return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers, self.builds)
-
-
-def for_terminal(text: str) -> str:
-    """Text for the terminal: a page's or file's control characters escaped (an escape sequence in a title is
-    shown, never obeyed), its lines and tabs kept."""
-    return escaped(text, keep="\n\t")
-
-
-def answer_for_terminal(text: str) -> str:
-    """A tool's answer for the terminal: only its control characters escaped, the rest as the model reads it.
-
-    Its names and addresses arrive escaped already (titles, headings and ids as data, file names
-    percent-encoded); escaping again would show a page's invisible marks (cppreference's U+200E) as `\\u200e`.
-    """
-    return escaped(text, keep="\n\t", unsafe=CONTROLS)
-
-
-def say(line: str) -> None:
-    """One status line on stderr (the MCP protocol owns stdout)."""
-    print(f"{program()}: {for_terminal(line)}", file=sys.stderr, flush=True)

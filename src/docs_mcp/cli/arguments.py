@@ -4,12 +4,14 @@ before or after the command. The tool commands' options come from the tools' own
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
 from docs_mcp import __version__
 from docs_mcp import settings as C
 from docs_mcp.cli.options import Command, Option, tool_option
+from docs_mcp.cli.project import HELP as REMEMBERED_HELP
 from docs_mcp.tools.specs import TOOLS
 
 #: Names the console scripts go by; messages use the one that was run.
@@ -195,6 +197,7 @@ def parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
         description="Documentation for AI coding agents, one section at a time. "
         "Without a command, `serve` is assumed.",
+        epilog=REMEMBERED_HELP,
     )
     top.add_argument("--version", action="version", version=f"docslice {__version__}")
     _common(top, _TOP)
@@ -202,7 +205,11 @@ def parser() -> argparse.ArgumentParser:
     for command in ALL_COMMANDS:
         # Strict about option names (no abbreviations), with the shared options.
         p = sub.add_parser(
-            command.name, help=command.summary, description=command.summary, allow_abbrev=False
+            command.name,
+            help=command.summary,
+            description=command.summary,
+            epilog=REMEMBERED_HELP,
+            allow_abbrev=False,
         )
         _common(p)
         for option in command.options:
@@ -210,16 +217,33 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _flags(p: argparse.ArgumentParser) -> tuple[set[str], set[str]]:
+    """Every option of every command, and those of them that take a value."""
+    subs = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    actions = [a for sp in (p, *subs.choices.values()) for a in sp._actions if a.option_strings]
+    every = {flag for a in actions for flag in a.option_strings}
+    return every, {flag for a in actions if a.nargs != 0 for flag in a.option_strings}
+
+
+def _misspelt_option(p: argparse.ArgumentParser, argv: list[str]) -> str:
+    """'unknown option --sources (did you mean --source?)' for the first option no command has, or "": said
+    alone, not as argparse's 'unrecognized arguments: --sources dataclass', which swallows the query."""
+    every, takes_value = _flags(p)
+    i = 0
+    while i < len(argv):
+        word = argv[i].partition("=")[0]
+        if word == "--":
+            return ""
+        if word.startswith("--") and word not in every:
+            close = difflib.get_close_matches(word, sorted(every), n=1, cutoff=0.75)
+            return f"unknown option {word}" + (f" (did you mean {close[0]}?)" if close else "")
+        i += 2 if word in takes_value and "=" not in argv[i] else 1
+    return ""
+
+
 def _has_command(p: argparse.ArgumentParser, argv: list[str]) -> bool:
     """True when the command line names a command: its first positional word (`serve` has none)."""
-    subs = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
-    takes_value = {
-        flag
-        for sp in (p, *subs.choices.values())
-        for a in sp._actions
-        if a.nargs != 0 and a.option_strings
-        for flag in a.option_strings
-    }
+    takes_value = _flags(p)[1]
     i = 0
     while i < len(argv):
         word = argv[i]
@@ -234,6 +258,9 @@ class CommandLine(argparse.ArgumentParser):
 
     def parse_args(self, args=None, namespace=None):  # type: ignore[override]
         argv = list(sys.argv[1:] if args is None else args)
+        misspelt = _misspelt_option(self, argv)
+        if misspelt:
+            self.error(misspelt)
         if not _has_command(self, argv) and not {"-h", "--help", "--version"} & set(argv):
             argv = ["serve", *argv]
         ns = super().parse_args(argv, namespace)

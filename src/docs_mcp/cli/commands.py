@@ -6,12 +6,16 @@ import argparse
 import re
 import sys
 from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 
-from docs_mcp.cli.app import App, answer_for_terminal, for_terminal
 from docs_mcp.cli.arguments import program
 from docs_mcp.cli.options import cli_dest
+from docs_mcp.cli.terminal import answer_for_terminal, for_terminal
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.tools.specs import TOOLS, tool_for
+
+if TYPE_CHECKING:
+    from docs_mcp.cli.app import App
 
 
 def _people_words() -> list[tuple[re.Pattern[str], str]]:

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import os
 import tomllib
+from argparse import Namespace
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from docs_mcp.errors import InvalidArgument
+from docs_mcp.errors import DocsMCPError, InvalidArgument
 
 #: One source per line (a newline, not the path separator: `:` is in every URL and in `name:path`).
 ENV = "DOCS_MCP_SOURCE"
 PROJECT_FILE = ".docslice.toml"
+#: What --help says of the remembered sources (its --source line says "see below").
+HELP = (
+    f"Sources remembered: without --source, every command reads ${ENV} (one --source value per line), else "
+    f"`source` in the nearest {PROJECT_FILE} in the current folder or a parent, a TOML file holding only "
+    f'that list: source = ["pg=https://www.postgresql.org/docs/15/", "./docs"] (folders relative to the '
+    "file's own folder). Any --source on the command line replaces the remembered ones."
+)
 
 
 @dataclass(frozen=True)
@@ -69,3 +77,16 @@ def _folder(text: str, base: Path) -> Path | None:
     path = Path(text).expanduser()
     path = path if path.is_absolute() else base / path
     return path.resolve() if text and path.is_dir() else None
+
+
+def source_specs(args: Namespace) -> list[str]:
+    """The --source values given, else the remembered ones ($DOCS_MCP_SOURCE, .docslice.toml)."""
+    if args.source:
+        return list(args.source)
+    remembered = remembered_sources()
+    if remembered is None:
+        raise DocsMCPError(
+            f"no --source given: pass a docs URL (https://…/docs/) or a local folder, or remember them in "
+            f'${ENV} (one per line) or in a {PROJECT_FILE} here or above (source = ["…"])'
+        )
+    return list(remembered.specs)
