@@ -224,3 +224,10 @@ def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_
 )
 def test_tool_advice_reads_as_commands_on_the_command_line(tool_text, for_a_person):
     assert for_people(tool_text) == for_a_person
+
+
+def test_build_counts_are_plain_english_and_scripts_read_for_links_go_unsaid():
+    one = summary(Progress("docs", done=1, fetched=1, scripts=12))
+    assert one.startswith("docs: 1 page via ") and "1 pages" not in one
+    assert "script" not in one  # read for the pages they name: no page of the source, nothing to say
+    assert summary(Progress("docs", done=2, fetched=2)).startswith("docs: 2 pages via ")

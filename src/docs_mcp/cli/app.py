@@ -12,7 +12,7 @@ from docs_mcp.cli.project import source_specs
 from docs_mcp.cli.terminal import answer_for_terminal, for_terminal, say  # noqa: F401  (re-exported)
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
-from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.fetch.sources import SourceSet, missing_folder
 from docs_mcp.model.progress import Builds
 from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.search.site.search import SiteSearch, model_notice
@@ -56,10 +56,12 @@ class App:
         active_model()  # a misspelt DOCS_MCP_SEMANTIC_MODEL fails here, not in every search
         if model_notice():
             say(model_notice())
-        self.sources = SourceSet.from_specs(source_specs(args))
+        # A server serves the sources that work: a missing folder is said, not fatal (its answers name it).
+        serving = getattr(args, "command", None) == "serve"
+        self.sources = SourceSet.from_specs(source_specs(args), missing_ok=serving)
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()
-        opened = open_store(self.settings, serving=getattr(args, "command", None) == "serve")
+        opened = open_store(self.settings, serving=serving)
         self.index, self.index_notice, self.index_damaged = opened.index, opened.notice, opened.damaged
         self.search = (
             SiteSearch(self.index, self.sources, self.builds, shared=bool(self.settings.index_url))
@@ -93,9 +95,10 @@ class App:
         if self.index is None:
             return []
         try:
-            return [s.root for s in self.sources.sources if not self.index.page_count(Scope.of([s]))]
+            empty = [s for s in self.sources.sources if not self.index.page_count(Scope.of([s]))]
         except DocsMCPError:
-            return [s.root for s in self.sources.sources]
+            empty = list(self.sources.sources)
+        return [s.root for s in empty if not missing_folder(s)]  # nothing to build in a missing folder
 
     def readiness(self) -> str:
         """Why this process cannot answer searches ("" when it can): no usable store, or an empty index."""

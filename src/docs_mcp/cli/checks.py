@@ -19,7 +19,7 @@ _TOOL_COMMANDS = frozenset(t.command for t in TOOLS)
 def check_before_work(args: argparse.Namespace) -> str:
     """Raise what the sources' specs refuse; return a tool argument's refusal in the command line's words
     ("" when all is well): `search x --max-results 0` is refused at once, not after crawling the source."""
-    SourceSet.from_specs(source_specs(args))
+    SourceSet.from_specs(source_specs(args), missing_ok=args.command == "serve")
     if args.command not in _TOOL_COMMANDS:
         return ""
     spec = tool_for(args.command)

@@ -30,7 +30,7 @@ BACKGROUND_DELAY = 1.0
 
 async def _index(args: argparse.Namespace) -> int:
     from docs_mcp.cli.app import App
-    from docs_mcp.cli.report import ProgressBar, index_line, summary, verdict
+    from docs_mcp.cli.report import ProgressBar, build_report, index_line
 
     app = App(args, args.workers)
     if app.index_notice:
@@ -41,10 +41,11 @@ async def _index(args: argparse.Namespace) -> int:
         reports = await app.indexer.run(refresh=args.refresh, on_progress=ProgressBar())
     finally:
         await app.tools.aclose()
-    for r in reports:
-        print(for_terminal(summary(r)))
-    print(index_line(app))
-    problems = [v for v in map(verdict, reports) if v]
+    summaries, problems = build_report(reports)
+    for line in summaries:
+        print(line)
+    if summaries:  # the sources that failed alone are said once, on stderr
+        print(index_line(app))
     for problem in problems:
         say(problem)
     if app.index_damaged:
@@ -119,6 +120,7 @@ async def _background(app: App) -> None:
     """Say what each source has, warm the index, then build empty sources and refresh stale pages while the
     server answers. (Runs as the server starts: over HTTP, after the address is announced.)"""
     from docs_mcp.cli.report import start_line
+    from docs_mcp.fetch.sources import missing_folder
 
     app.loop = asyncio.get_running_loop()  # a rebuild after damage while serving starts here
     if app.search is None:
@@ -132,7 +134,7 @@ async def _background(app: App) -> None:
     for state in states:
         say(start_line(state, app.settings.auto_index, ttl_days))
     # A complete index younger than its TTL is used as it is: no build, no request to the site.
-    due = [s for s in states if s.due()] if app.settings.auto_index else []
+    due = [s for s in states if s.due() and not missing_folder(s.source)] if app.settings.auto_index else []
     app.builds.announce([s.source.root for s in due if s.due() == "build"])
     await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:
