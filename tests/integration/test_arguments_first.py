@@ -71,7 +71,7 @@ def test_help_describes_the_remembered_sources_its_source_line_points_to(capsys)
             main(argv)
         text = " ".join(capsys.readouterr().out.split())
         assert "(see below)" in text
-        assert "Sources remembered: without --source, every command reads $DOCS_MCP_SOURCE" in text
+        assert "Sources remembered: without --source, every command reads $DOCSLICE_SOURCE" in text
         assert 'source = ["pg=https://www.postgresql.org/docs/15/", "./docs"]' in text
 
 

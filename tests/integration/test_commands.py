@@ -55,7 +55,7 @@ def test_search_indexes_first_then_prints_hits(tmp_path):
     assert run.returncode == 0, run.stderr
     # The first index in a folder says where it went and what moves it.
     assert (
-        f"indexing site first, into {tmp_path / 'index.sqlite'} (--cache-dir or DOCS_MCP_CACHE_DIR"
+        f"indexing site first, into {tmp_path / 'index.sqlite'} (--cache-dir or DOCSLICE_CACHE_DIR"
         in run.stderr
     )
     first = run.stdout.split("\n\n")[1]

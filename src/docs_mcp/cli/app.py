@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from docs_mcp import settings as C
+from docs_mcp.cli.arguments import SOURCELESS
 from docs_mcp.cli.project import source_specs
 from docs_mcp.cli.terminal import answer_for_terminal, for_terminal, say  # noqa: F401  (re-exported)
 from docs_mcp.errors import DocsMCPError
@@ -53,12 +54,14 @@ class App:
 
     def __init__(self, args: argparse.Namespace, workers: int | None = None):
         self.settings = settings_from(args)
-        active_model()  # a misspelt DOCS_MCP_SEMANTIC_MODEL fails here, not in every search
+        active_model()  # a misspelt DOCSLICE_SEMANTIC_MODEL fails here, not in every search
         if model_notice():
             say(model_notice())
         # A server serves the sources that work: a missing folder is said, not fatal (its answers name it).
         serving = getattr(args, "command", None) == "serve"
-        self.sources = SourceSet.from_specs(source_specs(args), missing_ok=serving)
+        self.sources = SourceSet.from_specs(
+            source_specs(args, required=getattr(args, "command", None) not in SOURCELESS), missing_ok=serving
+        )
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()
         opened = open_store(self.settings, serving=serving)

@@ -27,7 +27,7 @@ SHARED = (
         "an http(s) URL root or a local folder of `.html`/`.htm`/`.md`; `NAME=` names it; repeatable",
         metavar="[NAME=]URL|DIR",
         action="append",
-        shown_default="`$DOCS_MCP_SOURCE`, else `source` in `.docslice.toml` (see below)",
+        shown_default="`$DOCSLICE_SOURCE`, else `source` in `.docslice.toml` (see below)",
     ),
     Option("--max-chars", C.HARD_CAP, "the hard cap per response", int, forward=True),
     Option("--cache-size", C.CACHE_SIZE, "converted pages kept in memory (LRU)", int, forward=True),
@@ -44,15 +44,15 @@ SHARED = (
         None,
         "where `index.sqlite` lives",
         Path,
-        shown_default="`$DOCS_MCP_CACHE_DIR` or the user cache dir",
+        shown_default="`$DOCSLICE_CACHE_DIR` or the user cache dir",
         forward=True,
     ),
-    # Not forwarded into a subagent's file (the URL may hold a password): its server reads $DOCS_MCP_INDEX_URL.
+    # Not forwarded into a subagent's file (the URL may hold a password): its server reads $DOCSLICE_INDEX_URL.
     Option(
         "--index-url",
         None,
         "a PostgreSQL index shared by a team (`postgresql://…`; the `postgres` extra) instead of `index.sqlite`",
-        shown_default="`$DOCS_MCP_INDEX_URL`, else the SQLite file in the cache dir",
+        shown_default="`$DOCSLICE_INDEX_URL`, else the SQLite file in the cache dir",
     ),
     Option("--max-body-bytes", C.MAX_BODY_BYTES, "larger pages are refused", int, forward=True),
     Option("--timeout", C.READ_TIMEOUT, "read timeout in seconds (connect: 5)", float, forward=True),
@@ -103,7 +103,7 @@ SERVE = Command(
         ),
         Option(
             "--token",
-            help="bearer token every HTTP request must carry (default: $DOCS_MCP_TOKEN); other local users "
+            help="bearer token every HTTP request must carry (default: $DOCSLICE_TOKEN); other local users "
             "can read it in the process list: prefer --token-file",
         ),
         Option("--token-file", metavar="PATH", type=Path, help="read the bearer token from this file"),
@@ -165,8 +165,19 @@ AGENT = Command(
         ),
     ),
 )
+SOURCES = Command(
+    "sources",
+    "the sources the index holds: name, pages, size on disk, last refresh, health, root (no --source needed)",
+)
+REMOVE = Command(
+    "remove",
+    "remove one source and all its pages from the index (the others stay)",
+    (Option("name", help="the source's name or root, as `docslice sources` lists it"),),
+)
+#: The commands that need no --source: they read the index, whatever its sources.
+SOURCELESS = ("sources", "remove")
 TOOL_COMMANDS = tuple(Command(t.command, t.summary, tuple(map(tool_option, t.params))) for t in TOOLS)
-ALL_COMMANDS = (SERVE, INDEX, *TOOL_COMMANDS, MEASURE, AGENT)
+ALL_COMMANDS = (SERVE, INDEX, *TOOL_COMMANDS, MEASURE, AGENT, SOURCES, REMOVE)
 COMMANDS = tuple(c.name for c in ALL_COMMANDS)
 
 

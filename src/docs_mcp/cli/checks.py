@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from docs_mcp.cli.arguments import SOURCELESS
 from docs_mcp.cli.commands import for_people
 from docs_mcp.cli.options import cli_dest
 from docs_mcp.cli.project import source_specs
@@ -19,7 +20,10 @@ _TOOL_COMMANDS = frozenset(t.command for t in TOOLS)
 def check_before_work(args: argparse.Namespace) -> str:
     """Raise what the sources' specs refuse; return a tool argument's refusal in the command line's words
     ("" when all is well): `search x --max-results 0` is refused at once, not after crawling the source."""
-    SourceSet.from_specs(source_specs(args), missing_ok=args.command == "serve")
+    SourceSet.from_specs(
+        source_specs(args, required=getattr(args, "command", None) not in SOURCELESS),
+        missing_ok=args.command == "serve",
+    )
     if args.command not in _TOOL_COMMANDS:
         return ""
     spec = tool_for(args.command)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from docs_mcp.cli.arguments import parse, program
 from docs_mcp.cli.checks import check_before_work
 from docs_mcp.cli.terminal import for_terminal, say
+from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> str | None:
-    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCS_MCP_TOKEN."""
+    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCSLICE_TOKEN."""
     if args.token is not None and args.token_file is not None:
         raise DocsMCPError("give the token once: --token-file or --token, not both")
     if args.token_file is not None:
@@ -110,10 +111,10 @@ def _token(args: argparse.Namespace) -> str | None:
     if args.token is not None:
         say(
             "warning: --token is visible to every local user (ps, /proc/PID/cmdline); "
-            "use --token-file PATH or DOCS_MCP_TOKEN instead"
+            "use --token-file PATH or DOCSLICE_TOKEN instead"
         )
         return args.token
-    return os.environ.get("DOCS_MCP_TOKEN") or None
+    return env("TOKEN") or None
 
 
 async def _background(app: App) -> None:
@@ -182,6 +183,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         from docs_mcp.cli.measure import run_measure
 
         return asyncio.run(run_measure(App(args), args, index_if_empty))
+    if args.command in ("sources", "remove"):
+        from docs_mcp.cli.inventory import held, remove, table
+        from docs_mcp.cli.report import where
+
+        app = App(args)
+        print(remove(app, args.name) if args.command == "remove" else table(held(app), where(app)))
+        return 0
     if args.command == "agent":
         from docs_mcp.cli.agent import run_agent
 

@@ -1,4 +1,4 @@
-"""Sources remembered between commands: $DOCS_MCP_SOURCE, else `source` in a .docslice.toml here or above."""
+"""Sources remembered between commands: $DOCSLICE_SOURCE, else `source` in a .docslice.toml here or above."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError, InvalidArgument
 
 #: One source per line (a newline, not the path separator: `:` is in every URL and in `name:path`).
-ENV = "DOCS_MCP_SOURCE"
+ENV = "DOCSLICE_SOURCE"  # or $DOCS_MCP_SOURCE, its name before 0.5
 PROJECT_FILE = ".docslice.toml"
 #: What --help says of the remembered sources (its --source line says "see below").
 HELP = (
@@ -32,8 +33,8 @@ class Remembered:
 
 
 def remembered_sources(cwd: Path | None = None, environ: Mapping[str, str] = os.environ) -> Remembered | None:
-    """$DOCS_MCP_SOURCE when set, else the nearest .docslice.toml from `cwd` up; None when neither is."""
-    lines = tuple(line.strip() for line in environ.get(ENV, "").splitlines() if line.strip())
+    """$DOCSLICE_SOURCE when set, else the nearest .docslice.toml from `cwd` up; None when neither is."""
+    lines = tuple(line.strip() for line in (env("SOURCE", "", environ) or "").splitlines() if line.strip())
     if lines:
         return Remembered(lines, f"${ENV}")
     here = (cwd or Path.cwd()).absolute()
@@ -79,11 +80,14 @@ def _folder(text: str, base: Path) -> Path | None:
     return path.resolve() if text and path.is_dir() else None
 
 
-def source_specs(args: Namespace) -> list[str]:
-    """The --source values given, else the remembered ones ($DOCS_MCP_SOURCE, .docslice.toml)."""
+def source_specs(args: Namespace, required: bool = True) -> list[str]:
+    """The --source values given, else the remembered ones ($DOCSLICE_SOURCE, .docslice.toml); none is an
+    error unless not `required` (`docslice sources` reads the index, whatever its sources)."""
     if args.source:
         return list(args.source)
     remembered = remembered_sources()
+    if remembered is None and not required:
+        return []
     if remembered is None:
         raise DocsMCPError(
             f"no --source given: pass a docs URL (https://…/docs/) or a local folder, or remember them in "

@@ -221,7 +221,7 @@ def where(app: App) -> str:
     """The index's place, and what moves it: said when a command first writes there."""
     if app.settings.index_url:
         return app.index.location if app.index is not None else "the shared index"
-    moved = "--cache-dir or DOCS_MCP_CACHE_DIR moves it"
+    moved = "--cache-dir or DOCSLICE_CACHE_DIR moves it"
     return f"{app.index.location if app.index is not None else app.settings.cache_dir} ({moved})"
 
 

@@ -106,9 +106,7 @@ class Build:
             prog.discovery = found.problems
             self.crawl = prog.method == "crawl"
             if found.unreachable is not None:  # said once, as the root's failure; no page is asked for
-                prog.discovered = prog.done = 1
-                said = f"could not reach {self.source.root}: {(cause := failure(found.unreachable)[0])}"
-                prog.note_error(said, cause, said, unanswered=True)
+                prog.never_answered(found.unreachable)
         self.enqueue(seeds)
         tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
         try:
@@ -168,7 +166,10 @@ class Build:
                     prog.cause = f"its {len(prog.not_found):,} listed pages are not found on the site (404)"
                 elif not prog.failed:
                     prog.cause = "no page found under the root"
-            self.index.set_meta(BUILD_META + self.source.root, prog.outcome().to_json())
+            if prog.pages or self.known:
+                self.index.set_meta(BUILD_META + self.source.root, prog.outcome().to_json())
+            else:  # found nothing, had nothing: no trace kept in the index (this process's Builds says why)
+                self.index.forget(BUILD_META + self.source.root, [])
         except IndexUnavailable as exc:
             prog.errors.append(f"the outcome of this build could not be stored: {exc}")
 

