@@ -112,3 +112,25 @@ def test_other_commands_still_refuse_a_missing_folder(tmp_path, capsys):
         ["search", "x", "--source", str(tmp_path / "docs"), "--cache-dir", str(tmp_path)], capsys
     )
     assert code == 2 and "is neither an http(s) URL nor an existing directory" in err
+
+
+def test_index_of_a_live_and_a_dead_source_says_the_dead_one_once_on_stderr(tmp_path, capsys):
+    url = refused_url()
+    argv = [
+        "index",
+        "--source",
+        str(SITE),
+        "--source",
+        f"dead={url}",
+        "--workers",
+        "1",
+        "--cache-dir",
+        str(tmp_path),
+    ]
+    code, out, err = run(argv, capsys)
+    assert code == 1
+    assert out.startswith("site: 17 pages via folder in ") and "dead" not in out
+    assert out.splitlines()[-1].startswith("index: 17 pages of site in ")
+    assert [line for line in err.splitlines() if "dead" in line] == [
+        f"docslice: dead: no page indexed from {url}: {REFUSED}"
+    ]

@@ -45,8 +45,8 @@ async def _index(args: argparse.Namespace) -> int:
     summaries, problems = build_report(reports)
     for line in summaries:
         print(line)
-    if summaries:  # the sources that failed alone are said once, on stderr
-        print(index_line(app))
+    if summaries:  # a source that found nothing is said once, on stderr
+        print(index_line(app, frozenset(r.root for r in reports if not r.pages)))
     for problem in problems:
         say(problem)
     if app.index_damaged:

@@ -225,10 +225,11 @@ def where(app: App) -> str:
     return f"{app.index.location if app.index is not None else app.settings.cache_dir} ({moved})"
 
 
-def index_line(app: App) -> str:
-    """After `index`: what these sources have now, where, and the file's total when it holds other sources too."""
+def index_line(app: App, failed: frozenset[str] = frozenset()) -> str:
+    """After `index`: what these sources have now (but the `failed` roots, said on stderr), where, and the
+    file's total when it holds other sources too."""
     assert app.index is not None and app.search is not None
     pages, everything = app.index.page_count(app.search.scope()), app.index.page_count()
-    names = ", ".join(s.name for s in app.sources.sources)
+    names = ", ".join(s.name for s in app.sources.sources if s.root not in failed)
     others = f"; the index holds {counted(everything, 'page')} in all" if everything != pages else ""
     return f"index: {counted(pages, 'page')} of {names} in {where(app)}{others}"
