@@ -4,10 +4,14 @@ the sources that work when a folder is missing."""
 
 from __future__ import annotations
 
+import os
 import socket
+import sys
 
 import pytest
 from conftest import SITE
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parse
@@ -134,3 +138,32 @@ def test_index_of_a_live_and_a_dead_source_says_the_dead_one_once_on_stderr(tmp_
     assert [line for line in err.splitlines() if "dead" in line] == [
         f"docslice: dead: no page indexed from {url}: {REFUSED}"
     ]
+
+
+@pytest.mark.slow
+async def test_a_stdio_server_with_a_missing_folder_starts_serves_the_others_and_names_it(tmp_path):
+    missing = tmp_path / "docs"
+    args = [
+        "-m",
+        "docs_mcp",
+        "--source",
+        str(SITE),
+        "--source",
+        f"notes={missing}",
+        "--cache-dir",
+        str(tmp_path),
+    ]
+    params = StdioServerParameters(command=sys.executable, args=args, env={**os.environ})
+    with (tmp_path / "stderr.txt").open("w+") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            toc = await session.call_tool("get_doc_toc", {"url": "site:seed.html"})
+            found = await session.call_tool("search_docs", {"query": "tidal datum"})
+        errlog.seek(0)
+        err = errlog.read()
+    assert not toc.is_error and "Tidal datums" in toc.content[0].text  # the other source answers
+    assert f"source notes: folder {missing} not found; nothing from it is served" in found.content[0].text
+    assert f"docslice: notes: folder {missing} not found; serving the other sources" in err
