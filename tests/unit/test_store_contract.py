@@ -290,6 +290,28 @@ def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes
         assert r.shared_digests(page, other) == 0 == r.shared_digests(page)
 
 
+def test_the_sources_held_are_listed_sized_and_one_is_forgotten_whole(store):
+    from docs_mcp.model.progress import BUILD_META
+
+    index, scope = _indexed(store)
+    root = SourceSet.from_specs([str(SITE)]).sources[0].root
+    index.set_meta(BUILD_META + "https://other.example/docs/", '{"at": 1}')
+    index.set_meta("schema-like", "x")  # another meta value: not a source
+    held = index.metas(BUILD_META)
+    assert [k for k, _ in held] == [BUILD_META + root, BUILD_META + "https://other.example/docs/"]
+    assert '"reached": true' in dict(held)[BUILD_META + root]
+    size = index.footprint(scope)
+    assert 100_000 < size < 10_000_000  # 17 pages' documents, sections and vectors
+    assert index.footprint(Scope(("https://other.example/docs/",))) == 0
+    keys = [p.key for p in index.pages(scope)]
+    assert index.forget(BUILD_META + root, keys) == len(keys) == 17
+    assert index.page_count(scope) == 0 and index.footprint(scope) == 0
+    assert [k for k, _ in index.metas(BUILD_META)] == [BUILD_META + "https://other.example/docs/"]
+    with index.reading() as r:
+        assert r.doc_freq(["sphinx"])[0].get("sphinx", 0) == 0  # its terms went with the pages
+    assert index.meta("schema-like") == "x"
+
+
 def test_meta_touch_and_a_snapshot_that_does_not_see_a_later_write(store):
     store.set_meta("built", "1")
     store.set_meta("built", "2")

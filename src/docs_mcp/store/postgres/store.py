@@ -21,7 +21,8 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.address import redacted, scrubbed
-from docs_mcp.store.postgres import bundles, writes
+from docs_mcp.store.catalog import SourceCatalog
+from docs_mcp.store.postgres import bundles, catalog, writes
 from docs_mcp.store.postgres.breaker import RETRY, Breaker, first_line
 from docs_mcp.store.postgres.locks import AdvisoryBuildLock
 from docs_mcp.store.postgres.reads import PostgresReads
@@ -41,10 +42,11 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 _RECONNECT_WINDOW = 2.0
 
 
-class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
+class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, SourceCatalog):
     """The `Store` on a PostgreSQL database shared by a team's crawl job and its server replicas."""
 
     _writes = writes  # DelegatedWrites' engine
+    _catalog = catalog  # SourceCatalog's
 
     def __init__(
         self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE, lazy: bool = False

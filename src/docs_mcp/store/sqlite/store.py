@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
+from docs_mcp.store.catalog import SourceCatalog
 from docs_mcp.store.interface import (
     BuildLock,
     DelegatedWrites,
@@ -28,7 +29,7 @@ from docs_mcp.store.interface import (
     SnapshotPageReads,
     key_prefix,
 )
-from docs_mcp.store.sqlite import writes
+from docs_mcp.store.sqlite import catalog, writes
 from docs_mcp.store.sqlite.files import disk_full, file_identity, private_dir
 from docs_mcp.store.sqlite.healing import Healing
 from docs_mcp.store.sqlite.locks import build_lock
@@ -57,10 +58,11 @@ def _busy(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites):
+class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
     """The `Store` on one SQLite file per cache directory, shared by every process that uses that directory."""
 
     _writes = writes  # DelegatedWrites' engine
+    _catalog = catalog  # SourceCatalog's
 
     def __init__(
         self,
