@@ -31,10 +31,10 @@ def page_digest(root: str, rel: str) -> str:
     from docs_mcp.fetch.local import read_local
     from docs_mcp.fetch.sources import SourceSet
 
-    loc = SourceSet.from_specs([root]).resolve(rel)
-    try:
+    try:  # a page the pipeline refuses (a link out of the folder: R's manual) is a result too
+        loc = SourceSet.from_specs([root]).resolve(rel)
         doc = build_document(read_local(loc, "", 1 << 30), loc.key)
-    except Exception as exc:  # a page the pipeline refuses is a result too
+    except Exception as exc:
         return f"error: {type(exc).__name__}"
     units = [(s.id, s.title, s.level, s.text) for s in doc.sections]
     return hashlib.sha1(json.dumps([doc.title, units, doc.markdown(include_code=True)]).encode()).hexdigest()
