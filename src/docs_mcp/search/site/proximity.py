@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
+from docs_mcp.deadline import check
 from docs_mcp.search.site.scoring import Evidence
 from docs_mcp.store.interface import Reads
 from docs_mcp.text.terms import bounded_query, query_terms, stem
@@ -113,6 +114,7 @@ def closeness(
         texts.setdefault(row.page_id, []).append(f"{row.title}\n{names}\n{row.text[:_TEXT_CHARS]}")
     out = {}
     for pid, parts in texts.items():
+        check()  # up to 100,000 chars of each section read
         held = set().union(*(near_pairs(t, pairs, joined) for t in parts))
         out[pid] = sum(weight[p] for p in held) / total
     return out
