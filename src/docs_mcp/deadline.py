@@ -34,6 +34,12 @@ def passed() -> bool:
     return current is not None and time.monotonic() > current[0]
 
 
+def remaining() -> float | None:
+    """Seconds left to the current call's deadline (0.0 once past); None outside a call."""
+    current = _CURRENT.get()
+    return None if current is None else max(0.0, current[0] - time.monotonic())
+
+
 def check(work: str = "the search") -> None:
     """Raise DeadlineExceeded when the current call's deadline has passed: the work stops there."""
     current = _CURRENT.get()

@@ -36,3 +36,19 @@ def test_an_index_query_still_running_at_the_deadline_stops_there(app):
         reads.db.execute(count, (LONG_COUNT,)).fetchone()
     with app.index.reading() as reads:  # the connection serves the next call
         assert reads.db.execute(count, (1000,)).fetchone() == (1000,)
+
+
+@pytest.mark.postgres
+def test_a_postgresql_query_still_running_at_the_deadline_stops_there(postgres_url):
+    pytest.importorskip("psycopg", reason="PostgreSQL tests need the postgres extra (psycopg)")
+    from docs_mcp.store.postgres.store import PostgresStore
+
+    store = PostgresStore(postgres_url)
+    try:
+        with within(0.3), pytest.raises(DeadlineExceeded) as exc, store.reading() as reads:
+            reads.db.execute("SELECT pg_sleep(20)").fetchone()
+        assert "reading the site index did not finish within the 0.3s deadline" in str(exc.value)
+        with store.reading() as reads:  # no deadline outside a call; the pool serves the next one
+            assert reads.db.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        store.close()
