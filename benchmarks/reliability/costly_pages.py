@@ -1,5 +1,6 @@
 """Pages cheap to send and costly to convert (issue 34, item 1): each tool call's time on a stateless HTTP
-server, and the slowest /healthz answer while it ran (polled every 50 ms from another thread).
+server, the server's CPU seconds for it (all its threads: less sensitive than the wall time to a shared
+machine's load), and the slowest /healthz answer while it ran (polled every 50 ms from another thread).
 
 PYTHONPATH=src python benchmarks/reliability/costly_pages.py [--src OTHER/src] [--deadline 60]
 
@@ -77,6 +78,12 @@ class Prober:
         return self.worst, self.failed
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux: /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def call(served: Served, rid: int, tool: str, **arguments: str) -> tuple[float, str]:
     body = json.dumps(
         {
@@ -127,16 +134,19 @@ def main() -> None:
             ("search_in_doc", "3.4 MB section, first call", {"url": "words.html", "query": query}),
             ("search_in_doc", "3.4 MB section, next query", {"url": "words.html", "query": query + " again"}),
         ]
-        print("| call | page | seconds | slowest /healthz (s) | answer (2nd line) | load |")
-        print("|---|---|---:|---:|---|---:|")
+        print("| call | page | seconds | CPU s | slowest /healthz (s) | answer (2nd line) | load |")
+        print("|---|---|---:|---:|---:|---|---:|")
         try:
             for rid, (tool, label, arguments) in enumerate(cases, 1):
                 prober = Prober(served.host, served.port)
+                before = cpu_seconds(served.proc.pid)  # its /healthz answers included (a few ms)
                 elapsed, head = call(served, rid, tool, **arguments)
+                cpu = cpu_seconds(served.proc.pid) - before
                 worst, failed = prober.finish()
                 fails = f" ({failed} failed)" if failed else ""
+                load = os.getloadavg()[0]
                 print(
-                    f"| {tool} | {label} | {elapsed:.2f} | {worst:.2f}{fails} | {head} | {os.getloadavg()[0]:.1f} |",
+                    f"| {tool} | {label} | {elapsed:.2f} | {cpu:.2f} | {worst:.2f}{fails} | {head} | {load:.1f} |",
                     flush=True,
                 )
         finally:

@@ -22,6 +22,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from docs_mcp import __version__
 from docs_mcp import settings as C
+from docs_mcp.deadline import within
 from docs_mcp.errors import DocsMCPError, InvalidArgument, echo
 from docs_mcp.text.budget import truncate
 from docs_mcp.tools.docs import DocsTools
@@ -61,8 +62,10 @@ async def _call(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]],
     limit = tools.cap + C.METADATA_ALLOWANCE
     try:
         _check_inputs(inputs)
-        async with asyncio.timeout(deadline):
-            text = await work()
+        # The timeout answers the caller; `within` stops the threads the call started (they cannot be cancelled).
+        with within(deadline):
+            async with asyncio.timeout(deadline):
+                text = await work()
     except DocsMCPError as exc:
         raise ToolError(_guard(tool, str(exc), limit)) from exc
     except TimeoutError:
