@@ -15,6 +15,7 @@ from docs_mcp.cli.main import main
 from docs_mcp.cli.reference import regenerate
 from docs_mcp.cli.report import summary
 from docs_mcp.crawl.indexer import Progress
+from docs_mcp.errors import DocsMCPError
 from docs_mcp.tools.specs import TOOLS
 
 README = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
@@ -224,3 +225,38 @@ def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_
 )
 def test_tool_advice_reads_as_commands_on_the_command_line(tool_text, for_a_person):
     assert for_people(tool_text) == for_a_person
+
+
+def test_a_password_in_index_url_on_the_command_line_is_warned_about_like_token(capsys):
+    from docs_mcp.cli.app import settings_from
+
+    settings = settings_from(parse(["search", "q", "--index-url", "postgresql://docs:pw-9@db.internal/docs"]))
+    said = capsys.readouterr().err
+    assert settings.index_url == "postgresql://docs:pw-9@db.internal/docs"
+    assert "warning: --index-url's password is visible to every local user" in said
+    assert "--index-url-file PATH or DOCS_MCP_INDEX_URL" in said and "pw-9" not in said
+    settings_from(parse(["search", "q", "--index-url", "postgresql://docs@db.internal/docs"]))
+    assert capsys.readouterr().err == ""  # no password, nothing to warn about
+
+
+def test_the_index_url_is_read_from_a_file_and_a_file_others_can_read_is_said(tmp_path, capsys, monkeypatch):
+    from docs_mcp.cli.app import settings_from
+
+    monkeypatch.setenv("DOCS_MCP_INDEX_URL", "postgresql://env@db/env")
+    secret = tmp_path / "index-url"
+    secret.write_text("postgresql://docs:pw-9@db.internal/docs\n")
+    secret.chmod(0o600)
+    assert settings_from(parse(["index", "--index-url-file", str(secret)])).index_url == (
+        "postgresql://docs:pw-9@db.internal/docs"
+    )
+    assert capsys.readouterr().err == ""
+    secret.chmod(0o644)
+    settings_from(parse(["index", "--index-url-file", str(secret)]))
+    assert f"`chmod 600 {secret}`" in capsys.readouterr().err
+    # Without either option the environment's address is used; both options at once are refused.
+    assert settings_from(parse(["index"])).index_url == "postgresql://env@db/env"
+    with pytest.raises(DocsMCPError, match="once"):
+        settings_from(parse(["index", "--index-url-file", str(secret), "--index-url", "postgresql://x@y/z"]))
+    (tmp_path / "two").write_text("postgresql://a@b/c\npostgresql://d@e/f\n")
+    with pytest.raises(DocsMCPError, match="alone on the file's first line"):
+        settings_from(parse(["index", "--index-url-file", str(tmp_path / "two")]))

@@ -20,6 +20,7 @@ from docs_mcp.cli.report import (
     summary,
     verdict,
 )
+from docs_mcp.cli.secrets import token
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.sources import Source
 from docs_mcp.model.progress import Progress
@@ -57,7 +58,7 @@ def _serve(args: argparse.Namespace) -> int:
         from docs_mcp.transport.http import check_bind
 
         # Before any work: refuse early.
-        bind = check_bind(args.http, args.allow_remote, _token(args), tuple(args.allowed_host or ()))
+        bind = check_bind(args.http, args.allow_remote, token(args, say), tuple(args.allowed_host or ()))
     elif args.allow_remote or args.token or args.token_file or args.allowed_host or args.stateless:
         raise DocsMCPError(
             "--allow-remote, --token, --token-file, --allowed-host and --stateless apply to --http only "
@@ -79,7 +80,7 @@ def _serve(args: argparse.Namespace) -> int:
     else:
         from docs_mcp.transport.http import Serving, serve_http
 
-        serving = Serving(args.stateless, app.readiness, app.settings.deadline)
+        serving = Serving(args.stateless, app.readiness, app.settings.deadline, app.unusable)
         serve_http(
             server,
             bind,
@@ -87,26 +88,6 @@ def _serve(args: argparse.Namespace) -> int:
             serving,
         )
     return 0
-
-
-def _token(args: argparse.Namespace) -> str | None:
-    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCS_MCP_TOKEN."""
-    if args.token is not None and args.token_file is not None:
-        raise DocsMCPError("give the token once: --token-file or --token, not both")
-    if args.token_file is not None:
-        from docs_mcp.transport.http import read_token
-
-        token, warning = read_token(args.token_file)
-        if warning:
-            say(warning)
-        return token
-    if args.token is not None:
-        say(
-            "warning: --token is visible to every local user (ps, /proc/PID/cmdline); "
-            "use --token-file PATH or DOCS_MCP_TOKEN instead"
-        )
-        return args.token
-    return os.environ.get("DOCS_MCP_TOKEN") or None
 
 
 async def _background(app: App) -> None:

@@ -1,8 +1,9 @@
 """`serve --http`: MCP over streamable HTTP at /mcp; loopback by default, a bearer token beyond it.
 
 Outermost first, every request passes: the connection limits (connections.py), the probes (health.py:
-/healthz at once, /readyz after the Host/Origin check), the Host/Origin check (door.py), the token check, the
-whole bodies and the streams' budget (requests.py), the session cap (sessions.py; none when stateless), then
+/healthz at once, /readyz after the Host/Origin check), the Host/Origin check (door.py), the token check, whole
+bodies (requests.py), when stateless POST only and 503 while the index cannot be used (replica.py), the
+streams' budget (requests.py), the session cap (sessions.py; none when stateless), then
 the SDK's app."""
 
 from __future__ import annotations
@@ -11,17 +12,16 @@ import hmac
 import ipaddress
 import json
 import socket
-import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.transport.door import Authority, FrontDoor, allowed_names, door_for
 from docs_mcp.transport.health import Health
+from docs_mcp.transport.replica import PostOnly, ReadyGate
 from docs_mcp.transport.requests import StreamBudget, WholeBodies
 from docs_mcp.transport.sessions import SessionCap
 
@@ -99,26 +99,6 @@ def check_bind(text: str, allow_remote: bool, token: str | None, allowed_hosts: 
     return Bind(host, port, token or None, names)
 
 
-def read_token(path: Path) -> tuple[str, str | None]:
-    """The token in `path` (one line; surrounding blanks dropped), and a warning if others may read the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        mode = path.stat().st_mode
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise InvalidArgument(f"--token-file {str(path)!r}: cannot read it ({reason})") from exc
-    token = text.strip()
-    if not token or "\n" in token or "\r" in token:
-        raise InvalidArgument(f"--token-file {str(path)!r}: write the token alone on the file's first line")
-    warning = None
-    if mode & (stat.S_IRGRP | stat.S_IROTH):
-        warning = (
-            f"warning: {path} can be read by other users (mode {stat.S_IMODE(mode):o}); "
-            f"`chmod 600 {path}` keeps the token yours"
-        )
-    return token, warning
-
-
 class BearerAuth:
     """ASGI middleware: every HTTP request carries `Authorization: Bearer <token>`, or gets 401."""
 
@@ -164,11 +144,13 @@ class BearerAuth:
 class Serving:
     """How a replica serves: `stateless` keeps no session between requests (any replica answers any request,
     JSON responses), `ready` says why it cannot answer searches ("" when it can), `grace` is how long a
-    SIGTERM waits for calls under way."""
+    SIGTERM waits for calls under way, `unusable` why its index cannot be used at all (stateless: its MCP
+    endpoint then answers 503, for the balancer to send the call elsewhere)."""
 
     stateless: bool = False
     ready: Callable[[], str] | None = None
     grace: float = C.DEADLINE
+    unusable: Callable[[], str] | None = None
 
 
 def build_app(
@@ -198,7 +180,12 @@ def build_app(
     )
     if not serving.stateless:
         app = SessionCap(app, max_sessions, C.HTTP_PATH)
-    app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH))
+    app = StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH)
+    if serving.stateless:  # behind a balancer: POST only, and 503 while the index cannot be used
+        app = PostOnly(
+            ReadyGate(app, serving.unusable, C.HTTP_PATH) if serving.unusable else app, C.HTTP_PATH
+        )
+    app = WholeBodies(app)
     auth = BearerAuth(app, bind.token) if bind.token else None
     address, port = sock.getsockname()[:2]
     door = door_for(address, port, bind.names)
