@@ -1,5 +1,5 @@
 -- The database and the two roles docslice uses, created once by a superuser:
---   sudo -u postgres psql -v ON_ERROR_STOP=1 -f deploy/postgres-setup.sql
+--   sudo -u postgres psql -v ON_ERROR_STOP=1 < deploy/postgres-setup.sql
 -- then give each role its password without putting it in a command line or a shell history:
 --   sudo -u postgres psql -c '\password docslice_crawl'    (and again for docslice_read)
 -- docslice_crawl owns the database: it runs the crawl job and the migrate command, which creates the

