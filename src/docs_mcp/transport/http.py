@@ -1,9 +1,8 @@
 """`serve --http`: MCP over streamable HTTP at /mcp; loopback by default, a bearer token beyond it.
 
 Outermost first, every request passes: the connection limits (connections.py), the probes (health.py:
-/healthz at once, /readyz after the Host/Origin check), the Host/Origin check (door.py), the token check, whole
-bodies (requests.py), when stateless POST only and 503 while the index cannot be used (replica.py), the
-streams' budget (requests.py), the session cap (sessions.py; none when stateless), then
+/healthz at once, /readyz after the Host/Origin check), the Host/Origin check (door.py), the token check, the
+whole bodies and the streams' budget (requests.py), the session cap (sessions.py; none when stateless), then
 the SDK's app."""
 
 from __future__ import annotations
@@ -163,7 +162,8 @@ def build_app(
     """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
     DocsTools, so one cache and one index) behind the session cap (none when stateless: there is no session
     to cap), the token check when there is a token, and the Host/Origin check of the address `sock` listens
-    on; /healthz in front of all (a probe need not carry the token), /readyz behind the Host/Origin check."""
+    on; /healthz in front of all (a probe need not carry the token), /readyz behind the Host/Origin check.
+    Stateless, the SDK's app takes POST alone and answers 503 while the index cannot be used (replica.py)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     serving = serving or Serving()
@@ -178,14 +178,13 @@ def build_app(
         stateless_http=serving.stateless,
         json_response=serving.stateless,
     )
-    if not serving.stateless:
-        app = SessionCap(app, max_sessions, C.HTTP_PATH)
-    app = StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH)
-    if serving.stateless:  # behind a balancer: POST only, and 503 while the index cannot be used
+    if serving.stateless:  # behind a balancer: POST only (replica.py), and 503 while the index cannot be used
         app = PostOnly(
             ReadyGate(app, serving.unusable, C.HTTP_PATH) if serving.unusable else app, C.HTTP_PATH
         )
-    app = WholeBodies(app)
+    if not serving.stateless:
+        app = SessionCap(app, max_sessions, C.HTTP_PATH)
+    app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH))
     auth = BearerAuth(app, bind.token) if bind.token else None
     address, port = sock.getsockname()[:2]
     door = door_for(address, port, bind.names)
