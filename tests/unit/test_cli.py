@@ -235,6 +235,9 @@ def test_a_password_in_index_url_on_the_command_line_is_warned_about_like_token(
     assert settings.index_url == "postgresql://docs:pw-9@db.internal/docs"
     assert "warning: --index-url's password is visible to every local user" in said
     assert "--index-url-file PATH or DOCS_MCP_INDEX_URL" in said and "pw-9" not in said
+    for other_form in ("postgresql://docs@db.internal/docs?password=pw-9", "host=db.internal password=pw-9"):
+        settings_from(parse(["search", "q", "--index-url", other_form]))
+        assert "--index-url's password is visible" in capsys.readouterr().err, other_form
     settings_from(parse(["search", "q", "--index-url", "postgresql://docs@db.internal/docs"]))
     assert capsys.readouterr().err == ""  # no password, nothing to warn about
 

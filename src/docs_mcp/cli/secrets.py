@@ -67,9 +67,20 @@ def index_url(args: argparse.Namespace, say: Callable[[str], None]) -> str | Non
             say(warning)
         return found
     if given:
-        from docs_mcp.store.address import redacted
-
-        if redacted(given) != given:  # it holds a password
+        if _holds_password(given):
             say(_visible("--index-url's password", "--index-url-file PATH or DOCS_MCP_INDEX_URL"))
         return given
     return C.default_index_url()
+
+
+def _holds_password(address: str) -> bool:
+    """Whether libpq would read a password in `address` (psycopg's own parser; one it cannot read may hold
+    one). Without psycopg (the `postgres` extra) the command stops at the index anyway: nothing to say."""
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        return False
+    try:
+        return bool(conninfo_to_dict(address).get("password"))
+    except Exception:  # psycopg.ProgrammingError: unreadable as written, so it may hold one anywhere
+        return True
