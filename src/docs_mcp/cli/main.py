@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 # Light imports only: arguments are checked before the parsing, search and serving stacks load (< 0.5 s).
 from docs_mcp.cli.arguments import parse, program
 from docs_mcp.cli.checks import check_before_work
+from docs_mcp.cli.secrets import token
 from docs_mcp.cli.terminal import for_terminal, say
-from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def _serve(args: argparse.Namespace) -> int:
         from docs_mcp.transport.bind import check_bind
 
         # Before any work (and before the serving stack is imported): refuse early.
-        bind = check_bind(args.http, args.allow_remote, _token(args), tuple(args.allowed_host or ()))
+        bind = check_bind(args.http, args.allow_remote, token(args, say), tuple(args.allowed_host or ()))
     elif args.allow_remote or args.token or args.token_file or args.allowed_host or args.stateless:
         raise DocsMCPError(
             "--allow-remote, --token, --token-file, --allowed-host and --stateless apply to --http only "
@@ -87,7 +87,7 @@ def _serve(args: argparse.Namespace) -> int:
     else:
         from docs_mcp.transport.http import Serving, serve_http
 
-        serving = Serving(args.stateless, app.readiness, app.settings.deadline)
+        serving = Serving(args.stateless, app.readiness, app.settings.deadline, app.unusable)
         serve_http(
             server,
             bind,
@@ -95,26 +95,6 @@ def _serve(args: argparse.Namespace) -> int:
             serving,
         )
     return 0
-
-
-def _token(args: argparse.Namespace) -> str | None:
-    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCSLICE_TOKEN."""
-    if args.token is not None and args.token_file is not None:
-        raise DocsMCPError("give the token once: --token-file or --token, not both")
-    if args.token_file is not None:
-        from docs_mcp.transport.bind import read_token
-
-        token, warning = read_token(args.token_file)
-        if warning:
-            say(warning)
-        return token
-    if args.token is not None:
-        say(
-            "warning: --token is visible to every local user (ps, /proc/PID/cmdline); "
-            "use --token-file PATH or DOCSLICE_TOKEN instead"
-        )
-        return args.token
-    return env("TOKEN") or None
 
 
 async def _background(app: App) -> None:
