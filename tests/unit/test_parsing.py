@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import lxml.html
 import pytest
 from conftest import SITE
@@ -415,3 +417,32 @@ def test_a_huge_title_is_clipped():
     html = "<html><head><title>" + "T" * 200_000 + "</title></head><body><p>x</p></body></html>"
     title = document_of(html).title
     assert len(title) <= 200 and title.endswith("…")
+
+
+# --- hidden text --------------------------------------------------------------------------------
+HIDDEN_FORMS = (
+    '<div style="display:none">HIDDEN_DISPLAY</div>',
+    '<p style="Visibility: Hidden">HIDDEN_VISIBILITY</p>',
+    '<span style="font-size:0">HIDDEN_FONT_SIZE</span>',
+    '<div style="position:absolute; left:-10000px">HIDDEN_OFF_SCREEN</div>',
+    '<p style="text-indent:-999em">HIDDEN_INDENT</p>',
+    '<span class="sr-only">HIDDEN_SR_ONLY</span>',
+    "<dialog><p>HIDDEN_DIALOG</p></dialog>",
+    '<div aria-hidden="TRUE">HIDDEN_ARIA_UPPER</div>',
+    "<div hidden>HIDDEN_ATTRIBUTE</div>",
+    "<template><p>HIDDEN_TEMPLATE</p></template>",
+)
+
+
+def test_text_the_page_hides_is_neither_served_nor_indexed():
+    body = "".join(HIDDEN_FORMS)
+    shown = (
+        '<dialog open><p>SHOWN_OPEN_DIALOG</p></dialog><p style="font-size:0.9em;left:-2px">SHOWN_SMALL</p>'
+        '<table><tr style="display:none"><td>SHOWN_TREE_ROW</td></tr></table>'
+    )
+    html = f"<html><body><main><h1>Tides</h1><p>The tide tables of the harbour.</p>{body}{shown}</main></body></html>"
+    doc = document_of(html)
+    text = doc.markdown() + " ".join(s.text for s in doc.sections)
+    assert [f for f in HIDDEN_FORMS if re.search(r"HIDDEN_\w+", f)[0] in text] == []
+    for word in ("SHOWN_OPEN_DIALOG", "SHOWN_SMALL", "SHOWN_TREE_ROW", "The tide tables of the harbour."):
+        assert word in text, word
