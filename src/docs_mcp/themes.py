@@ -48,6 +48,11 @@ GENERIC_LINK_TEXTS = frozenset(
 )
 #: A longer link text is a sentence or a whole entry, not a name for its target.
 LINK_TEXT_MAX_CHARS = 120
+#: Title words that address the reader's assistant instead of naming docs (cli/describe.neutral_title).
+INSTRUCTION_WORDS = frozenset(
+    {"assistant", "assistants", "prompt", "prompts", "instruction", "instructions", "ignore", "disregard"}
+    | {"delegate", "obey", "execute", "you", "your", "yourself", "must", "always", "never", "override"}
+)
 #: A home page, below a source's root.
 HOME_PAGES = ("", "index.html", "index.htm")
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
