@@ -213,6 +213,22 @@ def test_build_summary_counts_redirected_addresses_only_when_there_are_some():
     )
 
 
+def test_a_build_summary_shows_a_sites_control_characters_escaped_whatever_prints_it():
+    # A Content-Type and a link from the site reach the summary: `search` printed it raw (index_if_empty).
+    said = summary(
+        Progress(
+            "docs",
+            root="http://127.0.0.1:8000/",
+            done=2,
+            failed=1,
+            errors=["http://127.0.0.1:8000/a.html: not documentation (Content-Type text/x\x9b31m)"],
+            not_found=["http://127.0.0.1:8000/\x1b]8;;evil\x07b.html"],
+        )
+    )
+    assert "\x9b" not in said and "\x1b" not in said and "\x07" not in said
+    assert "text/x\\x9b31m" in said and "\\x1b]8;;evil\\x07b.html" in said
+
+
 def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_it():
     argv = ["--source", "https://example.org/docs/", "serve", "--no-index"]
     assert vars(parser().parse_args(argv)) == vars(parse(argv))
