@@ -16,6 +16,7 @@ from docs_mcp.errors import NotDocumentation
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.sources import Location, Source
 from docs_mcp.model.document import Document
+from docs_mcp.settings import MAX_PAGE_SECTIONS
 from docs_mcp.text.terms import tokenize
 
 
@@ -446,3 +447,17 @@ def test_text_the_page_hides_is_neither_served_nor_indexed():
     assert [f for f in HIDDEN_FORMS if re.search(r"HIDDEN_\w+", f)[0] in text] == []
     for word in ("SHOWN_OPEN_DIALOG", "SHOWN_SMALL", "SHOWN_TREE_ROW", "The tide tables of the harbour."):
         assert word in text, word
+
+
+def test_the_unit_cap_counts_page_level_units_too():
+    # Text between closed <section>s opens a page-level unit after each: 5,000 blocks gave 10,000 units.
+    blocks = "".join(
+        f"<section><h2>Gauge {i}</h2><p>Reading {i}.</p></section><p>Between {i} and the next.</p>"
+        for i in range(MAX_PAGE_SECTIONS)
+    )
+    doc = document_of(f"<html><head><title>Gauges</title></head><body><main>{blocks}</main></body></html>")
+    assert len(doc.sections) <= MAX_PAGE_SECTIONS
+    last = doc.sections[-1]
+    assert f"Between {MAX_PAGE_SECTIONS - 1} and the next." in last.text
+    assert f"Gauge {MAX_PAGE_SECTIONS - 1}" in last.text and f"gauge-{MAX_PAGE_SECTIONS - 1}" in last.anchors
+    assert any(f"over {MAX_PAGE_SECTIONS:,} units" in s.text for s in doc.sections)
