@@ -15,6 +15,8 @@ from docs_mcp.text.tidy import clip
 ERROR_CHARS = 200
 #: Meta key (plus the source's root) of the last build's outcome: roots are a source's identity, not names.
 BUILD_META = "build:"
+#: Distinct pages found past the crawl limit counted at most (by hash, never kept); past it: "at least".
+LEFT_OUT_COUNTED = 100_000
 
 
 @dataclass(frozen=True)
@@ -196,12 +198,13 @@ class Progress:
 
 
 def cut_note(left_out: int, limit: int) -> str:
-    """What a crawl cut by its limit left out, and the exact option that includes it."""
+    """What a crawl cut by its limit left out, and the option that includes it (exact below LEFT_OUT_COUNTED)."""
     if not left_out:
         return ""
+    more = ("at least ", " or more") if left_out >= LEFT_OUT_COUNTED else ("", "")
     return (
-        f"{left_out:,} discovered pages not indexed: the crawl limit is {limit:,} "
-        f"(--crawl-limit {limit + left_out} to include them)"
+        f"{more[0]}{left_out:,} discovered pages not indexed: the crawl limit is {limit:,} "
+        f"(--crawl-limit {limit + left_out}{more[1]} to include them)"
     )
 
 
