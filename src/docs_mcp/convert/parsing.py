@@ -29,7 +29,7 @@ MAX_PARSE_DEPTH = 2_048
 #: Tags that pile up in pathological nesting; removed from the raw text when a page nests too deep.
 _NESTING_TAGS = re.compile(
     r"</?(?:div|span|section|article|font|b|i|u|em|strong|small|big|a|blockquote|ul|ol|li|dl|dt|dd|table|"
-    r"tbody|thead|tr|td|th|center|main|aside|nav|header|footer|p|code|tt|sup|sub|q|cite|mark|details|summary)\b[^>]*>",
+    r"tbody|thead|tr|td|th|center|main|aside|nav|header|footer|p|code|tt|sup|sub|q|cite|mark|details|summary)\b[^<>]*>",
     re.I,
 )
 _MAIN = [xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
