@@ -226,8 +226,8 @@ OFFSCREEN_PROPERTIES = frozenset({"left", "right", "top", "text-indent", "margin
 OFFSCREEN_PX = 999
 #: Elements whose hiding style is kept (their text is the page's): Doxygen's class and file trees fold their
 #: rows (`tr style="display:none"`) for a script to unfold; SQLite's pages name each pragma in a hidden `<h _id>`
-#: term line the units read (convert/definitions).
-HIDDEN_STYLE_KEPT_TAGS = frozenset({"tr", "h"})
+#: term line the units read (convert/definitions); Javadoc hides the caption naming a table from the eye only.
+HIDDEN_STYLE_KEPT_TAGS = frozenset({"tr", "h", "caption"})
 
 #: Emphasis and code that are markup, not stress: unwrapped so signatures read as code,
 #: `copy2(src, dst, *, follow=True)`, not `copy2(*src*, *dst*, ***, *follow=True*)`. Sphinx emphasizes each

@@ -440,12 +440,19 @@ def test_text_the_page_hides_is_neither_served_nor_indexed():
     shown = (
         '<dialog open><p>SHOWN_OPEN_DIALOG</p></dialog><p style="font-size:0.9em;left:-2px">SHOWN_SMALL</p>'
         '<table><tr style="display:none"><td>SHOWN_TREE_ROW</td></tr></table>'
+        '<table><caption style="display:none">SHOWN_CAPTION</caption><tr><td>cell</td></tr></table>'
     )
     html = f"<html><body><main><h1>Tides</h1><p>The tide tables of the harbour.</p>{body}{shown}</main></body></html>"
     doc = document_of(html)
     text = doc.markdown() + " ".join(s.text for s in doc.sections)
     assert [f for f in HIDDEN_FORMS if re.search(r"HIDDEN_\w+", f)[0] in text] == []
-    for word in ("SHOWN_OPEN_DIALOG", "SHOWN_SMALL", "SHOWN_TREE_ROW", "The tide tables of the harbour."):
+    for word in (
+        "SHOWN_OPEN_DIALOG",
+        "SHOWN_SMALL",
+        "SHOWN_TREE_ROW",
+        "SHOWN_CAPTION",
+        "The tide tables of the harbour.",
+    ):
         assert word in text, word
 
 
