@@ -217,8 +217,8 @@ def build_report(reports: list[Progress]) -> tuple[list[str], list[str]]:
     problem (for stdout), and one line per problem (for stderr); a source with nothing indexed is said once."""
     from docs_mcp.cli.commands import for_people
 
-    summaries = [for_terminal(for_people(summary(r))) for r in reports if r.pages or not verdict(r)]
-    return summaries, [for_people(v) for v in map(verdict, reports) if v]
+    summaries = [for_people(summary(r)) for r in reports if r.pages or not verdict(r)]  # summary() escapes
+    return summaries, [for_people(v) for v in map(verdict, reports) if v]  # printed by say(), which escapes
 
 
 def where(app: App) -> str:
