@@ -1,5 +1,5 @@
 """Requests that hold a place without using it: a POST counts for nothing (no session slot, no SDK task) until
-its whole body is in, and event streams (GET /mcp) are bounded per client address. A whole body's lone
+its whole body is in, and event streams (GET /mcp) are bounded per client address and in all. A whole body's lone
 surrogate escapes ("\\ud800") are made U+FFFD, as on stdio: the SDK answered "Parse error" to the request.
 
 A body is parsed only when it is worth it: one holding over MAX_BODY_VALUES JSON values gets 413 before
@@ -8,7 +8,9 @@ LARGE_BODIES_AT_ONCE at a time, each until it is answered (24 such bodies at onc
 
 A body that never completes is cut by the body deadline (connections.py: 408); the client that gives up
 half-way is dropped here quietly (the SDK logged a traceback for each). A client holding more than
-HTTP_STREAMS_PER_CLIENT streams has its oldest ended, as if it had gone: an event stream reopens by itself.
+HTTP_STREAMS_PER_CLIENT streams has its oldest ended, as if it had gone (an event stream reopens by itself), and
+past HTTP_MAX_STREAMS in all (at most half the connections) the oldest of all ends: streams never hold every
+connection (a stateless server has none: replica.PostOnly answers GET with 405).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
+from docs_mcp import settings as C
 from docs_mcp.transport.connections import refusals
 from docs_mcp.transport.door import ASGIApp, reply, rpc_error
 from docs_mcp.transport.server import repair_json_line
@@ -125,13 +128,15 @@ class WholeBodies:
 
 
 class StreamBudget:
-    """ASGI middleware: at most `per_client` open GET streams on `path` per client address."""
+    """ASGI middleware: at most `per_client` open GET streams on `path` per client address and `total` in all
+    (past either, the oldest one ends: an event stream reopens by itself)."""
 
-    def __init__(self, app: ASGIApp, per_client: int, path: str):
+    def __init__(self, app: ASGIApp, per_client: int, path: str, total: int = C.HTTP_MAX_STREAMS):
         self.app = app
-        self.per_client = per_client
+        self.per_client, self.total = per_client, total
         self.path = path
         self.streams: dict[str, OrderedDict[object, asyncio.Event]] = {}
+        self.every: OrderedDict[object, str] = OrderedDict()  # every open stream's client, oldest first
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
         if scope["type"] != "http" or scope.get("method") != "GET" or scope.get("path") != self.path:
@@ -140,10 +145,16 @@ class StreamBudget:
         client = (scope.get("client") or ("",))[0]
         mine = self.streams.setdefault(client, OrderedDict())
         key, ended = object(), asyncio.Event()
-        mine[key] = ended
+        mine[key], self.every[key] = ended, client
         while len(mine) > self.per_client:
-            mine.popitem(last=False)[1].set()
-            refusals.note(f"a client opened over {self.per_client} event streams; its oldest was ended")
+            self._end(
+                next(iter(mine)),
+                f"a client opened over {self.per_client} event streams; its oldest was ended",
+            )
+        while len(self.every) > self.total:
+            self._end(
+                next(iter(self.every)), f"over {self.total} event streams were open; the oldest was ended"
+            )
 
         async def receive_or_end() -> Message:
             """The client's own next message, or a disconnect once this stream is ended for a newer one."""
@@ -156,6 +167,17 @@ class StreamBudget:
         try:
             await self.app(scope, receive_or_end, send)
         finally:
-            mine.pop(key, None)
-            if not mine:
-                self.streams.pop(client, None)
+            self._forget(key, client)
+
+    def _end(self, key: object, why: str) -> None:
+        client = self.every[key]
+        self.streams[client][key].set()
+        self._forget(key, client)
+        refusals.note(why)
+
+    def _forget(self, key: object, client: str) -> None:
+        self.every.pop(key, None)
+        mine = self.streams.get(client, {})
+        mine.pop(key, None)
+        if not mine:
+            self.streams.pop(client, None)
