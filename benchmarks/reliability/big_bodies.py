@@ -2,7 +2,7 @@
 search_docs (each on a session of its own) whose unused argument is a list of empty objects (or, `--shape string`, one long string) (`{}`, 3 bytes each: a 3.9 MiB body, under the SDK's 4 MiB limit, holds 1.4
 million), against `serve --http`; the server's peak RSS (VmHWM) is read before and after.
 
-PYTHONPATH=src python benchmarks/big_bodies.py [--clients 24] [--mb 3.9] [--src OTHER/src] [--stateless] [--shape objects|string]
+PYTHONPATH=src python benchmarks/reliability/big_bodies.py [--clients 24] [--mb 3.9] [--src OTHER/src] [--stateless] [--shape objects|string]
 
 Prints the server's RSS when idle (after one small call), its peak under the load and the difference, each
 answer's status (counted), the seconds the load took, and the load average.
@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 
 from hostile.front_door import Served, open_session, post  # noqa: E402
