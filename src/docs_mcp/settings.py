@@ -255,10 +255,10 @@ HTTP_FILE_RESERVE = 256
 HTTP_MIN_CONNECTIONS = 64
 HTTP_MAX_CONNECTIONS = 16_384
 #: MCP sessions per token (~50 KB each; past it the least recently used idle one ends), idle seconds before one
-#: ends (SDK: 30 min), event streams (GET /mcp) per client address (past it the client's oldest one ends).
+#: ends (SDK: 30 min), event streams (GET /mcp) per client address and in all (at most half the connections).
 HTTP_MAX_SESSIONS = 500
 HTTP_SESSION_IDLE_TIMEOUT = 600.0
-HTTP_STREAMS_PER_CLIENT = 32
+HTTP_STREAMS_PER_CLIENT, HTTP_MAX_STREAMS = 32, 512  # past either, the oldest stream ends
 
 
 @dataclass(frozen=True)

@@ -297,12 +297,26 @@ def open_session(host: str, port: int) -> str:
     return session
 
 
-def hold_stream(host: str, port: int, session: str) -> socket.socket:
-    """The session's GET event stream, kept open (a request in flight on it) until the socket is closed."""
-    s = socket.create_connection((host, port), timeout=10)
-    s.sendall(
+def hold_stream(host: str, port: int, session: str | None, source: str | None = None) -> socket.socket:
+    """The session's GET event stream (from address `source`), kept open until the socket is closed."""
+    s = socket.create_connection((host, port), timeout=10, source_address=(source, 0) if source else None)
+    request = (
         f"GET /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n"
-        f"mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n\r\n".encode()
+        + (f"mcp-session-id: {session}\r\n" if session else "")
+        + "mcp-protocol-version: 2025-06-18\r\n\r\n"
     )
+    s.sendall(request.encode())
     assert s.recv(64).startswith(b"HTTP/1.1 200"), "the event stream was not opened"
     return s
+
+
+def stream_ended(s: socket.socket, timeout: float = 5.0) -> bool:
+    """Whether the server ended this event stream (closed it, or sent the chunked body's end) within `timeout`."""
+    s.settimeout(timeout)
+    try:
+        while data := s.recv(4096):
+            if data.endswith(b"0\r\n\r\n"):
+                return True
+        return True
+    except TimeoutError:
+        return False

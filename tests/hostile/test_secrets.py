@@ -1,78 +1,190 @@
-"""Passwords in an index address are never printed (issue 34, item 4): in every form libpq reads, with and
-without psycopg installed, in the store's messages, on stderr, in search_docs' answer and in /readyz."""
+"""Passwords in an index address are never printed (issue 34 item 4, issue 43 item 4): every form libpq reads
+(URIs with any character in the password, encoded or not; key=value with quotes and escapes; sslpassword; a
+passfile), read by libpq's own parser; an address it cannot read as written is one line, never a traceback.
+Checked in the address as shown, psycopg's own message, `search` and `index`, and a server's tool error,
+WARNING lines and /readyz."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import http.client
 import json
-import sys
+import logging
+import re
 import time
+from pathlib import Path
 
 import pytest
 from conftest import SITE
 
-from docs_mcp.store.address import redacted, scrubbed
-
-from .conftest import docslice
 from .front_door import Served
 
-SECRET = "Zq7-secret-W9"
-#: Every form of one password; nothing listens on port 9 of loopback, so each is refused fast.
-ADDRESSES = [
-    f"postgresql://docs:{SECRET}@127.0.0.1:9/db",
-    f"postgresql://docs@127.0.0.1:9/db?password={SECRET}",
-    f"postgresql://docs@127.0.0.1:9/db?sslmode=disable&password={SECRET}&connect_timeout=2",
-    f"host=127.0.0.1 port=9 password={SECRET} dbname=db",
-    f"host=127.0.0.1 port=9 password='{SECRET} with spaces' dbname=db",
-    f"postgresql://docs:{SECRET}@x@127.0.0.1:9/db",  # an unencoded '@' in the password
-    f"postgresql://docs:{SECRET.replace('-', '%2D')}@127.0.0.1:9/db",  # percent-encoded
+psycopg = pytest.importorskip("psycopg")
+
+from docs_mcp.errors import IndexUnavailable  # noqa: E402
+from docs_mcp.store.postgres.address import Address  # noqa: E402
+
+#: Two pieces no message holds by chance; every secret below is made of both (nothing listens on port 9 of
+#: loopback, so each address is refused fast).
+A, B = "Qzv7", "Kw9x"
+U = "postgresql://docs:{}@127.0.0.1:9/db"
+K = "host=127.0.0.1 port=9 dbname=db user=docs "
+#: (address, whether libpq reads it as written): every form of a password, and addresses refused whole.
+FORMS = [
+    (U.format(f"{A}-{B}"), True),
+    (f"postgres://docs:{A}-{B}@127.0.0.1:9/db", True),
+    (U.format(f"{A}/{B}"), False),  # '/' unencoded: libpq would read Qzv7 as the port
+    (U.format(f"{A}%2F{B}"), True),
+    (U.format(f"{A}@{B}"), False),  # '@' unencoded: libpq would read Kw9x@127.0.0.1 as the host
+    (U.format(f"{A}%40{B}"), True),
+    (U.format(f"{A}%zz{B}"), False),  # psycopg raised 'invalid percent-encoded token'
+    (U.format(f"{A}{B}%"), False),
+    (U.format(f"{A}%25{B}"), True),
+    (U.format(f"{A}%41{B}"), True),  # %41 is 'A': libpq's password is Qzv7AKw9x
+    (U.format(f"{A}?{B}"), True),
+    (U.format(f"{A}#{B}"), True),
+    (U.format(f"{A}:{B}"), True),
+    (U.format(f"{A} {B}"), False),  # libpq refuses a space in a URI
+    (U.format(f"{A}%20{B}"), True),
+    (U.format(f"{A}&x={B}"), True),
+    (U.format(f"{A}'\"\\{B}"), True),
+    (U.format(f"{A}é中{B}"), True),
+    (U.format(f"{A}/x?{B}"), False),  # '/' then '?': libpq reads a query without '='
+    (f"postgresql://docs@127.0.0.1:9/db?password={A}-{B}", True),
+    (f"postgresql://docs@127.0.0.1:9/db?sslmode=disable&password={A}@{B}&connect_timeout=2", True),
+    (f"postgresql://docs@127.0.0.1:9/db?password={A}%26{B}", True),
+    (f"postgresql://docs@127.0.0.1:9/db?password={A}/{B}", True),
+    (f"postgresql://docs:{A}-1@127.0.0.1:9/db?password={B}-2", True),  # libpq keeps the last
+    (f"postgresql://docs@127.0.0.1:9/db?sslpassword={A}-{B}", True),
+    (f"postgresql://docs:{A}-{B}@127.0.0.1:9,127.0.0.2:9/db", True),
+    (f"postgresql://docs:{A}-{B}@[::1]:9/db", True),
+    (f"postgresql://docs:{A}-{B}@/db?host=/nonexistent&port=9", True),
+    (f"postgresql://docs:{A}-{B}@127.0.0.1:9/db?application_name=me@work", False),  # an '@' to encode
+    (K + f"password={A}-{B}", True),
+    (K + f"password='{A} {B}'", True),
+    (K + f"password={A}\\ {B}", True),  # a backslash-escaped space (was shown as 'password=*** Kw9x')
+    (K + f"password='{A}\\'{B}'", True),
+    (K + f"password = {A}{B}", True),
+    (K + f"password={A}%zz{B}", True),  # '%' is plain text in key=value
+    (K + f"password={A}@/{B}", True),
+    (K + f"sslpassword={A}-{B} password=x", True),  # sslpassword was never masked
+    (K + f"password={A}-{B} password=other", True),
+    (K + f"password='{A}-{B}", False),  # an unterminated quote
+    (K + f"password {A}-{B}", False),  # no '='
 ]
-#: What of the secret may not appear: the whole, and the parts an '@' or a space would split off.
-PIECES = [SECRET, "Zq7", "W9"]
+PASSFILE_LINE = f"127.0.0.1:9:db:docs:{A}-{B}\n"
 
 
 def leaks(text: str) -> list[str]:
-    return [p for p in PIECES if p in text]
+    return [p for p in (A, B) if p in text]
 
 
-@pytest.fixture(params=["psycopg", "patterns"])
-def parser(request, monkeypatch):
-    """Both ways of reading an address: psycopg's conninfo, and the patterns used when psycopg is absent."""
-    if request.param == "psycopg":
-        pytest.importorskip("psycopg")
-    else:
-        monkeypatch.setitem(sys.modules, "psycopg.conninfo", None)  # `import` then raises ImportError
-    return request.param
+def forms(passfile: Path) -> list[tuple[str, bool]]:
+    """FORMS, and one reading its password from a passfile (whose contents no message may hold)."""
+    passfile.write_text(PASSFILE_LINE)
+    passfile.chmod(0o600)
+    return [*FORMS, (K + f"passfile={passfile}", True)]
 
 
-@pytest.mark.parametrize("url", ADDRESSES)
-def test_every_form_of_password_is_masked(url, parser):
-    shown = redacted(url)
-    assert leaks(shown) == [] and "***" in shown, shown
-    assert "127.0.0.1" in shown
+def test_there_are_at_least_30_forms():
+    assert len(FORMS) >= 30 and len({f for f, _ in FORMS}) == len(FORMS)
 
 
-def test_an_address_without_a_password_is_shown_as_given(parser):
-    assert redacted("postgresql://docs@db.example:5432/docs") == "postgresql://docs@db.example:5432/docs"
-    assert redacted("host=db.example dbname=docs") == "host=db.example dbname=docs"
-
-
-@pytest.mark.parametrize("url", ADDRESSES)
-def test_psycopgs_own_message_is_scrubbed(url):
-    psycopg = pytest.importorskip("psycopg")
+@pytest.mark.parametrize(("url", "readable"), FORMS, ids=range(len(FORMS)))
+def test_every_form_is_shown_masked_or_refused_in_one_line(url, readable):
+    if not readable:
+        with pytest.raises(IndexUnavailable) as refused:
+            Address.parse(url)
+        said = str(refused.value)
+        assert "\n" not in said and leaks(said) == [] and "percent-encoded" in said, said
+        return
+    address = Address.parse(url)
+    assert leaks(address.shown) == [] and "***" in address.shown, address.shown
+    assert "127.0.0.1" in address.shown or "::1" in address.shown or "/nonexistent" in address.shown
     with pytest.raises(psycopg.Error) as caught:
         psycopg.connect(url, connect_timeout=2)
-    message = scrubbed(str(caught.value), url)
-    assert leaks(message) == [], message
+    assert leaks(address.scrub(str(caught.value))) == [], str(caught.value)
 
 
-@pytest.mark.parametrize("url", ADDRESSES[1::2])  # a CLI start each: every other form (all are masked above)
-def test_an_unreachable_index_is_reported_without_its_password(url, tmp_path):
-    pytest.importorskip("psycopg")
-    run = docslice(tmp_path, "--index-url", url, "search", "tide tables")
-    said = run.stdout + run.stderr
-    assert "cannot use the index at" in said, said[-500:]
-    assert leaks(said) == [], said[-500:]
+def test_an_address_without_a_password_is_shown_as_it_reads():
+    assert (
+        Address.parse("postgresql://docs@db.example:5432/docs").shown
+        == "postgresql://docs@db.example:5432/docs"
+    )
+    assert Address.parse("host=db.example dbname=docs").shown == "dbname=docs host=db.example"
+
+
+def _run(argv: list[str], capsys) -> str:
+    from docs_mcp.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(argv)
+    out, err = capsys.readouterr()
+    return out + err
+
+
+@pytest.mark.slow
+def test_search_and_index_never_print_a_password(tmp_path, capsys, caplog):
+    """In-process: every form through `search` and `index` (a traceback would fail the run, not print)."""
+    caplog.set_level(logging.WARNING)
+    for url, readable in forms(tmp_path / "pgpass"):
+        for command in (["search", "tide tables"], ["index"]):
+            said = _run(
+                ["--source", str(SITE), "--cache-dir", str(tmp_path), "--index-url", url, *command], capsys
+            )
+            expected = "cannot use the index at" if readable else "cannot use the index: its address"
+            assert expected in said and leaks(said) == [], (url, command, said[-600:])
+    assert leaks(caplog.text) == []
+
+
+async def _served(url: str, tmp_path: Path) -> str:
+    """What a server on `url` says: the search tool's error, then /readyz's reason (after the search tripped
+    the store's breaker), through the app `serve --http` runs (Health in front of all)."""
+    import httpx
+    from mcp import Client
+
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.arguments import parse
+    from docs_mcp.transport.http import Bind, Serving, build_app, listen
+    from docs_mcp.transport.server import build_server
+
+    argv = ["serve", "--source", str(SITE), "--cache-dir", str(tmp_path), "--index-url", url, "--no-index"]
+    app = await asyncio.to_thread(App, parse(argv))
+    server = build_server(app.tools)
+    async with Client(server, mode="legacy") as client:
+        result = await client.call_tool("search_docs", {"query": "tide tables"})
+    said = json.dumps([c.model_dump() for c in result.content])
+    bind = Bind("127.0.0.1", 0)
+    sock = listen(bind)
+    try:
+        web = build_app(server, bind, sock, serving=Serving(ready=app.readiness))
+        host = f"127.0.0.1:{sock.getsockname()[1]}"
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=web), base_url=f"http://{host}"
+        ) as http:
+            ready = await http.get("/readyz", headers={"host": host})
+    finally:
+        sock.close()
+    assert ready.status_code == 503 and "index" in ready.json()["reason"], ready.text
+    await app.tools.aclose()
+    return said + ready.text
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_servers_tool_error_warnings_and_readyz_never_hold_a_password(tmp_path, caplog):
+    """Every form at once (each search waits for the store's connection timeout)."""
+    caplog.set_level(logging.WARNING)
+    urls = forms(tmp_path / "pgpass")
+
+    async def all_forms() -> list[str]:
+        asyncio.get_running_loop().set_default_executor(concurrent.futures.ThreadPoolExecutor(64))
+        return await asyncio.gather(*(_served(url, tmp_path) for url, _ in urls))
+
+    for (url, _), said in zip(urls, asyncio.run(all_forms()), strict=True):
+        assert "index" in said and leaks(said) == [], (url, said[-600:])
+    assert "index" in caplog.text and leaks(caplog.text) == [], caplog.text[-2000:]
 
 
 def get(served: Served, path: str, **headers: str) -> tuple[int, dict]:
@@ -87,9 +199,8 @@ def get(served: Served, path: str, **headers: str) -> tuple[int, dict]:
 
 @pytest.mark.slow
 def test_readyz_is_behind_the_host_check_and_tells_its_reason_only_with_the_token(tmp_path):
-    pytest.importorskip("psycopg")
     token = "readyz-token-0123456789abcdef"
-    url = f"postgresql://docs@127.0.0.1:9/db?password={SECRET}"
+    url = U.format(f"{A}%2F{B}")
     served = Served(
         "127.0.0.1:0",
         "--source",
@@ -114,7 +225,7 @@ def test_readyz_is_behind_the_host_check_and_tells_its_reason_only_with_the_toke
                 break
             time.sleep(0.5)
         assert status == 503 and "cannot use the index at" in body["reason"], body
-        assert leaks(body["reason"]) == []
+        assert leaks(body["reason"]) == [] and re.search(r"docs:\*\*\*@127\.0\.0\.1:9/db", body["reason"])
         assert get(served, "/healthz", Host="evil.example")[0] == 200  # liveness says nothing
         assert leaks("".join(served.stderr())) == []
     finally:

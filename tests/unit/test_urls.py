@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_mcp.fetch.urls import UnsafeURL, clean_path, parse_http
+from docs_mcp.fetch.urls import UnsafeURL, clean_path, parse_http, without_password
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,16 @@ def test_under_compares_origin_and_path_at_a_segment_boundary():
     assert not parse_http("http://h:8000/docs-x/a.html").under(root)
     assert not parse_http("http://h:8001/docs/a.html").under(root)
     assert not parse_http("https://h:8000/docs/a.html").under(root)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://docs:Qzv7-Kw9x@docs.example/guide/", "https://docs:***@docs.example/guide/"),
+        ("https://docs:Qzv7@Kw9x@[::1]:8443/x?q=a@b", "https://docs:***@[::1]:8443/x?q=a@b"),
+        ("https://docs@docs.example/a@b", "https://docs@docs.example/a@b"),
+        ("/home/docs/site", "/home/docs/site"),
+    ],
+)
+def test_a_urls_password_is_masked_for_messages(url, shown):
+    assert without_password(url) == shown

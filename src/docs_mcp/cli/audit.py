@@ -11,7 +11,7 @@ from docs_mcp.audit.report import as_data, as_markdown
 from docs_mcp.audit.run import audit_source
 from docs_mcp.cli.app import App, answer_for_terminal, say
 from docs_mcp.errors import DocsMCPError
-from docs_mcp.store.address import redacted
+from docs_mcp.fetch.urls import without_password
 
 
 async def run_audit(app: App, args: Any, prepare) -> int:
@@ -23,7 +23,7 @@ async def run_audit(app: App, args: Any, prepare) -> int:
         reports = []
         for source in app.sources.sources:
             audit = await asyncio.to_thread(audit_source, app.search, source, max(1, args.pages))
-            reports.append(as_data(audit, redacted(source.root)))
+            reports.append(as_data(audit, without_password(source.root)))
             say(f"audited {source.name}: {len(audit.sampled):,} pages in {audit.seconds:.0f} s")
     finally:
         await app.tools.aclose()

@@ -153,3 +153,15 @@ def encode_name(name: str) -> str:
 def decode_name(name: str) -> str:
     """The file name `encode_name` (or an agent) encoded: escapes back to the OS's bytes, exactly."""
     return unquote(name, errors="surrogateescape")
+
+
+def without_password(url: str) -> str:
+    """`url` for a message: a password in its userinfo (`https://user:PW@host/`) shown as ***, as urlsplit reads it."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+    except ValueError:  # not a URL urlsplit reads (an unclosed IPv6 bracket): nothing after an '@' is shown
+        return url if "@" not in url else "(an address holding credentials, not shown)"
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))

@@ -2,7 +2,7 @@
 
 Outermost first, every request passes: the connection limits (connections.py), the probes (health.py:
 /healthz at once, /readyz after the Host/Origin check), the Host/Origin check (door.py), the token check, the
-whole bodies and the streams' budget (requests.py), the session cap (sessions.py; none when stateless), then
+whole bodies and the streams' budget (requests.py; a stateless server answers GET with 405), the session cap (sessions.py; none when stateless), then
 the SDK's app."""
 
 from __future__ import annotations
@@ -90,6 +90,7 @@ def build_app(
     sock: socket.socket,
     max_sessions: int = C.HTTP_MAX_SESSIONS,
     serving: Serving | None = None,
+    max_streams: int = C.HTTP_MAX_STREAMS,
 ) -> ASGIApp:
     """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
     DocsTools, so one cache and one index) behind the session cap (none when stateless: there is no session
@@ -116,7 +117,7 @@ def build_app(
         )
     if not serving.stateless:
         app = SessionCap(app, max_sessions, C.HTTP_PATH)
-    app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH))
+    app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH, max_streams))
     auth = BearerAuth(app, bind.token) if bind.token else None
     address, port = sock.getsockname()[:2]
     door = door_for(address, port, bind.names)
@@ -159,7 +160,14 @@ def serve_http(
     message = f"serving MCP (streamable HTTP) at {bind.url(port)} · {auth}{mode}"
     (announce or (lambda m: print(m, file=sys.stderr, flush=True)))(message)
     config = uvicorn.Config(
-        build_app(server, bind, sock, serving=serving),
+        # Event streams keep their connection: at most half of them, so new clients always find one.
+        build_app(
+            server,
+            bind,
+            sock,
+            serving=serving,
+            max_streams=min(C.HTTP_MAX_STREAMS, limits.max_connections // 2),
+        ),
         log_level="warning",
         lifespan="on",
         http=guarded_protocol(limits),

@@ -3,7 +3,7 @@
 The SDK's own cap answers 503 to every new client once it is full, and its sessions live 30 idle minutes, so a
 client that opens sessions in a loop and never closes them locks everyone out. Here the SDK's cap is lifted
 and this middleware keeps its own, in front of it: it learns each session from the `mcp-session-id` the SDK
-answers with, counts the requests in flight on each, and when a request that may open a session comes in at
+answers with, counts the requests in flight on each (an open event stream is not one), and when a request that may open a session comes in at
 the cap, ends the least recently used session with none in flight (a DELETE, as its client would send). Only
 when every session is busy is the new one refused: 429 with a reason, for that client alone.
 
@@ -54,8 +54,11 @@ class SessionCap:
         self, session: bytes, scope: dict[str, Any], receive: Callable, send: Callable
     ) -> None:
         known = session in self.in_flight
+        # An event stream (GET) waits for the server; it does no work, so its session stays idle and may be
+        # ended for a new client (its stream ends with it): 500 idle streams locked every new client out.
+        stream = scope.get("method") == "GET"
         if known:
-            self.in_flight[session] += 1
+            self.in_flight[session] += not stream
             self.in_flight.move_to_end(session)
         status = 0
 
@@ -72,7 +75,7 @@ class SessionCap:
                 if status == 404 or (scope.get("method") == "DELETE" and 200 <= status < 300):
                     del self.in_flight[session]  # ended: its other requests end with it
                 else:
-                    self.in_flight[session] -= 1
+                    self.in_flight[session] -= not stream
                     self.in_flight.move_to_end(session)
 
     async def _opening(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:

@@ -21,9 +21,9 @@ from docs_mcp.deadline import check, remaining
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
-from docs_mcp.store.address import redacted, scrubbed
 from docs_mcp.store.catalog import SourceCatalog
 from docs_mcp.store.postgres import bundles, catalog, writes
+from docs_mcp.store.postgres.address import Address
 from docs_mcp.store.postgres.breaker import RETRY, Breaker, first_line
 from docs_mcp.store.postgres.locks import AdvisoryBuildLock
 from docs_mcp.store.postgres.reads import PostgresReads
@@ -53,8 +53,10 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
         self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE, lazy: bool = False
     ):
         """`lazy` (a server replica): start even while the database is down; calls fail as "index
-        unavailable" until it answers, then the schema is checked and everything works without a restart."""
-        self.url, self.location = url, redacted(url)
+        unavailable" until it answers, then the schema is checked and everything works without a restart.
+        An address libpq cannot read as written is IndexUnavailable at once (address.py)."""
+        self.address = Address.parse(url)
+        self.url, self.location = url, self.address.shown
         self.fresh_seconds = fresh_seconds
         self._local = threading.local()
         self._migrated = False
@@ -73,7 +75,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
         self._upkeep = Upkeep(
             self.pool, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
         )
-        self.breaker = Breaker(self.location, self._probe, lambda exc: scrubbed(first_line(exc), url))
+        self.breaker = Breaker(self.location, self._probe, lambda exc: self.address.scrub(first_line(exc)))
         if lazy:
             self.pool.open(wait=False)
             return
@@ -173,6 +175,7 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
     anyway, for a server that must come up before its database)."""
     if lazy:
         return PostgresStore(url, fresh_seconds, lazy=True)
+    address = Address.parse(url)
     try:
         # One plain connection first: the server's own reason (refused, no such database, password) when it
         # cannot be reached, not the pool's timeout.
@@ -180,5 +183,5 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
         return PostgresStore(url, fresh_seconds)
     except (psycopg.OperationalError, PoolTimeout) as exc:
         raise IndexUnavailable(
-            f"cannot use the index at {redacted(url)}: {scrubbed(first_line(exc), url)}"
+            f"cannot use the index at {address.shown}: {address.scrub(first_line(exc))}"
         ) from None
