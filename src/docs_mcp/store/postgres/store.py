@@ -61,14 +61,13 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
             min_size=1,
             max_size=max(1, pool_size),
             kwargs={"autocommit": True, "application_name": name},
-            check=ConnectionPool.check_connection,  # a connection dropped by a restart is replaced, not used
             timeout=PG_POOL_TIMEOUT,
             reconnect_timeout=_RECONNECT_WINDOW,
             open=False,
             name="docslice",
         )
         self._upkeep = Upkeep(
-            self.pool, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
+            self.connection, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
         )
         self.breaker = Breaker(self.location, self._probe, lambda exc: scrubbed(first_line(exc), url))
         if lazy:
@@ -87,7 +86,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
         self.breaker.check()  # known to be down: the same error at once, not another wait for a connection
         if self._migrated:
             return
-        with self._errors(), self.pool.connection() as conn:
+        with self._errors(), self.connection() as conn:
             migrate(conn, self.location)
         self._migrated = True
 
@@ -100,6 +99,32 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
         with psycopg.connect(self.url, connect_timeout=2, autocommit=True) as conn:
             conn.execute("SELECT 1")
 
+    def checkout(self) -> psycopg.Connection:
+        """A pooled connection that answers (give it back with `pool.putconn`). A database restarted while
+        this process was idle broke every idle connection: the first one found broken sends all of them to
+        be replaced at once and the call waits for a new one, instead of failing (the pool's own check waits
+        1 s, then 2, … per broken connection: 5 s and a failed call with 4 idle ones)."""
+        conn = self.pool.getconn()
+        try:
+            conn.execute("")
+            return conn
+        except psycopg.Error:
+            self.pool.putconn(conn)  # broken: the pool closes it and opens another
+        except BaseException:
+            self.pool.putconn(conn)
+            raise
+        self.pool.check()  # the other idle connections, broken by the same restart
+        return self.pool.getconn()
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection that answers, for a block (see checkout)."""
+        conn = self.checkout()
+        try:
+            yield conn
+        finally:
+            self.pool.putconn(conn)
+
     @contextmanager
     def reading(self) -> Iterator[PostgresReads]:
         """One consistent snapshot (REPEATABLE READ, read only) for a block of reads; never waits on a writer.
@@ -109,7 +134,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
             yield outer
             return
         self._ready()
-        with self._errors(), self.pool.connection() as conn:
+        with self._errors(), self.connection() as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             self._local.reads = PostgresReads(conn, self.fresh_seconds)
             try:
@@ -136,7 +161,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
             try:
                 with (
                     self._errors(retry=attempt < WRITE_RETRIES),
-                    self.pool.connection() as conn,
+                    self.connection() as conn,
                     conn.transaction(),
                 ):
                     return work(conn)
