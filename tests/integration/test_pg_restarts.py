@@ -3,6 +3,7 @@ costs no call, and each failure says its own cause in one line. A real PostgreSQ
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -56,3 +57,36 @@ def test_a_database_restarted_while_the_store_was_idle_costs_no_call(postgres_se
     # No false alarm: nothing was unavailable once the database answered.
     assert not [r.getMessage() for r in caplog.records if r.name == "docs_mcp" and r.levelname == "WARNING"]
     print(f"calls after the restart: {', '.join(f'{t * 1000:.0f} ms' for t in took)}")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_the_line_saying_the_index_is_back_gives_the_time_since_the_first_call_failed(
+    postgres_server, postgres_url, caplog
+):
+    from docs_mcp.errors import IndexUnavailable
+    from docs_mcp.store.postgres.store import PostgresStore
+
+    store = PostgresStore(postgres_url)
+    store.set_meta("k", "v")
+    caplog.set_level("WARNING", logger="docs_mcp")
+    _pg_ctl(postgres_server, "-m", "fast", "stop")
+    try:
+        began = time.monotonic()
+        with pytest.raises(IndexUnavailable, match=r": refused \(nothing listens at that address\): "):
+            store.meta("k")  # waits for the pool's connection timeout (5 s), then says why
+    finally:
+        postgres_server.ensure_postgres_running()
+    while True:
+        try:
+            store.meta("k")
+            break
+        except IndexUnavailable:
+            time.sleep(0.05)
+    unavailable = time.monotonic() - began
+    store.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "docs_mcp"]
+    back = re.fullmatch(r"the index at postgresql://\S+ is back after (\d+\.\d) s", lines[-1])
+    assert back, lines
+    # The probe sees it back at most PROBE_INTERVAL before the call; the first call's wait counts.
+    assert unavailable - 1.0 <= float(back.group(1)) <= unavailable + 0.1, (back.group(1), unavailable)

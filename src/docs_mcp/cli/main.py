@@ -119,7 +119,7 @@ async def _background(app: App) -> None:
     try:  # in a thread: a shared index's database may take seconds to answer, or be down
         states = await asyncio.to_thread(app.search.states, True, ttl_days * 86400)
     except DocsMCPError as exc:
-        say(f"{exc}; serving, and searching once it answers")
+        say(f"{exc}; serving meanwhile: searches fail with this reason until it is resolved")
         return
     for state in states:
         say(start_line(state, app.settings.auto_index, ttl_days))

@@ -22,7 +22,8 @@ from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRIT
 from docs_mcp.store import interface
 from docs_mcp.store.address import redacted, scrubbed
 from docs_mcp.store.postgres import bundles, writes
-from docs_mcp.store.postgres.breaker import RETRY, Breaker, first_line
+from docs_mcp.store.postgres.breaker import RETRY, Breaker
+from docs_mcp.store.postgres.causes import Cause, cause_of
 from docs_mcp.store.postgres.locks import AdvisoryBuildLock
 from docs_mcp.store.postgres.reads import PostgresReads
 from docs_mcp.store.postgres.schema import migrate
@@ -69,7 +70,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
         self._upkeep = Upkeep(
             self.connection, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
         )
-        self.breaker = Breaker(self.location, self._probe, lambda exc: scrubbed(first_line(exc), url))
+        self.breaker = Breaker(self.location, self._probe, lambda exc: _scrubbed(cause_of(exc), url))
         if lazy:
             self.pool.open(wait=False)
             return
@@ -192,7 +193,16 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
         # cannot be reached, not the pool's timeout.
         psycopg.connect(url, connect_timeout=int(PG_POOL_TIMEOUT)).close()
         return PostgresStore(url, fresh_seconds)
-    except (psycopg.OperationalError, PoolTimeout) as exc:
+    except psycopg.OperationalError as exc:
         raise IndexUnavailable(
-            f"cannot use the index at {redacted(url)}: {scrubbed(first_line(exc), url)}"
+            f"cannot use the index at {redacted(url)}: {_scrubbed(cause_of(exc), url).text}"
         ) from None
+    except PoolTimeout:
+        raise IndexUnavailable(
+            f"cannot use the index at {redacted(url)}: no connection within {PG_POOL_TIMEOUT:g} s"
+        ) from None
+
+
+def _scrubbed(cause: Cause, url: str) -> Cause:
+    """The cause with every spelling of the address's password masked (the server's words may quote it)."""
+    return Cause(scrubbed(cause.text, url), cause.lasting)
