@@ -15,7 +15,7 @@ from docs_mcp.crawl.backoff import fetch_with_backoff
 from docs_mcp.crawl.digest import digest
 from docs_mcp.crawl.discover import discover
 from docs_mcp.crawl.rows import VectorInput, add_vectors, vector_input
-from docs_mcp.crawl.writer import PageWriter
+from docs_mcp.crawl.writer import PageWriter, hold_lease
 from docs_mcp.errors import DiskFull, DocsMCPError, IndexDamaged, IndexUnavailable, PageNotFound
 from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, script_links
 from docs_mcp.fetch.fetching import Fetcher
@@ -107,6 +107,7 @@ class Build:
             self.crawl = prog.method == "crawl"
         self.enqueue(seeds)
         tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
+        tasks.append(asyncio.create_task(hold_lease(self.index, self.store, meta, prog.unfinished)))
         try:
             await self.queue.join()
             await self._fill_vectors()

@@ -1,11 +1,16 @@
 """A build's page writes, grouped: the pages its workers finish while one transaction is written go together in
-the next (group commit), so a commit and its full-text segment are paid per batch, not per page."""
+the next (group commit), so a commit and its full-text segment are paid per batch, not per page. And the
+build's lease, renewed while it runs."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 from concurrent.futures import Executor
 
+from docs_mcp.errors import IndexUnavailable
+from docs_mcp.model.progress import BUILD_LEASE, Outcome
 from docs_mcp.settings import mechanism_on
 from docs_mcp.store.interface import Store
 from docs_mcp.store.pagerows import PreparedPage
@@ -56,3 +61,15 @@ class PageWriter:
         except Exception as exc:
             return exc
         return None
+
+
+async def hold_lease(index: Store, store: Executor, meta: str, unfinished: Callable[[], Outcome]) -> None:
+    """A running build's lease: its unfinished outcome stored again every quarter lease (BUILD_LEASE), so that
+    readers tell it, alive, from a build that died; until cancelled."""
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(BUILD_LEASE / 4)
+        with contextlib.suppress(
+            IndexUnavailable
+        ):  # the next renewal may pass; the build's end says the rest
+            await loop.run_in_executor(store, index.set_meta, meta, unfinished().to_json())
