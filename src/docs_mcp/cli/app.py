@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from docs_mcp import settings as C
-from docs_mcp.cli.arguments import program
+from docs_mcp.cli.logs import render
 from docs_mcp.cli.project import ENV, PROJECT_FILE, remembered_sources
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
@@ -149,4 +149,4 @@ def answer_for_terminal(text: str) -> str:
 
 def say(line: str) -> None:
     """One status line on stderr (the MCP protocol owns stdout)."""
-    print(f"{program()}: {for_terminal(line)}", file=sys.stderr, flush=True)
+    print(render(for_terminal(line)), file=sys.stderr, flush=True)

@@ -10,6 +10,7 @@ import sys
 
 from docs_mcp.cli.app import App, for_terminal, say
 from docs_mcp.cli.arguments import parse, program
+from docs_mcp.cli.logs import configure
 from docs_mcp.cli.report import (
     ProgressBar,
     build_line,
@@ -80,12 +81,22 @@ def _serve(args: argparse.Namespace) -> int:
         from docs_mcp.transport.http import Serving, serve_http
 
         serving = Serving(args.stateless, app.readiness, app.settings.deadline)
-        serve_http(
-            server,
-            bind,
-            lambda message: print(f"{program()}: {message}", file=sys.stderr, flush=True),
-            serving,
+        serve_http(server, bind, say, serving)
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    """`docslice migrate`: one line saying what changed, on stderr like every log line."""
+    from docs_mcp.settings import default_index_url
+
+    url = args.index_url or default_index_url()
+    if not url:
+        raise DocsMCPError(
+            "migrate changes a shared PostgreSQL index: give --index-url (or DOCS_MCP_INDEX_URL)"
         )
+    from docs_mcp.store.postgres.store import migrate_postgres
+
+    logging.getLogger("docs_mcp").info(migrate_postgres(url))
     return 0
 
 
@@ -162,6 +173,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _serve(args)
     if args.command == "index":
         return asyncio.run(_index(args))
+    if args.command == "migrate":
+        return _migrate(args)
     if args.command == "measure":
         from docs_mcp.cli.measure import run_measure
 
@@ -177,9 +190,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse(list(sys.argv[1:] if argv is None else argv))
-    logging.basicConfig(
-        level=logging.WARNING, stream=sys.stderr, format=f"{program()}: %(levelname)s %(message)s"
-    )
+    configure()
     try:
         code = _dispatch(args)
     except DocsMCPError as exc:

@@ -21,12 +21,12 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.address import redacted, scrubbed
-from docs_mcp.store.postgres import bundles, writes
+from docs_mcp.store.postgres import bundles, schema, writes
 from docs_mcp.store.postgres.breaker import RETRY, Breaker
 from docs_mcp.store.postgres.causes import Cause, cause_of
 from docs_mcp.store.postgres.locks import AdvisoryBuildLock
 from docs_mcp.store.postgres.reads import PostgresReads
-from docs_mcp.store.postgres.schema import migrate
+from docs_mcp.store.postgres.schema import SCHEMA_VERSION
 from docs_mcp.store.postgres.upkeep import Upkeep
 
 if TYPE_CHECKING:
@@ -48,14 +48,23 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
     _writes = writes  # DelegatedWrites' engine
 
     def __init__(
-        self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE, lazy: bool = False
+        self,
+        url: str,
+        fresh_seconds: float = 7 * 86400,
+        pool_size: int = PG_POOL_SIZE,
+        lazy: bool = False,
+        migrate: bool = False,
     ):
         """`lazy` (a server replica): start even while the database is down; calls fail as "index
-        unavailable" until it answers, then the schema is checked and everything works without a restart."""
+        unavailable" until it answers, then the schema is checked and everything works without a restart.
+        `migrate` (`docslice migrate` alone): bring the schema to this version instead of refusing another."""
         self.url, self.location = url, redacted(url)
         self.fresh_seconds = fresh_seconds
         self._local = threading.local()
-        self._migrated = False
+        self._checked = False
+        self._migrate = migrate
+        #: (schema found, schema now) once `migrate` ran.
+        self.migrated: tuple[int, int] | None = None
         name = f"docslice pid {os.getpid()} on {socket.gethostname()}"[:63]
         self.pool = ConnectionPool(
             url,
@@ -82,14 +91,17 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
             raise
 
     def _ready(self) -> None:
-        """The schema checked (and migrated) once, on first use. No lock here: migrate() takes the
-        database's own, and a caller never waits behind another one's wait for a connection."""
+        """The schema's version checked once, on first use (or migrated, by `docslice migrate`). No lock
+        here: migrate() takes the database's own, and a caller never waits behind another one's wait."""
         self.breaker.check()  # known to be down: the same error at once, not another wait for a connection
-        if self._migrated:
+        if self._checked:
             return
         with self._errors(), self.connection() as conn:
-            migrate(conn, self.location)
-        self._migrated = True
+            if self._migrate:
+                self.migrated = schema.migrate(conn, self.location)
+            else:
+                schema.check(conn, self.location)
+        self._checked = True
 
     def _errors(self, retry: bool = False) -> contextlib.AbstractContextManager[None]:
         """Database errors as IndexUnavailable, said plainly; one that means the database cannot be reached
@@ -183,16 +195,16 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
         self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))
 
 
-def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:
-    """The store at `url`, its schema migrated; IndexUnavailable when it cannot be reached (`lazy`: opened
-    anyway, for a server that must come up before its database)."""
+def open_postgres(url: str, fresh_seconds: float, lazy: bool = False, migrate: bool = False) -> PostgresStore:
+    """The store at `url`, its schema checked (`migrate`: migrated); IndexUnavailable when it cannot be
+    reached (`lazy`: opened anyway, for a server that must come up before its database)."""
     if lazy:
         return PostgresStore(url, fresh_seconds, lazy=True)
     try:
         # One plain connection first: the server's own reason (refused, no such database, password) when it
         # cannot be reached, not the pool's timeout.
         psycopg.connect(url, connect_timeout=int(PG_POOL_TIMEOUT)).close()
-        return PostgresStore(url, fresh_seconds)
+        return PostgresStore(url, fresh_seconds, migrate=migrate)
     except psycopg.OperationalError as exc:
         raise IndexUnavailable(
             f"cannot use the index at {redacted(url)}: {_scrubbed(cause_of(exc), url).text}"
@@ -206,3 +218,15 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
 def _scrubbed(cause: Cause, url: str) -> Cause:
     """The cause with every spelling of the address's password masked (the server's words may quote it)."""
     return Cause(scrubbed(cause.text, url), cause.lasting)
+
+
+def migrate_postgres(url: str) -> str:
+    """`docslice migrate`: the schema at `url` brought to this version; the line that says what it did."""
+    began = time.monotonic()
+    store = open_postgres(url, 0.0, migrate=True)
+    store.close()
+    found, now = store.migrated or (SCHEMA_VERSION, SCHEMA_VERSION)
+    if found == now:
+        return f"the index at {store.location} is at schema {now} already: nothing to migrate"
+    took = time.monotonic() - began
+    return f"migrated the index at {store.location} from schema {found} to {now} in {took:.1f} s"
