@@ -66,7 +66,9 @@ def in_form(q: dict[str, Any], form: str) -> dict[str, Any]:
     if form not in FORMS:
         raise ValueError(f"unknown form {form!r}; choose from {', '.join(FORMS)}")
     if form == "terse" and not q.get("terse"):
-        raise SystemExit(f"error: question {q['id']} has no terse form (see benchmarks/check_questions.py)")
+        raise SystemExit(
+            f"error: question {q['id']} has no terse form (see benchmarks/quality/check_questions.py)"
+        )
     return {**q, "query": q["terse"] if form == "terse" else q["query"], "form": form}
 
 

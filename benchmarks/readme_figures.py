@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import budget
 import common as cm
+from quality import budget
 
 REPO = Path(__file__).resolve().parent.parent
 STORE = REPO / "benchmarks" / "figures.json"
@@ -95,7 +95,7 @@ BENCHES: dict[str, Bench] = {
         ],
     ),
     "start": Bench(
-        [PY, "benchmarks/start_cost.py", "--json"],
+        [PY, "benchmarks/scale/start_cost.py", "--json"],
         _json,
         lambda v: [
             (
@@ -106,7 +106,7 @@ BENCHES: dict[str, Bench] = {
         ],
     ),
     "speed": Bench(
-        [PY, "benchmarks/speed.py", "--runs", "3", "--calls", "20"],
+        [PY, "benchmarks/scale/speed.py", "--runs", "3", "--calls", "20"],
         _speed,
         lambda v: [
             ("first read of a 700 KB page (fetch, parse, convert)", f"{v['first_read_ms']:,} ms median"),
@@ -117,7 +117,7 @@ BENCHES: dict[str, Bench] = {
         ],
     ),
     "search": Bench(
-        [PY, "benchmarks/search_quality.py", "--json"],
+        [PY, "benchmarks/quality/search_quality.py", "--json"],
         _json,
         lambda v: [
             (

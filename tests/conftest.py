@@ -250,5 +250,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(autouse=True)
 def _no_remembered_sources(monkeypatch) -> None:
-    """A developer's own $DOCS_MCP_SOURCE must not reach the tests (nor the programs they start)."""
+    """A developer's own $DOCSLICE_SOURCE (or its old name) must not reach the tests (nor the programs they
+    start), nor a $DOCSLICE_* that would win over the $DOCS_MCP_* tests set."""
+    for name in ("SOURCE", "CACHE_DIR", "INDEX_URL", "TOKEN", "SEMANTIC_MODEL", "ABLATE"):
+        monkeypatch.delenv(f"DOCSLICE_{name}", raising=False)
     monkeypatch.delenv("DOCS_MCP_SOURCE", raising=False)

@@ -4,7 +4,7 @@
     python http_client.py http://127.0.0.1:8000/mcp "json dumps sort keys and indent"
 
 It lists the tools, searches, then reads the best hit's section. A server that wants a bearer token
-(`--token-file`) gets the one in $DOCS_MCP_TOKEN.
+(`--token-file`) gets the one in $DOCSLICE_TOKEN.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def text_of(result: CallToolResult) -> str:
 
 
 async def main(url: str, question: str) -> int:
-    token = os.environ.get("DOCS_MCP_TOKEN")
+    token = os.environ.get("DOCSLICE_TOKEN")
     headers = {"Authorization": f"Bearer {token}"} if token else None
     http = create_mcp_http_client(headers=headers)  # with the SDK's timeouts for long-lived streams
     async with (

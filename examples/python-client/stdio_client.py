@@ -32,8 +32,8 @@ async def main(source: str, question: str) -> int:
         command="docslice",
         args=["serve", "--source", source],
         # A child process gets only a safe minimum of this environment: pass docslice's own settings on
-        # (DOCS_MCP_CACHE_DIR says where the index is).
-        env={k: v for k, v in os.environ.items() if k.startswith("DOCS_MCP_")},
+        # (DOCSLICE_CACHE_DIR says where the index is; DOCS_MCP_…, their names before 0.5, still count).
+        env={k: v for k, v in os.environ.items() if k.startswith(("DOCSLICE_", "DOCS_MCP_"))},
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from docs_mcp import __version__
+from docs_mcp.environment import default_cache_dir, default_index_url, env  # noqa: F401  (re-exported)
 
 # --- Response budgets (characters) -------------------------------------------------------------
 DEFAULT_MAX_LENGTH = 5_000
@@ -148,7 +148,7 @@ WRITE_RETRY_DELAY = 0.05
 SQLITE_BUSY_TIMEOUT_MS = 5_000
 #: `--index-url postgresql://…`: connections per process at most (readers and the build's writer share them),
 #: and seconds a call waits for one (or for the server to come back) before answering "index unavailable".
-PG_POOL_SIZE = int(os.environ.get("DOCS_MCP_PG_POOL_SIZE", "8"))
+PG_POOL_SIZE = int(env("PG_POOL_SIZE", "8"))
 PG_POOL_TIMEOUT = 5.0
 #: A server's background build runs this much nicer than the server (parsing processes, the thread writing
 #: the index): on a busy machine a search gets a core first.
@@ -196,23 +196,22 @@ MIN_QUERY_TERMS = 2
 #: Most postings one query may score: the rarest terms are kept while their document counts fit. BM25's
 #: cost grows with matching rows, so this keeps latency flat as an index grows (50,000 sections and more).
 MAX_POSTINGS = 2_000
-
-#: A definition term longer than this without a call signature is prose, not a name.
-DEFINED_TERM_MAX_CHARS = 60
+#: `docslice audit` (issue 42): pages sampled by default, hits read per query, sections asked per page, thieves shown.
+AUDIT_PAGES, AUDIT_HITS, AUDIT_SECTIONS_PER_PAGE, AUDIT_SHOWN = 200, 10, 3, 10
 
 # --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
-#: Mechanisms named in $DOCS_MCP_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.
-ABLATED = frozenset(n.strip() for n in os.environ.get("DOCS_MCP_ABLATE", "").split(",") if n.strip())
+#: Mechanisms named in $DOCSLICE_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.
+ABLATED = frozenset(n.strip() for n in env("ABLATE", "").split(",") if n.strip())
 
 
 def mechanism_on(name: str) -> bool:
-    """False when $DOCS_MCP_ABLATE names this mechanism (an ablation benchmark switched it off)."""
+    """False when $DOCSLICE_ABLATE names this mechanism (an ablation benchmark switched it off)."""
     return name not in ABLATED
 
 
 # --- Semantic signal (on by default since 0.4.0; issue 11 item 6, issue 20; owner: sem) -------
 #: The model: "auto" (wordllama-128), "off", "wordllama" (256 dimensions), "wordllama-64", "minilm".
-SEMANTIC_MODEL = os.environ.get("DOCS_MCP_SEMANTIC_MODEL", "auto").strip().lower() or "off"  # "": off
+SEMANTIC_MODEL = env("SEMANTIC_MODEL", "auto").strip().lower() or "off"  # "": off
 #: search_docs: weight of a page's cosine against its lexical score, both as z-scores over the SEMANTIC_TOP
 #: best pages. Chosen on the tuning halves (even ids) of six question sets: 0.4 (0.3-0.5 all gain); with
 #: the scan below 0.6 (0.7 ties on MRR, gains GTK 4 and loses Python's first ranks: MRR .957 -> .923).
@@ -262,21 +261,6 @@ HTTP_SESSION_IDLE_TIMEOUT = 600.0
 HTTP_STREAMS_PER_CLIENT = 32
 
 
-def default_cache_dir() -> Path:
-    """Where the index lives: $DOCS_MCP_CACHE_DIR, else the platform's user cache dir."""
-    env = os.environ.get("DOCS_MCP_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("docs-mcp"))
-
-
-def default_index_url() -> str | None:
-    """A shared PostgreSQL index: $DOCS_MCP_INDEX_URL (None: the SQLite file in the cache dir)."""
-    return os.environ.get("DOCS_MCP_INDEX_URL") or None
-
-
 @dataclass(frozen=True)
 class Settings:
     """Runtime configuration, built once by the CLI or a test."""
@@ -296,5 +280,5 @@ class Settings:
     cache_dir: Path | None = field(default=None)
     #: Build the site index in the background when the server starts.
     auto_index: bool = True
-    #: A PostgreSQL address (`--index-url`, $DOCS_MCP_INDEX_URL): the index lives there, not in cache_dir.
+    #: A PostgreSQL address (`--index-url`, $DOCSLICE_INDEX_URL): the index lives there, not in cache_dir.
     index_url: str | None = None

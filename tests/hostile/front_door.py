@@ -1,6 +1,6 @@
 """Attacks on `serve --http`, from this machine to itself: a server in a subprocess, raw sockets against it.
 
-Shared by tests/hostile/test_front_door.py and benchmarks/front_door.py. Every target is a loopback
+Shared by tests/hostile/test_front_door.py and benchmarks/reliability/front_door.py. Every target is a loopback
 address, every loop stops by itself (a count or a deadline).
 """
 

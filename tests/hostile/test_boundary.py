@@ -223,5 +223,5 @@ def test_a_chosen_model_that_is_not_installed_is_said_on_stderr_and_in_the_statu
         pytest.skip("MiniLM is installed here")
     run = docslice(tmp_path, "search", "tide tables", env={"DOCS_MCP_SEMANTIC_MODEL": "MiniLM"})
     assert run.returncode == 0, run.stderr
-    said = "semantic ranking is off: DOCS_MCP_SEMANTIC_MODEL=minilm is not installed"
+    said = "semantic ranking is off: DOCSLICE_SEMANTIC_MODEL=minilm is not installed"
     assert said in run.stderr and said in run.stdout.splitlines()[0]

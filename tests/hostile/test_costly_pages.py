@@ -1,5 +1,5 @@
 """Pages cheap to send and costly to convert (issue 34, item 1): each is read, in time linear in its size, and
-what was capped says so. Timings are printed by benchmarks/costly_pages.py; these tests assert behaviour."""
+what was capped says so. Timings are printed by benchmarks/reliability/costly_pages.py; these tests assert behaviour."""
 
 from __future__ import annotations
 

@@ -121,7 +121,7 @@ def test_fuzzed_calls_keep_every_property(world):
         max_examples=EXAMPLES,
         deadline=None,
         database=None,
-        derandomize=True,  # the same 2,000+ calls in every CI run; benchmarks/reliability.py varies them
+        derandomize=True,  # the same 2,000+ calls in every CI run; benchmarks/reliability/reliability.py varies them
         suppress_health_check=list(HealthCheck),
     )
     @given(st.lists(strategies(world), min_size=BATCH, max_size=BATCH))

@@ -16,7 +16,7 @@ from docs_mcp.cli.arguments import parser
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "fixtures" / "site"
-BENCH = REPO / "benchmarks" / "heal_under_load.py"
+BENCH = REPO / "benchmarks" / "reliability" / "heal_under_load.py"
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""benchmarks/reliability.py stays one command away: its fuzz part runs end to end on loopback."""
+"""benchmarks/reliability/reliability.py stays one command away: its fuzz part runs end to end on loopback."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def test_the_reliability_script_fuzzes_and_reports_its_counts():
     out = subprocess.run(
         [
             sys.executable,
-            str(REPO / "benchmarks" / "reliability.py"),
+            str(REPO / "benchmarks" / "reliability" / "reliability.py"),
             "--only",
             "fuzz",
             "--fuzz-calls",

@@ -15,7 +15,7 @@ from docs_mcp.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
-import budget  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
+from quality import budget  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # each script runs up to 300 s
 
@@ -48,7 +48,13 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
     out = tmp_path / "benchmarks.md"
     out.write_text("# Benchmarks\n\n## Other\n\nkept\n", encoding="utf-8")
     res = run(
-        "context_to_answer.py", "--questions", str(questions), "--index", "--verbose", "--out", str(out)
+        "quality/context_to_answer.py",
+        "--questions",
+        str(questions),
+        "--index",
+        "--verbose",
+        "--out",
+        str(out),
     )
     assert res.returncode == 0, res.stderr
     rows = {
@@ -62,7 +68,7 @@ def test_context_to_answer_prints_the_policy_table_and_writes_its_section(questi
     assert {"pipeline", "section", "paged-5000"} <= {policy for policy, _ in rows}
     md = out.read_text(encoding="utf-8")
     assert "## Other\n\nkept" in md  # other sections survive
-    assert "## Context to answer" in md and "benchmarks/context_to_answer.py --questions" in md
+    assert "## Context to answer" in md and "benchmarks/quality/context_to_answer.py --questions" in md
     assert "| in-doc     | all      | 100% (2/2)" in md
     assert "- pipeline answers ≥ 80% within 8,000 chars: **met** (100.0%)" in md
 
@@ -135,7 +141,7 @@ def test_a_comparison_of_several_sets_leads_with_their_pooled_curve(tmp_path):
 
 def test_context_to_answer_reports_the_budget_curve_in_text_and_json(questions, tmp_path):
     out = tmp_path / "run.json"
-    res = run("context_to_answer.py", "--questions", str(questions), "--index", "--json", str(out))
+    res = run("quality/context_to_answer.py", "--questions", str(questions), "--index", "--json", str(out))
     assert res.returncode == 0, res.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["budgets"] == list(budget.BUDGETS) == [2_000, 4_000, 8_000, 16_000, 32_000]
@@ -167,7 +173,7 @@ def test_context_to_answer_reports_the_budget_curve_in_text_and_json(questions, 
 def test_context_to_answer_asks_each_form_of_the_questions_in_rows_of_its_own(questions, tmp_path):
     out = tmp_path / "run.json"
     args = ["--questions", str(questions), "--policies", "in-doc,whole-page", "--json", str(out)]
-    res = run("context_to_answer.py", *args, "--form", "both")
+    res = run("quality/context_to_answer.py", *args, "--form", "both")
     assert res.returncode == 0, res.stderr
     assert "Budget curve, full queries" in res.stdout and "Budget curve, terse queries" in res.stdout
     data = json.loads(out.read_text(encoding="utf-8"))
@@ -184,13 +190,19 @@ def test_context_to_answer_asks_each_form_of_the_questions_in_rows_of_its_own(qu
         of_form = [r for r in data["runs"] if r["form"] == form]
         assert data["forms"][form]["curve"]["all"]["in-doc"] == expected_curve(of_form, "in-doc")
     # Without --form one set asks the questions as written, as before.
-    assert run("context_to_answer.py", *args).returncode == 0
+    assert run("quality/context_to_answer.py", *args).returncode == 0
     assert {r["form"] for r in json.loads(out.read_text(encoding="utf-8"))["runs"]} == {"full"}
 
 
 def test_context_to_answer_runs_one_half_alone(questions):
     res = run(
-        "context_to_answer.py", "--questions", str(questions), "--policies", "in-doc", "--half", "validate"
+        "quality/context_to_answer.py",
+        "--questions",
+        str(questions),
+        "--policies",
+        "in-doc",
+        "--half",
+        "validate",
     )
     assert res.returncode == 0, res.stderr
     rows = [line for line in res.stdout.splitlines() if line.startswith("| in-doc")]
@@ -201,7 +213,7 @@ def test_context_to_answer_runs_one_half_alone(questions):
 def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(questions, tmp_path):
     out = tmp_path / "benchmarks.md"
     out.write_text("# Benchmarks\n\n## Site search\n\nthe Python docs' figures\n", encoding="utf-8")
-    res = run("search_quality.py", "--questions", str(questions), "--out", str(out), "--form", "both")
+    res = run("quality/search_quality.py", "--questions", str(questions), "--out", str(out), "--form", "both")
     assert res.returncode == 0, res.stderr
     assert "| recall@5 | 1.000 |" in res.stdout
     assert (
@@ -216,7 +228,7 @@ def test_search_quality_reports_recall_and_latency_in_the_sites_own_section(ques
 
 
 def test_semantic_grid_prints_each_blend_per_half(questions):
-    proc = run("semantic_grid.py", "--questions", str(questions), "--weights", "0,0.5")
+    proc = run("quality/semantic_grid.py", "--questions", str(questions), "--weights", "0,0.5")
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if line.startswith(("0.00 20 |", "0.50 20 |"))]
     assert len(rows) == 2, proc.stdout
@@ -234,7 +246,7 @@ def test_search_latency_times_each_configuration_and_its_ratio(tmp_path):
     assert built.value.code == 0
     src = str(REPO / "src")
     proc = run(
-        "search_latency.py", "--cache-dir", str(cache), "--root", str(SITE), "--rounds", "2", "--passes", "1",
+        "scale/search_latency.py", "--cache-dir", str(cache), "--root", str(SITE), "--rounds", "2", "--passes", "1",
         "--queries", "5", "--config", f"lexical:{src}:off", "--config", f"semantic:{src}:auto",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

@@ -48,7 +48,7 @@ def _crawl(site, index_args: list[str], *more: str) -> subprocess.Popen:
             *index_args,
             *more,
         ],
-        env={**os.environ, "DOCS_MCP_BUILD_LEASE": str(LEASE)},
+        env={**os.environ, "DOCSLICE_BUILD_LEASE": str(LEASE)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -45,8 +45,7 @@ def test_a_dead_source_exits_1_with_its_reason_and_no_progress_bar(tmp_path):
     run = docs_mcp("index", "--source", f"http://127.0.0.1:{port}/", cache=tmp_path)
     assert run.returncode == 1
     assert "no page indexed" in run.stderr and "connection refused" in run.stderr
-    # The count is this source's, not the whole folder's.
-    assert f"index: 0 pages of localhost-{port} in " in run.stdout
+    assert run.stdout == ""  # said once, on stderr: no summary or page count saying it another way
     assert "[" not in run.stderr and "pages/s" not in run.stderr and "ETA" not in run.stderr
 
 
@@ -56,7 +55,7 @@ def test_search_indexes_first_then_prints_hits(tmp_path):
     assert run.returncode == 0, run.stderr
     # The first index in a folder says where it went and what moves it.
     assert (
-        f"indexing site first, into {tmp_path / 'index.sqlite'} (--cache-dir or DOCS_MCP_CACHE_DIR"
+        f"indexing site first, into {tmp_path / 'index.sqlite'} (--cache-dir or DOCSLICE_CACHE_DIR"
         in run.stderr
     )
     first = run.stdout.split("\n\n")[1]
@@ -80,7 +79,7 @@ def test_measure_prints_an_aligned_table_with_the_cheapest_path_marked(tmp_path)
     assert all(line[end - 1].isdigit() for line in rows)
     cheapest = [line for line in lines if "◀ cheapest" in line]
     assert len(cheapest) == 1 and cheapest[0].lstrip().startswith("search_in_doc")
-    assert "calibrated estimate (mean 2.6%" in run.stdout
+    assert "~tokens: an estimate from the text, usually within 3%" in run.stdout
     # The rows are ways to read one page, not parts of it: no sum of them, but the page's own size.
     assert "total" not in run.stdout
     read = docs_mcp("read", "big-reference.html", "--source", str(SITE), cache=tmp_path)
@@ -272,3 +271,26 @@ def test_read_prints_invisible_marks_in_page_text_as_the_model_reads_them_and_st
     assert "an escape \\x1b[31m in the text." in out and "\x1b" not in out  # a terminal never obeys it
     assert "# Vec \\u202etitle" in out and "\u202e" not in out  # a name stays escaped
     assert "An override \\u202eeciov\\u202c reorders" in out  # and so does an override in page text
+
+
+@pytest.mark.anyio
+async def test_measure_shows_the_start_of_each_answer_whole_queries_and_a_plain_footnote(tmp_path):
+    from docs_mcp.cli.measure import measure_page, render
+
+    query = "which datum converts heights between two gauges"
+    app = App(parse(["measure", "seed.html", "--source", str(SITE), "--cache-dir", str(tmp_path)]))
+    try:
+        report = await measure_page(app, "seed.html", query)
+    finally:
+        await app.tools.aclose()
+    text = render(report)
+    lines = text.splitlines()
+    assert any(line.startswith(f"search_docs      '{query}', headings ") for line in lines), text
+    assert any(line.startswith(f"search_in_doc    '{query}' ") for line in lines), text
+    rows = [i for i, line in enumerate(lines) if line.startswith(("get_doc_", "search_"))]
+    shown = [lines[i + 1].strip() for i in rows]
+    assert all(s.startswith("↳ ") for s in shown), text
+    toc = next(r for r in report["rows"] if r["tool"] == "get_doc_toc")
+    assert toc["shows"].startswith("# Tidal datums") and "↳ # Tidal datums" in shown[0]
+    assert "p90" not in text and "calibrated" not in text
+    assert "~tokens: an estimate from the text, usually within 3% of a real tokenizer's count" in text

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-ENV = {**os.environ, "PG_PASSWORD": "pw-for-the-test", "DOCS_MCP_TOKEN": "t" * 24}
+ENV = {**os.environ, "PG_PASSWORD": "pw-for-the-test", "DOCSLICE_TOKEN": "t" * 24}
 
 
 def _compose() -> dict:
@@ -42,7 +42,7 @@ def test_the_compose_file_runs_the_image_built_from_the_checkout_and_nothing_fro
         assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}, name
         assert service["image"] == services["docs"]["image"], name
         assert service["depends_on"]["postgres"]["condition"] == "service_healthy", name
-        assert "DOCS_MCP_INDEX_URL" in service["environment"], name
+        assert "DOCSLICE_INDEX_URL" in service["environment"], name
     assert services["crawl"]["entrypoint"] == ["docslice-crawl"]
     assert (
         services["docs"]["command"][:2] == ["serve", "--http"]

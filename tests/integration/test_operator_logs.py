@@ -1,5 +1,5 @@
-"""Logs an operator reads (issue 45, item 8): with DOCS_MCP_LOG_FORMAT each stderr line carries its UTC time
-(`utc`) or is one JSON object (`json`); a replica logs its start and its stop, and with DOCS_MCP_LOG_CALLS one
+"""Logs an operator reads (issue 45, item 8): with DOCSLICE_LOG_FORMAT each stderr line carries its UTC time
+(`utc`) or is one JSON object (`json`); a replica logs its start and its stop, and with DOCSLICE_LOG_CALLS one
 line per tool call (tool, milliseconds, outcome)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _served(site, log_format: str) -> tuple[Served, list[str]]:
     """A stateless replica of the fixture site, called once with a good and once with a bad argument, then
     stopped by SIGTERM: its stderr lines."""
     cache_args = ["--source", site.url, "--no-index", "--stateless"]
-    env = {"DOCS_MCP_LOG_FORMAT": log_format, "DOCS_MCP_LOG_CALLS": "1"}
+    env = {"DOCSLICE_LOG_FORMAT": log_format, "DOCSLICE_LOG_CALLS": "1"}
     replica = Served("--http", "127.0.0.1:0", *cache_args, env=env)
     for source in ({}, {"source": "no-such-source"}):
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}

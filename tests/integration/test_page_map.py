@@ -58,7 +58,7 @@ async def text_of(server, name, **args) -> str:
 
 
 def map_lines(out: str) -> list[str]:
-    """The map's `- #id …` lines (benchmarks/policies.py reads them the same way)."""
+    """The map's `- #id …` lines (benchmarks/quality/policies.py reads them the same way)."""
     _, head, rest = out.partition(MAP_HEAD)
     return [line for line in rest.splitlines() if line.startswith("- #")] if head else []
 

@@ -15,9 +15,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]  # the script runs up 
 
 
 def board(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """benchmarks/context_to_answer.py with these arguments, from the checkout's own source."""
+    """benchmarks/quality/context_to_answer.py with these arguments, from the checkout's own source."""
     return subprocess.run(
-        [sys.executable, "benchmarks/context_to_answer.py", *args],
+        [sys.executable, "benchmarks/quality/context_to_answer.py", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -66,12 +66,12 @@ def test_the_scoreboard_writes_one_table_per_site_with_both_halves_and_the_searc
     # Each set's file names where it came from, and the README's curve pools those files with that provenance.
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
-        import budget
         import readme_figures
+        from quality import budget
     finally:
         sys.path.pop(0)
     record = json.loads((runs_dir / "fixture.json").read_text())["run"]
-    assert record["command"].startswith("python benchmarks/context_to_answer.py --sets ")
+    assert record["command"].startswith("python benchmarks/quality/context_to_answer.py --sets ")
     assert {"commit", "date", "machine", "load"} <= record.keys()
     got = budget.pooled_run(runs_dir)
     assert got["values"]["sets"] == ["fixture"] and got["commit"] == record["commit"]

@@ -14,7 +14,7 @@ from conftest import FIXTURES, SITE, make_tools
 
 import docs_mcp
 from docs_mcp.cli.agent import AgentFile, render
-from docs_mcp.cli.arguments import SHARED
+from docs_mcp.cli.grammar import SHARED
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.transport.server import build_server
 

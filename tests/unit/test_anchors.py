@@ -147,3 +147,9 @@ def test_an_id_that_starts_with_a_hash_resolves_bare_and_after_the_printed_hash(
         ref = doc.find(written)
         assert (ref.section, ref.entry) == want
     assert doc.find("#v").section == 0 and doc.find("v").entry == -1
+
+
+def test_a_signature_naming_something_longer_than_any_api_name_defines_nothing():
+    # A page's `<dt>ab.ab.…(64,000 times)x(y)</dt>` is no API; stored, its name was scanned at every search.
+    html = f"<h1>T</h1><dl><dt>{'ab.' * 64_000}x(y)</dt><dd>Text.</dd><dt>json.dumps(obj)</dt><dd>Dump.</dd></dl>"
+    assert [n for u in page(html).sections for n in u.names] == ["json.dumps"]

@@ -9,8 +9,9 @@ import pytest
 from conftest import FIXTURES
 
 from docs_mcp import __version__
-from docs_mcp.cli.arguments import COMMANDS, SHARED, parse, parser
+from docs_mcp.cli.arguments import parse, parser
 from docs_mcp.cli.commands import for_people
+from docs_mcp.cli.grammar import COMMANDS, SHARED
 from docs_mcp.cli.main import main
 from docs_mcp.cli.reference import regenerate
 from docs_mcp.cli.report import summary
@@ -113,9 +114,15 @@ def test_every_tool_parameter_is_documented(tool):
     assert missing == [], f"{tool.name}: parameters missing from README.md and docs/how-it-works.md"
 
 
+def _variables(text: str) -> set[str]:
+    """The environment variables a module names, or reads by their short name (environment.env)."""
+    short = re.findall(r'\benv\("([A-Z0-9_]+)"', text)
+    return set(re.findall(r"DOCSLICE_[A-Z0-9_]+", text)) | {f"DOCSLICE_{n}" for n in short}
+
+
 def test_every_environment_variable_is_documented():
-    used = {m for path in SRC.rglob("*.py") for m in re.findall(r"DOCS_MCP_[A-Z0-9_]+", path.read_text())}
-    assert "DOCS_MCP_CACHE_DIR" in used  # the scan finds them
+    used = set().union(*(_variables(path.read_text()) for path in SRC.rglob("*.py")))
+    assert {"DOCSLICE_CACHE_DIR", "DOCSLICE_PG_POOL_SIZE"} <= used  # the scan finds them
     missing = sorted(v for v in used if f"`{v}`" not in README and f"`{v}`" not in HOW)
     assert missing == [], "environment variables missing from README.md and docs/how-it-works.md"
 
@@ -188,7 +195,7 @@ def test_a_misspelt_command_is_a_usage_error_naming_the_choices(capsys):
 def test_abbreviated_options_are_refused(capsys):
     with pytest.raises(SystemExit):
         parse(["toc", "x.html", "--sour", "https://example.org/docs/"])
-    assert "unrecognized arguments: --sour" in capsys.readouterr().err
+    assert "unknown option --sour (did you mean --source?)" in capsys.readouterr().err
 
 
 def test_search_without_a_query_is_a_usage_error(capsys):
@@ -224,3 +231,10 @@ def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_
 )
 def test_tool_advice_reads_as_commands_on_the_command_line(tool_text, for_a_person):
     assert for_people(tool_text) == for_a_person
+
+
+def test_build_counts_are_plain_english_and_scripts_read_for_links_go_unsaid():
+    one = summary(Progress("docs", done=1, fetched=1, scripts=12))
+    assert one.startswith("docs: 1 page via ") and "1 pages" not in one
+    assert "script" not in one  # read for the pages they name: no page of the source, nothing to say
+    assert summary(Progress("docs", done=2, fetched=2)).startswith("docs: 2 pages via ")

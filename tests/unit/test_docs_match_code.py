@@ -24,7 +24,7 @@ DOCS = {p.name: p.read_text(encoding="utf-8") for p in (REPO / "docs").glob("*.m
 CI = (REPO / ".ci" / "run").read_text(encoding="utf-8")
 #: Where a path in the docs may start: the repository, the package (how-it-works names modules so), and
 #: benchmarks/ (its docs name its scripts).
-BASES = (REPO, REPO / "src" / "docs_mcp", REPO / "benchmarks")
+BASES = (REPO, REPO / "src" / "docs_mcp", REPO / "benchmarks", *(REPO / "benchmarks").glob("*/"))
 #: Backticked names ending in .py that are not files: Sphinx's `dl.py` is a CSS selector (dl class="py").
 NOT_FILES = {"dl.py"}
 

@@ -12,7 +12,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "docs_mcp"
 #: modules (errors, settings, themes) sit below everything.
 MAX_MODULE_LINES = 300
 MAX_FUNCTION_LINES = 50
-LAYERS = ("", "text", "model", "fetch", "convert", "store", "search", "crawl", "tools", "transport", "cli")
+LAYERS = ("", "text", "model", "fetch", "convert", "store", "search", "crawl")
+LAYERS += ("audit", "tools", "transport", "cli")  # audit: a site's findability, over both searches
 
 
 def _modules() -> dict[str, Path]:

@@ -225,3 +225,26 @@ def test_markdown_without_code_keeps_a_one_line_fence_and_notes_a_four_line_one(
 @pytest.mark.usefixtures("no_short_literals")
 def test_with_short_literals_ablated_a_one_line_block_is_a_note():
     assert md_no_code('<pre data-lang="sh">pip install tidepool</pre>') == "[code: sh, 1 line]"
+
+
+def test_fragments_converted_one_after_another_share_nothing():
+    # Each thread keeps one parser between fragments: an element left open, a comment or a <pre> left unclosed
+    # by one fragment never reaches into the next.
+    firsts = [
+        "<p><b>bold never closed",
+        "<p>a comment <!-- never closed",
+        "<pre>code never closed",
+        "<table><tr>",
+    ]
+    for first in firsts:
+        md(first)
+        assert md("<p>next <i>one</i></p><pre>x = 1</pre>") == "next *one*\n\n```\nx = 1\n```"
+
+
+def test_fragments_converted_on_several_threads_at_once_convert_as_on_one():
+    from concurrent.futures import ThreadPoolExecutor
+
+    fragments = [f"<h3>Part {i}</h3><ul><li><p>item {i}</p></li></ul><pre>code {i}</pre>" for i in range(200)]
+    alone = [md(f) for f in fragments]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(md, fragments)) == alone

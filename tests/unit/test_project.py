@@ -1,4 +1,4 @@
-"""project: sources remembered in $DOCS_MCP_SOURCE or a .docslice.toml, so commands need no --source."""
+"""project: sources remembered in $DOCSLICE_SOURCE or a .docslice.toml, so commands need no --source."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from docs_mcp.errors import InvalidArgument
 
 
 def test_the_variable_holds_one_source_per_line(tmp_path):
-    env = {"DOCS_MCP_SOURCE": "pg=https://www.postgresql.org/docs/15/\n\n  https://docs.python.org/3/  \n"}
+    env = {"DOCSLICE_SOURCE": "pg=https://www.postgresql.org/docs/15/\n\n  https://docs.python.org/3/  \n"}
     found = remembered_sources(tmp_path, env)
-    assert found is not None and found.origin == "$DOCS_MCP_SOURCE"
+    assert found is not None and found.origin == "$DOCSLICE_SOURCE"
     assert found.specs == ("pg=https://www.postgresql.org/docs/15/", "https://docs.python.org/3/")
 
 
@@ -36,14 +36,14 @@ def test_the_nearest_project_file_is_read_from_a_subfolder_with_folders_relative
 def test_the_variable_wins_over_the_project_file(tmp_path):
     (tmp_path / ".docslice.toml").write_text('source = "https://a.example/docs/"\n', encoding="utf-8")
     assert remembered_sources(tmp_path, {}).specs == ("https://a.example/docs/",)
-    assert remembered_sources(tmp_path, {"DOCS_MCP_SOURCE": "https://b.example/"}).specs == (
+    assert remembered_sources(tmp_path, {"DOCSLICE_SOURCE": "https://b.example/"}).specs == (
         "https://b.example/",
     )
 
 
 def test_a_blank_variable_counts_as_unset(tmp_path):
     (tmp_path / ".docslice.toml").write_text('source = "https://a.example/docs/"\n', encoding="utf-8")
-    assert remembered_sources(tmp_path, {"DOCS_MCP_SOURCE": " \n"}).specs == ("https://a.example/docs/",)
+    assert remembered_sources(tmp_path, {"DOCSLICE_SOURCE": " \n"}).specs == ("https://a.example/docs/",)
 
 
 @pytest.mark.parametrize(
@@ -74,12 +74,12 @@ def test_commands_run_without_source_in_a_project_that_remembers_it(tmp_path):
 
 
 def test_sources_from_the_variable_serve_a_command_and_the_command_line_wins(tmp_path):
-    run = docslice("toc", "seed.html", cwd=tmp_path, env={"DOCS_MCP_SOURCE": str(SITE)})
+    run = docslice("toc", "seed.html", cwd=tmp_path, env={"DOCSLICE_SOURCE": str(SITE)})
     assert run.returncode == 0 and run.stdout.startswith("# Tidal datums"), run.stderr
     other = tmp_path / "other"
     other.mkdir()
     run = docslice(
-        "toc", "seed.html", "--source", str(other), cwd=tmp_path, env={"DOCS_MCP_SOURCE": str(SITE)}
+        "toc", "seed.html", "--source", str(other), cwd=tmp_path, env={"DOCSLICE_SOURCE": str(SITE)}
     )
     assert run.returncode == 1 and "seed.html" in run.stderr
 
@@ -87,4 +87,31 @@ def test_sources_from_the_variable_serve_a_command_and_the_command_line_wins(tmp
 def test_without_any_source_the_error_says_where_sources_can_be_remembered(tmp_path):
     run = docslice("toc", "seed.html", cwd=tmp_path, env={})
     assert run.returncode == 2
-    assert "--source" in run.stderr and "DOCS_MCP_SOURCE" in run.stderr and ".docslice.toml" in run.stderr
+    assert "--source" in run.stderr and "DOCSLICE_SOURCE" in run.stderr and ".docslice.toml" in run.stderr
+
+
+def test_the_variables_old_names_are_still_read_the_new_ones_first(tmp_path):
+    old = {"DOCS_MCP_SOURCE": "https://old.example/docs/"}
+    assert remembered_sources(tmp_path, old).specs == ("https://old.example/docs/",)
+    both = {**old, "DOCSLICE_SOURCE": "https://new.example/docs/"}
+    assert remembered_sources(tmp_path, both).specs == ("https://new.example/docs/",)
+
+
+def test_the_cache_is_under_the_docslice_name_and_an_old_docs_mcp_cache_keeps_being_used(
+    tmp_path, monkeypatch
+):
+    from docs_mcp.settings import default_cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("DOCS_MCP_CACHE_DIR", raising=False)
+    assert default_cache_dir() == tmp_path / "docslice"
+    (tmp_path / "docs-mcp").mkdir()
+    (tmp_path / "docs-mcp" / "index.sqlite").write_bytes(b"")  # an index built before the rename
+    assert default_cache_dir() == tmp_path / "docs-mcp"
+    (tmp_path / "docslice").mkdir()
+    (tmp_path / "docslice" / "index.sqlite").write_bytes(b"")  # moved (README): the new place wins
+    assert default_cache_dir() == tmp_path / "docslice"
+    monkeypatch.setenv("DOCS_MCP_CACHE_DIR", str(tmp_path / "given"))
+    assert default_cache_dir() == tmp_path / "given"
+    monkeypatch.setenv("DOCSLICE_CACHE_DIR", str(tmp_path / "named"))
+    assert default_cache_dir() == tmp_path / "named"

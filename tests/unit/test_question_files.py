@@ -12,8 +12,8 @@ from conftest import SITE, SITE_QUESTIONS
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
-import check_questions  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
 import question_files  # noqa: E402
+from quality import check_questions  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
 
 SHARED_PYTHON = next(
     (

@@ -162,7 +162,7 @@ def test_no_vectors_are_computed_when_the_model_is_off_or_not_installed(monkeypa
     assert encode_sections([("t", "p", "text")]) == b""
     monkeypatch.setattr(settings, "SEMANTIC_MODEL", "bert")
     with pytest.raises(
-        DocsMCPError, match="DOCS_MCP_SEMANTIC_MODEL='bert' is not a semantic model: use auto"
+        DocsMCPError, match="DOCSLICE_SEMANTIC_MODEL='bert' is not a semantic model: use auto"
     ):
         active_model()
 

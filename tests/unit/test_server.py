@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
+import time
 
 import pytest
 from conftest import call, make_tools, model_view
 
+from docs_mcp.deadline import check
+from docs_mcp.errors import DeadlineExceeded
 from docs_mcp.transport.server import build_server, repair_json_line
 
 pytestmark = pytest.mark.anyio
@@ -24,6 +29,47 @@ class Overlong:
 
     async def get_doc_content(self, *args) -> str:
         return ("A sentence of a page that goes on. " * 40 + "\n\n") * 200 + "\ud800"
+
+
+class Overtime:
+    """A DocsTools whose search_docs works on a thread in short steps, looking at its deadline between them (as
+    the ranker does between its stages): what a search on a costly index does."""
+
+    STEPS = 300
+
+    def __init__(self, tools):
+        self._tools = tools
+        self.steps = 0
+        self.stopped: BaseException | None = None
+        self.done = threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(self._tools, name)
+
+    async def search_docs(self, *args) -> str:
+        return await asyncio.to_thread(self._work)
+
+    def _work(self) -> str:
+        try:
+            for _ in range(self.STEPS):
+                time.sleep(0.01)
+                self.steps += 1
+                check()
+            return "finished"
+        except BaseException as exc:
+            self.stopped = exc
+            raise
+        finally:
+            self.done.set()
+
+
+async def test_a_call_past_its_deadline_stops_the_work_it_started_on_a_thread(site):
+    tools = Overtime(make_tools(site.url, deadline=0.3))
+    res = await call(build_server(tools), "search_docs", query="tidal harmonics")
+    assert res.is_error and "did not finish within the 0.3s deadline" in model_view(res)
+    assert tools.done.wait(10)
+    # The thread stopped at its first look past the deadline, not after its 3 s of steps.
+    assert isinstance(tools.stopped, DeadlineExceeded) and tools.steps < Overtime.STEPS
 
 
 async def test_an_answer_over_the_cap_is_cut_at_a_boundary_and_logged_as_a_bug(site, caplog):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from docs_mcp.search.site.spaced import SpacedNames
 from docs_mcp.text.terms import spaced_names
 
@@ -35,3 +37,21 @@ def test_a_last_word_the_site_holds_nearly_everywhere_finds_no_candidates():
     assert spaced.phrases == ["hierarchi"]
     assert not SpacedNames("java class", selective=["java"])  # its one last word, "class", is common
     assert SpacedNames("java class").phrases == ["class"]  # without the site's counts: every pair's last word
+
+
+def test_a_name_holds_both_words_only_as_whole_dotted_parts_before_its_last_one():
+    spaced = SpacedNames("ab cd")
+    assert spaced.match("x.ab.y.cd") == ("ab", True)  # any parts between
+    assert spaced.match("AB.CD") == ("ab", True)  # as the site cases them
+    assert spaced.match("xab.cd\nabx.cd\nab.cdx") == ("ab", False)  # `ab` inside a part, or `cd` not the last
+    assert spaced.match("cd.ab.cd") == ("ab", True)
+    assert spaced.match("ab\n.cd") == ("ab", False)  # a name is one line
+
+
+@pytest.mark.timeout(20)
+def test_a_page_controlled_name_of_a_million_dotted_parts_is_matched_in_one_pass():
+    # `(?:^|\.)ab\.(?:[^\n]*\.)?cd$` backtracked from every `ab.` of a name: a 192 KB one took 35 s of CPU, this
+    # one would take hours; a split is linear, so this test ends in well under a second.
+    spaced = SpacedNames("ab cd")
+    names = "ab." * 350_000 + "x\nzz.cd"
+    assert spaced.match(names) == ("ab", False)

@@ -230,6 +230,37 @@ def test_link_words_say_what_pages_link_with_and_go_with_a_rewrite_or_removal_of
     assert said() == []
 
 
+def test_the_audit_reads_the_listed_pages_and_the_words_links_say_most_of_a_page(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    doc = index.load_document(target)
+    sextant, tidewater = tokenize("sextant tidewater")
+    for n, words in enumerate(((sextant, tidewater), (sextant,))):
+        index.write(
+            prepare_page(
+                target.rsplit("/", 1)[0] + f"/links-{n}.html",
+                doc,
+                link_words=tuple((target, w) for w in words),
+            )
+        )
+    with index.reading() as r:
+        pages = r.listed_pages(scope)
+        listed = [key for key, _ in pages]
+        words = r.inbound_words(target, 100)  # the fixture's own links to the page say words too
+        # Two new pages say one word, one the other: the word more pages say comes first; a limit keeps the first.
+        assert words.index(sextant) < words.index(tidewater)
+        assert r.inbound_words(target, 1) == words[:1] and len(words) == len(set(words))
+        assert r.listed_pages(Scope(("https://elsewhere.invalid/",))) == []
+        assert dict(pages)[target] == doc.title
+    assert target in listed and sorted(listed) == listed
+    assert set(listed) <= {p.key for p in index.pages(scope)}
+    assert not any(
+        k.endswith(("genindex.html", "search.html")) for k in listed
+    )  # generated listings unlisted
+
+
 def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes_with_its_removal(store):
     from docs_mcp.crawl.rows import prepare_page
 
@@ -257,6 +288,28 @@ def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes
     with index.reading() as r:
         assert r.section_copies(ids, scope) == [] and r.page_shapes([other]) == {}
         assert r.shared_digests(page, other) == 0 == r.shared_digests(page)
+
+
+def test_the_sources_held_are_listed_sized_and_one_is_forgotten_whole(store):
+    from docs_mcp.model.progress import BUILD_META
+
+    index, scope = _indexed(store)
+    root = SourceSet.from_specs([str(SITE)]).sources[0].root
+    index.set_meta(BUILD_META + "https://other.example/docs/", '{"at": 1}')
+    index.set_meta("schema-like", "x")  # another meta value: not a source
+    held = index.metas(BUILD_META)
+    assert [k for k, _ in held] == [BUILD_META + root, BUILD_META + "https://other.example/docs/"]
+    assert '"reached": true' in dict(held)[BUILD_META + root]
+    size = index.footprint(scope)
+    assert 100_000 < size < 10_000_000  # 17 pages' documents, sections and vectors
+    assert index.footprint(Scope(("https://other.example/docs/",))) == 0
+    keys = [p.key for p in index.pages(scope)]
+    assert index.forget(BUILD_META + root, keys) == len(keys) == 17
+    assert index.page_count(scope) == 0 and index.footprint(scope) == 0
+    assert [k for k, _ in index.metas(BUILD_META)] == [BUILD_META + "https://other.example/docs/"]
+    with index.reading() as r:
+        assert r.doc_freq(["sphinx"])[0].get("sphinx", 0) == 0  # its terms went with the pages
+    assert index.meta("schema-like") == "x"
 
 
 def test_meta_touch_and_a_snapshot_that_does_not_see_a_later_write(store):

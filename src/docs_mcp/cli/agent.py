@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shlex
 import shutil
@@ -16,8 +15,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from docs_mcp import __version__
-from docs_mcp.cli.arguments import FORWARDED
+from docs_mcp.cli.grammar import FORWARDED
 from docs_mcp.crawl.digest import server_listing
+from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError, InvalidArgument
 from docs_mcp.fetch.sources import Source
 
@@ -95,7 +95,7 @@ def server_args(app: App, args: argparse.Namespace) -> list[str]:
         out += ["--source", f"{s.name}={s.root}"]
     for dest in FORWARDED:
         value = getattr(args, dest, None)
-        if dest == "cache_dir" and dest not in args.given and os.environ.get("DOCS_MCP_CACHE_DIR"):
+        if dest == "cache_dir" and dest not in args.given and env("CACHE_DIR"):
             value = app.settings.cache_dir  # the variable may not reach Claude Code's environment: pin it
         elif dest not in args.given:
             continue

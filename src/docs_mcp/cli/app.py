@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from docs_mcp import settings as C
-from docs_mcp.cli.logs import render
-from docs_mcp.cli.project import ENV, PROJECT_FILE, remembered_sources
+from docs_mcp.cli.grammar import SOURCELESS
+from docs_mcp.cli.project import source_specs
+from docs_mcp.cli.terminal import answer_for_terminal, for_terminal, say  # noqa: F401  (re-exported)
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
-from docs_mcp.fetch.sources import SourceSet
+from docs_mcp.fetch.sources import SourceSet, missing_folder
 from docs_mcp.model.progress import Builds
 from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.search.site.search import SiteSearch, model_notice
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.opening import open_store
-from docs_mcp.text.controls import CONTROLS, escaped
 from docs_mcp.tools.docs import DocsTools
 
 if TYPE_CHECKING:
@@ -45,19 +44,6 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
     )
 
 
-def source_specs(args: argparse.Namespace) -> list[str]:
-    """The --source values given, else the remembered ones ($DOCS_MCP_SOURCE, .docslice.toml)."""
-    if args.source:
-        return list(args.source)
-    remembered = remembered_sources()
-    if remembered is None:
-        raise DocsMCPError(
-            f"no --source given: pass a docs URL (https://…/docs/) or a local folder, or remember them in "
-            f'${ENV} (one per line) or in a {PROJECT_FILE} here or above (source = ["…"])'
-        )
-    return list(remembered.specs)
-
-
 class App:
     """Everything one process needs, wired once: sources, fetcher, index, indexer, tools.
 
@@ -68,13 +54,17 @@ class App:
 
     def __init__(self, args: argparse.Namespace, workers: int | None = None):
         self.settings = settings_from(args)
-        active_model()  # a misspelt DOCS_MCP_SEMANTIC_MODEL fails here, not in every search
+        active_model()  # a misspelt DOCSLICE_SEMANTIC_MODEL fails here, not in every search
         if model_notice():
             say(model_notice())
-        self.sources = SourceSet.from_specs(source_specs(args))
+        # A server serves the sources that work: a missing folder is said, not fatal (its answers name it).
+        serving = getattr(args, "command", None) == "serve"
+        self.sources = SourceSet.from_specs(
+            source_specs(args, required=getattr(args, "command", None) not in SOURCELESS), missing_ok=serving
+        )
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()
-        opened = open_store(self.settings, serving=getattr(args, "command", None) == "serve")
+        opened = open_store(self.settings, serving=serving)
         self.index, self.index_notice, self.index_damaged = opened.index, opened.notice, opened.damaged
         self.search = (
             SiteSearch(self.index, self.sources, self.builds, shared=bool(self.settings.index_url))
@@ -108,9 +98,10 @@ class App:
         if self.index is None:
             return []
         try:
-            return [s.root for s in self.sources.sources if not self.index.page_count(Scope.of([s]))]
+            empty = [s for s in self.sources.sources if not self.index.page_count(Scope.of([s]))]
         except DocsMCPError:
-            return [s.root for s in self.sources.sources]
+            empty = list(self.sources.sources)
+        return [s.root for s in empty if not missing_folder(s)]  # nothing to build in a missing folder
 
     def readiness(self) -> str:
         """Why this process cannot answer searches ("" when it can): no usable store, or an empty index."""
@@ -130,23 +121,3 @@ class App:
         if self.index is None:
             raise DocsMCPError(self.index_notice)
         return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers, self.builds)
-
-
-def for_terminal(text: str) -> str:
-    """Text for the terminal: a page's or file's control characters escaped (an escape sequence in a title is
-    shown, never obeyed), its lines and tabs kept."""
-    return escaped(text, keep="\n\t")
-
-
-def answer_for_terminal(text: str) -> str:
-    """A tool's answer for the terminal: only its control characters escaped, the rest as the model reads it.
-
-    Its names and addresses arrive escaped already (titles, headings and ids as data, file names
-    percent-encoded); escaping again would show a page's invisible marks (cppreference's U+200E) as `\\u200e`.
-    """
-    return escaped(text, keep="\n\t", unsafe=CONTROLS)
-
-
-def say(line: str) -> None:
-    """One status line on stderr (the MCP protocol owns stdout)."""
-    print(render(for_terminal(line)), file=sys.stderr, flush=True)

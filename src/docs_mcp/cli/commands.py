@@ -6,12 +6,16 @@ import argparse
 import re
 import sys
 from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 
-from docs_mcp.cli.app import App, answer_for_terminal, for_terminal
 from docs_mcp.cli.arguments import program
 from docs_mcp.cli.options import cli_dest
+from docs_mcp.cli.terminal import answer_for_terminal, for_terminal
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.tools.specs import TOOLS, tool_for
+
+if TYPE_CHECKING:
+    from docs_mcp.cli.app import App
 
 
 def _people_words() -> list[tuple[re.Pattern[str], str]]:
@@ -41,8 +45,10 @@ def tool_call(app: App, args: argparse.Namespace) -> Awaitable[str]:
 async def run_tool_command(app: App, args: argparse.Namespace, prepare=None) -> int:
     """Print the tool's text on stdout; a tool error goes to stderr (exit 1), as the agent would read it."""
     try:
-        if args.command == "search" and prepare is not None:
-            await prepare(app)  # site search needs an index: build empty sources first
+        # Site search needs an index: empty sources are built first; when no source answers, each was said
+        # on stderr, and there is nothing to search.
+        if args.command == "search" and prepare is not None and not await prepare(app):
+            return 1
         try:
             text = await tool_call(app, args)
         except DocsMCPError as exc:

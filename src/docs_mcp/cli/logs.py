@@ -1,23 +1,23 @@
 """What an operator reads on stderr: the status lines (`say`) and the log records, in one format chosen by
-DOCS_MCP_LOG_FORMAT: `text` (the default: `docslice: …`), `utc` (each line after its UTC time,
+DOCSLICE_LOG_FORMAT: `text` (the default: `docslice: …`), `utc` (each line after its UTC time,
 2026-12-02T01:40:00.123Z) or `json` (one object a line: time, level, program, message)."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from datetime import UTC, datetime
 
 from docs_mcp.cli.arguments import program
+from docs_mcp.environment import env
 
 FORMATS = ("text", "utc", "json")
 
 
 def log_format() -> str:
-    """The format asked for in DOCS_MCP_LOG_FORMAT (an unknown one reads as `text`)."""
-    chosen = os.environ.get("DOCS_MCP_LOG_FORMAT", "").strip().lower()
+    """The format asked for in DOCSLICE_LOG_FORMAT (an unknown one reads as `text`)."""
+    chosen = (env("LOG_FORMAT") or "").strip().lower()
     return chosen if chosen in FORMATS else "text"
 
 
@@ -48,7 +48,7 @@ class _Formatter(logging.Formatter):
 
 def configure() -> None:
     """Log records on stderr in the chosen format: warnings of every library, docslice's own lines from INFO
-    (a migration, a replica's start and stop, with DOCS_MCP_LOG_CALLS one line a tool call)."""
+    (a migration, a replica's start and stop, with DOCSLICE_LOG_CALLS one line a tool call)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Formatter())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])

@@ -7,29 +7,33 @@ import asyncio
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from docs_mcp.cli.app import App, for_terminal, say
+# Light imports only: arguments are checked before the parsing, search and serving stacks load (< 0.5 s).
 from docs_mcp.cli.arguments import parse, program
+from docs_mcp.cli.checks import check_before_work
 from docs_mcp.cli.logs import configure
-from docs_mcp.cli.report import (
-    ProgressBar,
-    build_line,
-    index_if_empty,
-    index_line,
-    start_line,
-    stopped_line,
-    summary,
-    verdict,
-)
+from docs_mcp.cli.terminal import for_terminal, say
+from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError
-from docs_mcp.fetch.sources import Source
-from docs_mcp.model.progress import Progress
 
+if TYPE_CHECKING:
+    from docs_mcp.cli.app import App
+    from docs_mcp.fetch.sources import Source
+
+#: Said on stderr when a stdio server starts in a terminal: nothing else would tell that it is waiting.
+WAITING = (
+    "serving MCP on stdin/stdout: waiting for an MCP client (Claude Code, an IDE) to talk to it; "
+    "press Ctrl-C to stop (`docslice --help` lists the commands a person runs)"
+)
 #: Seconds the server waits before indexing, so the handshake is not slowed by imports and parsing.
 BACKGROUND_DELAY = 1.0
 
 
 async def _index(args: argparse.Namespace) -> int:
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.report import ProgressBar, build_report, index_line
+
     app = App(args, args.workers)
     if app.index_notice:
         say(app.index_notice)
@@ -39,10 +43,11 @@ async def _index(args: argparse.Namespace) -> int:
         reports = await app.indexer.run(refresh=args.refresh, on_progress=ProgressBar())
     finally:
         await app.tools.aclose()
-    for r in reports:
-        print(for_terminal(summary(r)))
-    print(index_line(app))
-    problems = [v for v in map(verdict, reports) if v]
+    summaries, problems = build_report(reports)
+    for line in summaries:
+        print(line)
+    if summaries:  # a source that found nothing is said once, on stderr
+        print(index_line(app, frozenset(r.root for r in reports if not r.pages)))
     for problem in problems:
         say(problem)
     if app.index_damaged:
@@ -51,19 +56,22 @@ async def _index(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from docs_mcp.transport.server import build_server
-
     bind = None
     if args.http is not None:
-        from docs_mcp.transport.http import check_bind
+        from docs_mcp.transport.bind import check_bind
 
-        # Before any work: refuse early.
+        # Before any work (and before the serving stack is imported): refuse early.
         bind = check_bind(args.http, args.allow_remote, _token(args), tuple(args.allowed_host or ()))
     elif args.allow_remote or args.token or args.token_file or args.allowed_host or args.stateless:
         raise DocsMCPError(
             "--allow-remote, --token, --token-file, --allowed-host and --stateless apply to --http only "
             "(stdio is local by nature)"
         )
+    if bind is None and sys.stdin.isatty():
+        say(WAITING)
+    from docs_mcp.cli.app import App
+    from docs_mcp.transport.server import build_server
+
     app = App(args)
     if app.index_notice:
         say(app.index_notice + ("" if app.index is not None else "; serving pages without site search"))
@@ -87,12 +95,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _migrate(args: argparse.Namespace) -> int:
     """`docslice migrate`: one line saying what changed, on stderr like every log line."""
-    from docs_mcp.settings import default_index_url
+    from docs_mcp.environment import default_index_url
 
     url = args.index_url or default_index_url()
     if not url:
         raise DocsMCPError(
-            "migrate changes a shared PostgreSQL index: give --index-url (or DOCS_MCP_INDEX_URL)"
+            "migrate changes a shared PostgreSQL index: give --index-url (or DOCSLICE_INDEX_URL)"
         )
     from docs_mcp.store.postgres.store import migrate_postgres
 
@@ -101,11 +109,11 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> str | None:
-    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCS_MCP_TOKEN."""
+    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCSLICE_TOKEN."""
     if args.token is not None and args.token_file is not None:
         raise DocsMCPError("give the token once: --token-file or --token, not both")
     if args.token_file is not None:
-        from docs_mcp.transport.http import read_token
+        from docs_mcp.transport.bind import read_token
 
         token, warning = read_token(args.token_file)
         if warning:
@@ -114,15 +122,18 @@ def _token(args: argparse.Namespace) -> str | None:
     if args.token is not None:
         say(
             "warning: --token is visible to every local user (ps, /proc/PID/cmdline); "
-            "use --token-file PATH or DOCS_MCP_TOKEN instead"
+            "use --token-file PATH or DOCSLICE_TOKEN instead"
         )
         return args.token
-    return os.environ.get("DOCS_MCP_TOKEN") or None
+    return env("TOKEN") or None
 
 
 async def _background(app: App) -> None:
     """Say what each source has, warm the index, then build empty sources and refresh stale pages while the
     server answers. (Runs as the server starts: over HTTP, after the address is announced.)"""
+    from docs_mcp.cli.report import start_line
+    from docs_mcp.fetch.sources import missing_folder
+
     app.loop = asyncio.get_running_loop()  # a rebuild after damage while serving starts here
     if app.search is None:
         return
@@ -135,7 +146,7 @@ async def _background(app: App) -> None:
     for state in states:
         say(start_line(state, app.settings.auto_index, ttl_days))
     # A complete index younger than its TTL is used as it is: no build, no request to the site.
-    due = [s for s in states if s.due()] if app.settings.auto_index else []
+    due = [s for s in states if s.due() and not missing_folder(s.source)] if app.settings.auto_index else []
     app.builds.announce([s.source.root for s in due if s.due() == "build"])
     await asyncio.sleep(BACKGROUND_DELAY)  # let the client's initialize and tools/list go first
     try:
@@ -152,6 +163,9 @@ async def _background(app: App) -> None:
 async def _build_in_background(app: App, due: list[Source]) -> None:
     """Build or refresh the sources that need it; one line for each build that ends, or, stopped at
     shutdown, one line for what it did and what the index keeps."""
+    from docs_mcp.cli.report import build_line, stopped_line
+    from docs_mcp.model.progress import Progress
+
     seen: dict[str, Progress] = {}
 
     def after_each(p: Progress) -> None:
@@ -171,6 +185,9 @@ async def _build_in_background(app: App, due: list[Source]) -> None:
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "serve":
         return _serve(args)
+    from docs_mcp.cli.app import App
+    from docs_mcp.cli.report import index_if_empty
+
     if args.command == "index":
         return asyncio.run(_index(args))
     if args.command == "migrate":
@@ -179,6 +196,17 @@ def _dispatch(args: argparse.Namespace) -> int:
         from docs_mcp.cli.measure import run_measure
 
         return asyncio.run(run_measure(App(args), args, index_if_empty))
+    if args.command == "audit":
+        from docs_mcp.cli.audit import run_audit
+
+        return asyncio.run(run_audit(App(args), args, index_if_empty))
+    if args.command in ("sources", "remove"):
+        from docs_mcp.cli.inventory import held, remove, table
+        from docs_mcp.cli.report import where
+
+        app = App(args)
+        print(remove(app, args.name) if args.command == "remove" else table(held(app), where(app)))
+        return 0
     if args.command == "agent":
         from docs_mcp.cli.agent import run_agent
 
@@ -192,6 +220,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parse(list(sys.argv[1:] if argv is None else argv))
     configure()
     try:
+        refusal = check_before_work(args)
+        if refusal:  # a tool's argument out of its range: refused as the tool refuses it, before any work
+            print(f"{program()}: {for_terminal(refusal)}", file=sys.stderr)
+            sys.exit(1)
         code = _dispatch(args)
     except DocsMCPError as exc:
         print(f"{program()}: {for_terminal(str(exc))}", file=sys.stderr)

@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from docs_mcp.text.tidy import clip
-from docs_mcp.text.tokens import CALIBRATION_ERROR, estimate_tokens
+from docs_mcp.text.tokens import CALIBRATION_ERROR, CALIBRATION_PLAIN, estimate_tokens
 
 _NEXT = re.compile(r"next_start_index=(\d+)")
+#: Characters of each answer shown under its row.
+SHOWN_CHARS = 96
+
+
+def gist(text: str) -> str:
+    """The start of an answer, on one line: past its header (the first paragraph) when there is more."""
+    head, _, body = text.partition("\n\n")
+    return clip(" ".join((body or head).split()), SHOWN_CHARS)
 
 
 @dataclass(frozen=True)
@@ -24,6 +32,8 @@ class Row:
     tokens: int
     calls: int = 1
     note: str = ""
+    #: The start of what the tool returned (the first call's), past its header line, shortened.
+    shows: str = ""
 
 
 def model_view(result: Any) -> str:
@@ -49,21 +59,23 @@ class Meter:
         note = "error: " + text.split(": ", 1)[-1][:60] if error else ""
         if not error and _NEXT.search(text.split("\n\n", 1)[0]):
             note = "cut (more via next_start_index)"
-        self.rows.append(Row(tool, label, len(text), estimate_tokens(text), 1, note))
+        self.rows.append(Row(tool, label, len(text), estimate_tokens(text), 1, note, gist(text)))
         return text
 
     async def all_pages(self, tool: str, label: str, **args) -> Row:
         """Follow next_start_index to the end, as an agent reading everything would."""
         total_chars = total_tokens = calls = 0
         start: int | None = 0
+        shows = ""
         while start is not None and calls < 200:
             text, error = await self.view(tool, start_index=start, **args)
+            shows = shows or gist(text)
             total_chars += len(text)
             total_tokens += estimate_tokens(text)
             calls += 1
             m = None if error else _NEXT.search(text.split("\n\n", 1)[0])
             start = int(m.group(1)) if m else None
-        row = Row(tool, label, total_chars, total_tokens, calls, "whole page")
+        row = Row(tool, label, total_chars, total_tokens, calls, "whole page", shows)
         self.rows.append(row)
         return row
 
@@ -95,7 +107,7 @@ async def _measure_rows(m: Meter, app, doc, url: str, query: str | None) -> Row:
                 m.rows[k] = Row(**{**asdict(m.rows[k]), "note": "index empty: run `docslice index` first"})
     else:
         m.rows.append(Row("search_docs", "(needs --query)", 0, 0, 0, "skipped"))
-    m.rows[0] = Row("get_doc_toc", url, m.rows[0].chars, m.rows[0].tokens, 1, m.rows[0].note)
+    m.rows[0] = replace(m.rows[0], arguments=url)
     return whole
 
 
@@ -149,16 +161,17 @@ def render(report: dict[str, Any]) -> str:
     """An aligned table a person reads at a glance, with the cheapest path marked."""
     rows = report["rows"]
     width_tool = max(len(r["tool"]) for r in rows)
-    width_args = min(48, max(len(r["arguments"]) for r in rows))
+    width_args = max(len(r["arguments"]) for r in rows)  # whole: two rows may differ only at the end
     lines = [f"{report['title']} — {report['url']}", ""]
     head = f"{'tool':<{width_tool}}  {'arguments':<{width_args}}  {'chars':>8}  {'~tokens':>8}  {'calls':>5}  note"
     lines += [head, "-" * len(head)]
     for r in rows:
-        args = clip(r["arguments"], width_args)
         lines.append(
-            f"{r['tool']:<{width_tool}}  {args:<{width_args}}  {r['chars']:>8,}  {r['tokens']:>8,}  "
-            f"{r['calls']:>5}  {r['note']}"
+            f"{r['tool']:<{width_tool}}  {r['arguments']:<{width_args}}  {r['chars']:>8,}  {r['tokens']:>8,}  "
+            f"{r['calls']:>5}  {r['note']}".rstrip()
         )
+        if r.get("shows"):
+            lines.append(f"{'':<{width_tool}}  ↳ {r['shows']}")
     lines.append("-" * len(head))
     # The rows are alternative ways to read one page, not parts of it: what they compare against is the page.
     page, with_code = report["page_chars"], report["page_chars_with_code"]
@@ -180,8 +193,8 @@ def render(report: dict[str, Any]) -> str:
             )
     lines += [
         "",
-        f"~tokens: calibrated estimate ({report['token_estimate_error']}); chars are exact, "
-        "measured on what the model sees (structured JSON if any, else text).",
+        f"~tokens: an estimate from the text, {CALIBRATION_PLAIN}; chars are exact, counted on what the model "
+        "reads. ↳ the start of each answer.",
     ]
     return "\n".join(lines)
 

@@ -1,18 +1,27 @@
-"""Sources remembered between commands: $DOCS_MCP_SOURCE, else `source` in a .docslice.toml here or above."""
+"""Sources remembered between commands: $DOCSLICE_SOURCE, else `source` in a .docslice.toml here or above."""
 
 from __future__ import annotations
 
 import os
 import tomllib
+from argparse import Namespace
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from docs_mcp.errors import InvalidArgument
+from docs_mcp.environment import env
+from docs_mcp.errors import DocsMCPError, InvalidArgument
 
 #: One source per line (a newline, not the path separator: `:` is in every URL and in `name:path`).
-ENV = "DOCS_MCP_SOURCE"
+ENV = "DOCSLICE_SOURCE"  # or $DOCS_MCP_SOURCE, its name before 0.5
 PROJECT_FILE = ".docslice.toml"
+#: What --help says of the remembered sources (its --source line says "see below").
+HELP = (
+    f"Sources remembered: without --source, every command reads ${ENV} (one --source value per line), else "
+    f"`source` in the nearest {PROJECT_FILE} in the current folder or a parent, a TOML file holding only "
+    f'that list: source = ["pg=https://www.postgresql.org/docs/15/", "./docs"] (folders relative to the '
+    "file's own folder). Any --source on the command line replaces the remembered ones."
+)
 
 
 @dataclass(frozen=True)
@@ -24,8 +33,8 @@ class Remembered:
 
 
 def remembered_sources(cwd: Path | None = None, environ: Mapping[str, str] = os.environ) -> Remembered | None:
-    """$DOCS_MCP_SOURCE when set, else the nearest .docslice.toml from `cwd` up; None when neither is."""
-    lines = tuple(line.strip() for line in environ.get(ENV, "").splitlines() if line.strip())
+    """$DOCSLICE_SOURCE when set, else the nearest .docslice.toml from `cwd` up; None when neither is."""
+    lines = tuple(line.strip() for line in (env("SOURCE", "", environ) or "").splitlines() if line.strip())
     if lines:
         return Remembered(lines, f"${ENV}")
     here = (cwd or Path.cwd()).absolute()
@@ -69,3 +78,19 @@ def _folder(text: str, base: Path) -> Path | None:
     path = Path(text).expanduser()
     path = path if path.is_absolute() else base / path
     return path.resolve() if text and path.is_dir() else None
+
+
+def source_specs(args: Namespace, required: bool = True) -> list[str]:
+    """The --source values given, else the remembered ones ($DOCSLICE_SOURCE, .docslice.toml); none is an
+    error unless not `required` (`docslice sources` reads the index, whatever its sources)."""
+    if args.source:
+        return list(args.source)
+    remembered = remembered_sources()
+    if remembered is None and not required:
+        return []
+    if remembered is None:
+        raise DocsMCPError(
+            f"no --source given: pass a docs URL (https://…/docs/) or a local folder, or remember them in "
+            f'${ENV} (one per line) or in a {PROJECT_FILE} here or above (source = ["…"])'
+        )
+    return list(remembered.specs)

@@ -6,7 +6,7 @@ import re
 import sys
 from pathlib import Path
 
-from docs_mcp.cli.arguments import SHARED
+from docs_mcp.cli.grammar import SHARED
 from docs_mcp.cli.options import tool_option
 from docs_mcp.tools.specs import THE_CAP, TOOLS, Param
 

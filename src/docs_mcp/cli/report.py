@@ -5,19 +5,21 @@ from __future__ import annotations
 import sys
 import time
 
-from docs_mcp.cli.app import App, say
+from docs_mcp.cli.app import App, for_terminal, say
 from docs_mcp.cli.eta import Eta
+from docs_mcp.fetch.sources import missing_folder
 from docs_mcp.model.progress import Progress, cut_note
 from docs_mcp.search.site.search import SourceStatus
+from docs_mcp.text.counts import counted
 from docs_mcp.text.dates import utc_minute
 
 
 class ProgressBar:
     """pages done/total, rate and ETA on stderr; plain lines when stderr is not a terminal."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
-        self.tty = stream.isatty()
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr  # the stream of now, not of the import (a test captures it)
+        self.tty = self.stream.isatty()
         self.last = 0.0
         self.drawn = False
         self.waited = False  # the end of a wait for another build said
@@ -88,9 +90,9 @@ def summary(p: Progress) -> str:
         f"{p.failed:,} failed",
     ]
     waited = f" (after waiting {p.waited:.1f}s for another build)" if p.waited else ""
-    text = f"{p.source}: {p.done:,} pages via {p.method} in {p.elapsed:.1f}s{waited} — " + ", ".join(parts)
-    if p.scripts:
-        text += f"; {p.scripts:,} script{'s' if p.scripts > 1 else ''} read for the pages they name"
+    text = f"{p.source}: {counted(p.done, 'page')} via {p.method} in {p.elapsed:.1f}s{waited} — " + ", ".join(
+        parts
+    )
     if p.not_found:
         text += f"\n  links not found on the site: {len(p.not_found):,} (list: {_first(p.not_found, p.root)})"
     if p.left_out:
@@ -117,7 +119,7 @@ def verdict(p: Progress) -> str:
     if not p.pages:
         return f"{p.source}: no page indexed from {p.root}" + (f": {why}" if why else "")
     if not p.reached:
-        return f"{p.source}: unreachable ({why}); the {p.pages:,} pages indexed before are kept"
+        return f"{p.source}: unreachable ({why}); the {counted(p.pages, 'page')} indexed before are kept"
     if p.unwritten:
         return f"{p.source}: {p.unwritten_cause()}"
     return ""
@@ -126,7 +128,7 @@ def verdict(p: Progress) -> str:
 def build_line(p: Progress) -> str:
     """One line on a finished build, for the server's stderr: pages, failures, the first error."""
     line = (
-        f"{p.source}: {p.pages:,} pages indexed · {p.fetched:,} fetched, {p.not_modified + p.fresh:,} unchanged, "
+        f"{p.source}: {counted(p.pages, 'page')} indexed · {p.fetched:,} fetched, {p.not_modified + p.fresh:,} unchanged, "
         f"{p.failed:,} failed in {p.elapsed:.1f}s"
     )
     problem = verdict(p)
@@ -142,9 +144,13 @@ def build_line(p: Progress) -> str:
 def start_line(state: SourceStatus, auto_index: bool, ttl_days: float) -> str:
     """One line per source when the server starts: what it serves, and what happens next."""
     src = state.source
+    if missing_folder(src):
+        return (
+            f"{src.name}: folder {src.root} not found; serving the other sources, and answers name this one"
+        )
     head = f"{src.name} ({src.root}): "
     if state.pages:
-        head += f"{state.pages:,} pages indexed, newest fetched {utc_minute(state.newest, 'never')}"
+        head += f"{counted(state.pages, 'page')} indexed, newest fetched {utc_minute(state.newest, 'never')}"
     else:
         head += "no page indexed yet"
     problem = state.problem()
@@ -181,33 +187,49 @@ def stopped_line(p: Progress) -> str:
     )
 
 
-async def index_if_empty(app: App) -> None:
-    """Commands that search index empty sources first, showing progress on stderr."""
+async def index_if_empty(app: App) -> bool:
+    """Commands that search index empty sources first, showing progress on stderr; False when no source has
+    a page after that (each dead one said in one line, in the command line's words)."""
     if app.index_notice:
         say(app.index_notice)
     if app.index is None:
-        return
+        return True
     from docs_mcp.store.interface import Scope
 
     empty = [s for s in app.sources.sources if not app.index.page_count(Scope.of([s]))]
-    if empty:
-        print(f"indexing {', '.join(s.name for s in empty)} first, into {where(app)}…", file=sys.stderr)
-        for r in await app.indexer.run(sources=empty, on_progress=ProgressBar()):
-            print(summary(r), file=sys.stderr)
+    if not empty:
+        return True
+    print(f"indexing {', '.join(s.name for s in empty)} first, into {where(app)}…", file=sys.stderr)
+    reports = await app.indexer.run(sources=empty, on_progress=ProgressBar())
+    for line in build_report(reports)[0]:
+        print(line, file=sys.stderr)
+    for problem in build_report(reports)[1]:
+        say(problem)
+    return len(empty) < len(app.sources.sources) or any(r.pages for r in reports)
+
+
+def build_report(reports: list[Progress]) -> tuple[list[str], list[str]]:
+    """What a run of builds says, in the command line's words: a summary per source that has pages or no
+    problem (for stdout), and one line per problem (for stderr); a source with nothing indexed is said once."""
+    from docs_mcp.cli.commands import for_people
+
+    summaries = [for_terminal(for_people(summary(r))) for r in reports if r.pages or not verdict(r)]
+    return summaries, [for_people(v) for v in map(verdict, reports) if v]
 
 
 def where(app: App) -> str:
     """The index's place, and what moves it: said when a command first writes there."""
     if app.settings.index_url:
         return app.index.location if app.index is not None else "the shared index"
-    moved = "--cache-dir or DOCS_MCP_CACHE_DIR moves it"
+    moved = "--cache-dir or DOCSLICE_CACHE_DIR moves it"
     return f"{app.index.location if app.index is not None else app.settings.cache_dir} ({moved})"
 
 
-def index_line(app: App) -> str:
-    """After `index`: what these sources have now, where, and the file's total when it holds other sources too."""
+def index_line(app: App, failed: frozenset[str] = frozenset()) -> str:
+    """After `index`: what these sources have now (but the `failed` roots, said on stderr), where, and the
+    file's total when it holds other sources too."""
     assert app.index is not None and app.search is not None
     pages, everything = app.index.page_count(app.search.scope()), app.index.page_count()
-    names = ", ".join(s.name for s in app.sources.sources)
-    others = f"; the index holds {everything:,} pages in all" if everything != pages else ""
-    return f"index: {pages:,} pages of {names} in {where(app)}{others}"
+    names = ", ".join(s.name for s in app.sources.sources if s.root not in failed)
+    others = f"; the index holds {counted(everything, 'page')} in all" if everything != pages else ""
+    return f"index: {counted(pages, 'page')} of {names} in {where(app)}{others}"

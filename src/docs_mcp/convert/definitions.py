@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from docs_mcp.settings import DEFINED_TERM_MAX_CHARS, MAX_TITLE_CHARS
+from docs_mcp.settings import MAX_TITLE_CHARS
 from docs_mcp.text.tidy import clip, fold_space
 from docs_mcp.themes import DEFINITION_LIST_SKIP_CLASSES, SIGNATURE_PREFIXES
 
@@ -24,6 +24,11 @@ _MARKER_TEXT = re.compile(f"[{START}{END}]\\d+{CLOSE}")
 _NAME_END = re.compile(r"[(\[]|:\s|\s=")
 #: A call signature: a name directly followed by its parameters.
 _CALL = re.compile(r"\w\(")
+#: A definition term longer than this without a call signature is prose, not a name.
+DEFINED_TERM_MAX_CHARS = 60
+#: A defined name (what a term's signature names) longer than this is no API's: a page's `a.a.a.…(x)` would
+#: otherwise be stored and scanned at every search matching its section.
+DEFINED_NAME_MAX_CHARS = 200
 
 
 @dataclass(eq=False)
@@ -53,7 +58,7 @@ def defined_name(term: str) -> str:
     if (len(term) > DEFINED_TERM_MAX_CHARS and not cut) or not words:
         return ""  # a long term without a signature is prose, not a name
     if cut:  # "int PyObject_Str(PyObject *o)" -> "PyObject_Str"
-        return words[-1]
+        return words[-1] if len(words[-1]) <= DEFINED_NAME_MAX_CHARS else ""
     while len(words) > 1 and words[0] in SIGNATURE_PREFIXES:
         words = words[1:]
     # "exception pkg.Error" -> "pkg.Error"; "abstract base class" stays a glossary term.

@@ -22,7 +22,7 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
-from docs_mcp.model.progress import BUILD_META, Outcome, Progress, failure
+from docs_mcp.model.progress import BUILD_META, ROOT_NOT_FOUND, Outcome, Progress, failure
 from docs_mcp.search.semantic.signal import active_model, encode_sections
 from docs_mcp.settings import CRAWL_PAGE_LIMIT, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
@@ -105,6 +105,8 @@ class Build:
             self.robots, seeds, prog.method = found.robots, found.keys, found.method
             prog.discovery = found.problems
             self.crawl = prog.method == "crawl"
+            if found.unreachable is not None:  # said once, as the root's failure; no page is asked for
+                prog.never_answered(found.unreachable)
         self.enqueue(seeds)
         tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
         tasks.append(asyncio.create_task(hold_lease(self.index, self.store, meta, prog.unfinished)))
@@ -165,7 +167,10 @@ class Build:
                     prog.cause = f"its {len(prog.not_found):,} listed pages are not found on the site (404)"
                 elif not prog.failed:
                     prog.cause = "no page found under the root"
-            self.index.set_meta(BUILD_META + self.source.root, prog.outcome().to_json())
+            if prog.pages or self.known:
+                self.index.set_meta(BUILD_META + self.source.root, prog.outcome().to_json())
+            else:  # found nothing, had nothing: no trace kept in the index (this process's Builds says why)
+                self.index.forget(BUILD_META + self.source.root, [])
         except IndexUnavailable as exc:
             prog.errors.append(f"the outcome of this build could not be stored: {exc}")
 
@@ -257,7 +262,7 @@ class Build:
                 await self._in_store(index.remove, uid)
                 prog.removed += 1
             elif key == self.source.root:
-                prog.note_error(f"broken link: {exc}", "404 at the root", str(exc))
+                prog.note_error(f"broken link: {exc}", ROOT_NOT_FOUND, str(exc))
             else:  # a link on the site to a page it does not have: the site's broken link, not our failure
                 prog.not_found.append(key)
             return

@@ -11,7 +11,7 @@ from docs_mcp.errors import DeadlineExceeded, DocsMCPError, FetchError
 from docs_mcp.fetch.discovery import Robots, in_scope, parse_llms_txt, parse_robots, parse_sitemap
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Source, SourceSet
-from docs_mcp.model.progress import failure
+from docs_mcp.model.progress import UNREACHABLE, failure
 from docs_mcp.settings import ROBOTS_MAX_BYTES
 
 #: Sitemap files read at most per build (a sitemap index names the others).
@@ -28,6 +28,8 @@ class Discovery:
     method: str
     #: Files that could not be read, as opposed to absent: "/robots.txt (connection refused)".
     problems: list[str]
+    #: The host never answered (its name does not resolve, or it refuses connections): nothing more is asked.
+    unreachable: FetchError | None = None
 
 
 class _Reader:
@@ -36,12 +38,15 @@ class _Reader:
     def __init__(self, fetcher: Fetcher, source: Source):
         self.fetcher, self.source = fetcher, source
         self.problems: list[str] = []
+        self.unreachable: FetchError | None = None
 
     async def read(self, url: str, limit: int) -> bytes | None:
         try:
             return await self.fetcher.fetch_file(url, self.source, limit)
         except FetchError as exc:
             cause, detail, _ = failure(exc)
+            if cause in UNREACHABLE:
+                self.unreachable = exc
             why = "timed out" if isinstance(exc, DeadlineExceeded) else cause or detail
             self.problems.append(f"{urlsplit(url).path} ({why[:100]})")
             return None
@@ -58,6 +63,8 @@ async def discover(fetcher: Fetcher, sources: SourceSet, source: Source, limit: 
     robots = None
     sitemap_urls = [source.root + "sitemap.xml"]
     body = await reader.read(host_root + "robots.txt", ROBOTS_MAX_BYTES)
+    if reader.unreachable is not None:  # each further file would wait for the same DNS lookup or refusal
+        return Discovery(None, [], "crawl", reader.problems, reader.unreachable)
     if body is not None:
         robots, named = parse_robots(body.decode("utf-8", "replace"))
         sitemap_urls = named + [u for u in sitemap_urls if u not in named]

@@ -29,6 +29,7 @@ from docs_mcp.fetch.bodies import BodyTooLarge, CorruptBody, coding_of, decode, 
 from docs_mcp.fetch.local import read_local
 from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
+from docs_mcp.model.progress import failure
 from docs_mcp.settings import ACCEPT_ENCODING, HTML_TYPES, MARKDOWN_TYPES, MAX_REDIRECTS, USER_AGENT, Settings
 from docs_mcp.text.tidy import clip
 
@@ -242,6 +243,9 @@ class Fetcher:
                         f"read {self.settings.read_timeout:g}s); retry later or pick another page"
                     ) from None
                 except httpx.HTTPError as exc:
+                    cause = failure(exc)[0]
+                    if cause:  # DNS, refused: in plain words, never the library's
+                        raise FetchError(f"could not read {_clip(url)}: {cause}") from None
                     raise FetchError(
                         f"could not read {_clip(url)}: {exc.__class__.__name__}: {str(exc)[:200]}; "
                         "check that the docs site is up"

@@ -41,8 +41,9 @@ class Location:
         return Path(self.source.root) / self.key
 
 
-def parse_source(spec: str) -> Source:
-    """Parse `--source` values: `URL`, `DIR`, or `name=URL|DIR`."""
+def parse_source(spec: str, missing_ok: bool = False) -> Source:
+    """Parse `--source` values: `URL`, `DIR`, or `name=URL|DIR`; with `missing_ok`, a folder that does not
+    exist (yet) is a source too (a server keeps serving the others, and its answers name it)."""
     spec = spec.strip()
     if not spec:
         raise InvalidArgument("empty --source")
@@ -63,9 +64,16 @@ def parse_source(spec: str) -> Source:
         root = HttpURL(url.scheme, url.host, url.port, path).key
         return Source(name or default_name(root), root, False)
     directory = Path(spec).expanduser().resolve()
-    if not directory.is_dir():
+    # A mistyped address (`ftp://…`, `host:8000/docs`) is never a folder to wait for.
+    looks_like_url = "://" in spec or spec.split("/", 1)[0].count(":") == 1
+    if not directory.is_dir() and not (missing_ok and not directory.exists() and not looks_like_url):
         raise InvalidArgument(f"--source {spec!r} is neither an http(s) URL nor an existing directory")
     return Source(name or folder_name(directory), str(directory), True)
+
+
+def missing_folder(source: Source) -> bool:
+    """A local source whose folder does not exist (a server started with it serves the others)."""
+    return source.is_local and not Path(source.root).is_dir()
 
 
 def _climbs_out(relative: str) -> bool:
@@ -108,9 +116,9 @@ class SourceSet:
         self.sources: tuple[Source, ...] = tuple(_unique_names(sources, explicit))
 
     @classmethod
-    def from_specs(cls, specs: list[str]) -> SourceSet:
+    def from_specs(cls, specs: list[str], missing_ok: bool = False) -> SourceSet:
         explicit = frozenset(i for i, s in enumerate(specs) if explicit_name(s))
-        return cls([parse_source(s) for s in specs], explicit)
+        return cls([parse_source(s, missing_ok) for s in specs], explicit)
 
     def get(self, name: str) -> Source:
         for s in self.sources:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import time
 from dataclasses import asdict, dataclass, field
 
 import httpx
 
+from docs_mcp.environment import env
 from docs_mcp.text.tidy import clip
 
 #: Longest error text kept in an outcome (it reaches status lines and tool responses).
@@ -19,7 +19,7 @@ BUILD_META = "build:"
 #: Seconds a running build's lease lasts; the build renews it every quarter of that. A build whose lease ran
 #: out died (killed, its machine lost): answers say its pages may be missing; one alive is no alarm. Compared
 #: with the clock of the process reading it: machines sharing an index need clocks within this of each other.
-BUILD_LEASE = float(os.environ.get("DOCS_MCP_BUILD_LEASE", "120"))
+BUILD_LEASE = float(env("BUILD_LEASE", "120") or "120")
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,12 @@ class Progress:
         if not self.cause and not self.detail:
             self.cause, self.detail = cause, _short(detail or message)
 
+    def never_answered(self, exc: BaseException) -> None:
+        """The host never answered (its name does not resolve, it refuses): one failure, the root's."""
+        self.discovered = self.done = 1
+        said = f"could not reach {self.root}: {(cause := failure(exc)[0])}"
+        self.note_error(said, cause, said, unanswered=True)
+
     def unfinished(self) -> Outcome:
         """The outcome a build stores as it starts, while there is room: one that cannot store its own (a full
         disk) reads unfinished. A refresh's keeps the index as complete as it was. Stored again to renew its
@@ -226,6 +232,8 @@ class Builds:
     def __init__(self) -> None:
         self._live: dict[str, Progress] = {}
         self._pending: set[str] = set()
+        #: The outcomes of builds that found nothing: the index keeps no trace of them, this process says why.
+        self._empty: dict[str, Outcome] = {}
 
     def announce(self, roots: list[str]) -> None:
         """A build of these roots will start shortly: status lines say 'building' from the first second."""
@@ -238,6 +246,14 @@ class Builds:
     def end(self, progress: Progress) -> None:
         if self._live.get(progress.root) is progress:
             del self._live[progress.root]
+        if progress.finished is not None and not progress.pages:
+            self._empty[progress.root] = progress.outcome()
+        else:
+            self._empty.pop(progress.root, None)
+
+    def found_nothing(self, root: str) -> Outcome | None:
+        """The outcome of this process's last build of `root` when it found nothing (not in the index)."""
+        return self._empty.get(root)
 
     def settle(self) -> None:
         """Announced builds that will not run (the build failed or was cancelled before them)."""
@@ -256,6 +272,17 @@ class Builds:
         return sum(p.done for p in live), sum(p.discovered for p in live)
 
 
+#: A site that never answers, in plain words with what to check (the host is in the address said before).
+DNS_FAILED = "DNS lookup failed: the host name does not resolve (check it for a typo)"
+REFUSED = "connection refused: nothing answers at that address (is the docs server running, on that port?)"
+#: Why a source whose root answers 404 has no page, and what to check.
+ROOT_NOT_FOUND = (
+    "404 at the root: the address answers HTTP 404 (not found); check it (a docs root ends with /)"
+)
+#: The causes that no retry, and no other file of the same host, will change: said once, not tried again.
+UNREACHABLE = (DNS_FAILED, REFUSED)
+
+
 def failure(exc: BaseException) -> tuple[str, str, bool]:
     """A failed fetch, read from the exception and its causes: the cause in a few words, its technical
     detail, and whether the site never answered (no HTTP response at all)."""
@@ -269,15 +296,16 @@ def failure(exc: BaseException) -> tuple[str, str, bool]:
     unanswered = any(isinstance(e, (httpx.TransportError, ConnectionError, socket.gaierror)) for e in chain)
     text = " ".join(str(e) for e in chain).lower()
     if any(isinstance(e, socket.gaierror) for e in chain) or any(s in text for s in _DNS_FAILURES):
-        return "DNS lookup failed", detail, True
+        return DNS_FAILED, detail, True
     if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in text:
-        return "connection refused", detail, True
+        return REFUSED, detail, True
     if any(isinstance(e, httpx.TimeoutException) for e in chain) or "timed out" in text:
         return "timed out", detail, True
     return "", detail, unanswered
 
 
 _DNS_FAILURES = (
+    "dns lookup failed",  # our own words (a FetchError worded by the fetcher)
     "name or service not known",
     "nodename nor servname",
     "temporary failure in name resolution",

@@ -171,6 +171,15 @@ class Reads(PageReads, Protocol):
         """Ids of the listed pages of the scope that have stored vectors of `model`, ascending."""
         ...
 
+    # --- the findability audit (audit/) ---
+    def listed_pages(self, scope: Scope) -> list[tuple[str, str]]:
+        """(key, title) of the listed pages of the scope (those search may return), by key."""
+        ...
+
+    def inbound_words(self, key: str, limit: int) -> list[str]:
+        """The words the site's links to this page say most often (by linking pages, then the word), best first."""
+        ...
+
 
 class BuildLock(Protocol):
     """Held by one build of one root at a time, across processes; dropped if its process dies."""
@@ -207,6 +216,11 @@ class Store(PageReads, Protocol):
 
     def build_lock(self, root: str) -> BuildLock: ...
     def close(self) -> None: ...
+
+    # --- the sources it holds (`docslice sources`, `docslice remove`) ---
+    def metas(self, prefix: str) -> list[tuple[str, str]]: ...
+    def footprint(self, scope: Scope) -> int: ...
+    def forget(self, meta_key: str, keys: Sequence[str]) -> int: ...
 
 
 class SnapshotPageReads:

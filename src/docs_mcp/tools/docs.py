@@ -32,7 +32,7 @@ class Searcher(Protocol):
     def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]: ...
     def search_with_status(
         self, query: str, limit: int, source: str | None
-    ) -> tuple[list[SearchHit], str]: ...
+    ) -> tuple[list[SearchHit], str, bool]: ...
     def headings(self, url: str) -> list[tuple[int, str, str]]: ...
     def status_line(self) -> str: ...
 
@@ -274,18 +274,17 @@ class DocsTools:
             self.sources.get(source)  # validates the name
         if self.searcher is not None:
             # The status line reads the index too: in the thread, not on the event loop.
-            hits, status = await asyncio.to_thread(
+            hits, status, searched = await asyncio.to_thread(
                 self.searcher.search_with_status, query, max_results, source or None
             )
         else:
-            hits = await asyncio.to_thread(
-                search_cache, self.cache.documents(), query, max_results, source or None
-            )
-            status = f"searched the {len(self.cache.documents())} page(s) read so far, " + (
-                self.search_note or "no site index; run `docslice index` for site-wide search"
-            )
+            docs = self.cache.documents()
+            hits = await asyncio.to_thread(search_cache, docs, query, max_results, source or None)
+            note = self.search_note or "no site index; run `docslice index` for site-wide search"
+            status, searched = f"searched the {len(docs)} page(s) read so far, {note}", True
         multi = len(self.sources.sources) > 1
-        return answer(query, hits, status, multi, self._headings_for if include_headings else None, self.cap)
+        headings = self._headings_for if include_headings else None
+        return answer(query, hits, status, multi, headings, self.cap, searched)
 
     def _headings_for(self, url: str) -> list[tuple[int, str, str]]:
         if self.searcher is not None:

@@ -25,11 +25,15 @@ def answer(
     multi: bool,
     headings: Callable[[str], Headings] | None,
     cap: int,
+    searched: bool = True,
 ) -> str:
-    """The text search_docs returns: a header with the status, then one block per hit (and its headings)."""
+    """The text search_docs returns: a header with the status, then one block per hit (and its headings).
+    `searched`: the sources held pages to search (without any, other words would not help: the status says
+    why, a dead source or a build under way)."""
     # An agent's query may be megabytes long: echo() cuts it.
     if not hits:
-        return f"search_docs {echo(query)}: no match. {status}. Try other words or fewer of them."
+        advice = " Try other words or fewer of them." if searched else ""
+        return f"search_docs {echo(query)}: no match. {status}.{advice}"
     blocks = []
     for n, h in enumerate(hits, 1):
         path = " > ".join(h.section_path)

@@ -24,6 +24,8 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from docs_mcp import __version__
 from docs_mcp import settings as C
+from docs_mcp.deadline import within
+from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError, InvalidArgument, echo
 from docs_mcp.text.budget import truncate
 from docs_mcp.tools.docs import DocsTools
@@ -53,14 +55,14 @@ _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
 SERVER_NAME = "docslice"
 #: Tools that report the site index's build progress while it runs.
 _REPORTS_BUILD = frozenset({"search_docs"})
-#: DOCS_MCP_LOG_CALLS=1: one log line per tool call (tool, milliseconds, ok or error).
-_LOG_CALLS = os.environ.get("DOCS_MCP_LOG_CALLS", "").strip() not in ("", "0")
+#: DOCSLICE_LOG_CALLS=1: one log line per tool call (tool, milliseconds, ok or error).
+_LOG_CALLS = (env("LOG_CALLS") or "").strip() not in ("", "0")
 #: Seconds a stopping server gives its background build to conclude (store its outcome, say one line).
 SHUTDOWN_GRACE = 3.0
 
 
 async def _call(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]], **inputs: object) -> str:
-    """Run one tool; with DOCS_MCP_LOG_CALLS, one log line for it: `call search_docs 42 ms ok` (or `error`)."""
+    """Run one tool; with DOCSLICE_LOG_CALLS, one log line for it: `call search_docs 42 ms ok` (or `error`)."""
     if not _LOG_CALLS:
         return await _answer(tools, tool, work, **inputs)
     began, outcome = time.perf_counter(), "error"
@@ -78,8 +80,10 @@ async def _answer(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]
     limit = tools.cap + C.METADATA_ALLOWANCE
     try:
         _check_inputs(inputs)
-        async with asyncio.timeout(deadline):
-            text = await work()
+        # The timeout answers the caller; `within` stops the threads the call started (they cannot be cancelled).
+        with within(deadline):
+            async with asyncio.timeout(deadline):
+                text = await work()
     except DocsMCPError as exc:
         raise ToolError(_guard(tool, str(exc), limit)) from exc
     except TimeoutError:

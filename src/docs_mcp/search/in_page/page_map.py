@@ -18,7 +18,7 @@ from docs_mcp.search.in_page.ranking import BM25_B, BM25_K1, PageIndex
 from docs_mcp.text.terms import idf, query_terms, tokenize
 from docs_mcp.text.tidy import clip, fold_space
 
-#: The line that opens the map (benchmarks/policies.py's agent reads the `- #id` lines under it).
+#: The line that opens the map (benchmarks/quality/policies.py's agent reads the `- #id` lines under it).
 MAP_HEAD = "more on this page (get_doc_section with the id):"
 #: Markdown that says nothing in a one-line preview: left-out code, link targets, emphasis, pilcrows.
 _NOISE = re.compile(r"\[code: [^\]\n]*\]|\]\([^)\s]*\)|[*`¶|]|-{3,}|^\s*:\s+", re.M)

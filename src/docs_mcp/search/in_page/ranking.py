@@ -21,8 +21,6 @@ from docs_mcp.settings import (
 from docs_mcp.text.terms import idf, query_literals, query_terms, tokenize
 
 if TYPE_CHECKING:
-    from array import array
-
     import numpy as np
 
 #: Okapi BM25's term-frequency saturation and length normalization (the usual values).
@@ -132,8 +130,8 @@ class PageIndex:
         # The average length divides: an all-empty page still needs one token somewhere.
         self.bm25 = BM25([t or ["\x00"] for t in lengths])
         self.max_idf = max(self.bm25.idf.values(), default=1.0)
-        #: Tokens of markdown lines with their offsets, keyed by text: passages re-read the same sections.
-        self.block_tokens: dict[str, tuple[tuple[str, ...], array]] = {}
+        #: Tokens of markdown lines, keyed by text: passages re-read the same sections.
+        self.block_tokens: dict[str, tuple[str, ...]] = {}
         #: Token-vector sums of lines, by text (semantic.span_cosines): the page's next query re-reads them.
         self.piece_sums: dict[str, np.ndarray] = {}
         #: Where each literal a query held stands in the sections' bodies (`literals`), by literal.

@@ -1,6 +1,6 @@
 """Optional semantic signal: sentence embeddings (embedders.py) blended with BM25, and section vectors.
 
-On by default (its packages are dependencies); with DOCS_MCP_SEMANTIC_MODEL=off, or where they are missing,
+On by default (its packages are dependencies); with DOCSLICE_SEMANTIC_MODEL=off, or where they are missing,
 `active_model()` is None and every caller keeps pure BM25.
 """
 
@@ -148,7 +148,7 @@ def active_model() -> str | None:
         from docs_mcp.errors import DocsMCPError
 
         raise DocsMCPError(
-            f"DOCS_MCP_SEMANTIC_MODEL={SEMANTIC_MODEL!r} is not a semantic model: use auto (the default), "
+            f"DOCSLICE_SEMANTIC_MODEL={SEMANTIC_MODEL!r} is not a semantic model: use auto (the default), "
             f"off, or one of {', '.join(MODELS)}"
         )
     return name if _installed(name) else None

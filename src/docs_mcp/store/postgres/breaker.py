@@ -75,7 +75,7 @@ class Breaker:
             if cause is None:
                 raise IndexUnavailable(
                     f"{where}: every connection of this process stayed busy for {PG_POOL_TIMEOUT:g} s (the "
-                    "database answers): more replicas, or a larger DOCS_MCP_PG_POOL_SIZE"
+                    "database answers): more replicas, or a larger DOCSLICE_PG_POOL_SIZE"
                 ) from None
             raise self._lost(f"{where}: {cause.text}", began, cause.lasting) from None
         except psycopg.Error as exc:

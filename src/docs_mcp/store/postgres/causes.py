@@ -68,7 +68,7 @@ _CAUSES: tuple[tuple[tuple[str, ...], re.Pattern[str], str, str, bool], ...] = t
             r"too many (clients|connections)",
             "out of connections",
             "the server's max_connections (or the role's CONNECTION LIMIT) is reached: fewer replicas or a "
-            "smaller DOCS_MCP_PG_POOL_SIZE, or a higher limit; calls work again once connections free up",
+            "smaller DOCSLICE_PG_POOL_SIZE, or a higher limit; calls work again once connections free up",
             False,
         ),
         (

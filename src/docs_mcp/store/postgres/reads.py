@@ -13,6 +13,7 @@ from docs_mcp.model.document import Document
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL
 from docs_mcp.store.postgres import inbound, keywords, text
+from docs_mcp.store.postgres.audit import AuditReads
 from docs_mcp.store.postgres.postings import decode
 from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     import psycopg
 
 
-class PostgresReads:
+class PostgresReads(AuditReads):
     """The `Reads` of the store on one snapshot; made by `PostgresStore.reading()`."""
 
     def __init__(self, conn: psycopg.Connection, fresh_seconds: float):

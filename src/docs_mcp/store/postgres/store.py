@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, TypeVar
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from docs_mcp.deadline import check, remaining
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.address import redacted, scrubbed
-from docs_mcp.store.postgres import bundles, schema, writes
+from docs_mcp.store.catalog import SourceCatalog
+from docs_mcp.store.postgres import bundles, catalog, schema, writes
 from docs_mcp.store.postgres.breaker import RETRY, Breaker
 from docs_mcp.store.postgres.causes import Cause, cause_of
 from docs_mcp.store.postgres.locks import AdvisoryBuildLock
@@ -42,10 +44,11 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 _RECONNECT_WINDOW = 2.0
 
 
-class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
+class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, SourceCatalog):
     """The `Store` on a PostgreSQL database shared by a team's crawl job and its server replicas."""
 
     _writes = writes  # DelegatedWrites' engine
+    _catalog = catalog  # SourceCatalog's
 
     def __init__(
         self,
@@ -147,11 +150,18 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites):
             yield outer
             return
         self._ready()
+        begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        left = remaining()
+        if left is not None:  # a statement still running at the call's deadline stops there (same round trip)
+            begin += f"; SET LOCAL statement_timeout = {max(1, int(left * 1000))}"
         with self._errors(), self.connection() as conn:
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            conn.execute(begin)
             self._local.reads = PostgresReads(conn, self.fresh_seconds)
             try:
                 yield self._local.reads
+            except psycopg.errors.QueryCanceled:
+                check("reading the site index")  # said as the deadline, not as an unusable index
+                raise
             finally:
                 self._local.reads = None
                 with contextlib.suppress(psycopg.Error):  # a connection lost meanwhile has no transaction

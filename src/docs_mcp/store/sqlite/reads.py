@@ -11,34 +11,18 @@ from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
+from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.inbound import inbound_terms, marks
 from docs_mcp.store.sqlite.keywords import keyword_matches
+from docs_mcp.store.sqlite.scoping import match_expression, scope_sql
 
-#: Above every character: `prefix <= key < prefix + _TOP` holds exactly the keys that start with prefix.
-_TOP = "\U0010ffff"
 _SECTION_BM25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
 _PAGE_BM25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
 #: Scopes memoized as whole-index or not, at most (per index; emptied past this).
 _WHOLE_MEMO_SIZE = 64
 
 
-def scope_sql(scope: Scope, column: str = "p.key") -> tuple[str, list[str]]:
-    """A WHERE condition on `column` and its parameters (key ranges, so the key index serves it)."""
-    if not scope.prefixes:
-        return "0", []
-    parts, args = [], []
-    for prefix in scope.prefixes:
-        parts.append(f"({column} >= ? AND {column} < ?)")
-        args += [prefix, prefix + _TOP]
-    return "(" + " OR ".join(parts) + ")", args
-
-
-def match_expression(terms: Sequence[str]) -> str:
-    """FTS5 query: any of the terms, or phrases of space-separated tokens (BM25 weighs rare ones up)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-class SQLiteReads:
+class SQLiteReads(AuditReads):
     """The `Reads` of the store on one snapshot; made by `SiteIndex.reading()`."""
 
     def __init__(self, db: sqlite3.Connection, fresh_seconds: float, whole_memo: dict):

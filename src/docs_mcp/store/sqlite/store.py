@@ -19,8 +19,10 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
+from docs_mcp.deadline import check, passed
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
+from docs_mcp.store.catalog import SourceCatalog
 from docs_mcp.store.interface import (
     BuildLock,
     DelegatedWrites,
@@ -29,7 +31,7 @@ from docs_mcp.store.interface import (
     SnapshotPageReads,
     key_prefix,
 )
-from docs_mcp.store.sqlite import writes
+from docs_mcp.store.sqlite import catalog, writes
 from docs_mcp.store.sqlite.files import disk_full, file_identity, private_dir
 from docs_mcp.store.sqlite.healing import Healing
 from docs_mcp.store.sqlite.locks import build_lock
@@ -48,6 +50,10 @@ _CORRUPT, _NOTADB, _IOERR = 11, 26, 10
 #: What SQLite says of a damaged file; tables gone from a file in use mean it was replaced: damaged too.
 _DAMAGED = ("malformed", "not a database", "no such table")
 _FULL = 13
+#: SQLite's code for a statement its progress handler stopped (the call's deadline passed).
+_INTERRUPT = 9
+#: SQLite instructions between two looks at the deadline (~a millisecond's work or less).
+_DEADLINE_STEPS = 10_000
 
 
 def _busy(exc: sqlite3.Error) -> bool:
@@ -58,10 +64,11 @@ def _busy(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites):
+class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
     """The `Store` on one SQLite file per cache directory, shared by every process that uses that directory."""
 
     _writes = writes  # DelegatedWrites' engine
+    _catalog = catalog  # SourceCatalog's
 
     def __init__(
         self,
@@ -119,6 +126,8 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites):
         """Raise what a failed SQLite call means here: a damaged file, an index that cannot be used
         (unwritable, locked for too long), or a bug, raised as it is."""
         code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+        if code == _INTERRUPT:
+            check("reading the site index")  # stopped at the call's deadline: said as the deadline
         if code in (_CORRUPT, _NOTADB, _IOERR) or any(words in str(exc) for words in _DAMAGED):
             if not self._opened:  # found while opening: open_index moves it aside and says so
                 raise IndexDamaged(f"the site index {self.path} is damaged: {exc}") from None
@@ -161,6 +170,8 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites):
             with self._heal_lock:  # not while a heal swaps the file: a new one has no tables until it is done
                 db = self._connect()
             db.execute("PRAGMA query_only=1")
+            # A query still running when its call's deadline passes stops there (a thread cannot be cancelled).
+            db.set_progress_handler(passed, _DEADLINE_STEPS)
             reads = self._local.reads = SQLiteReads(db, self.fresh_seconds, self._whole_memo)
             with self._readers_lock:
                 self._readers.append(db)
