@@ -4,7 +4,6 @@ conditionally, digested in a worker process, stored on the store's thread)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -92,8 +91,7 @@ class Build:
         self.known = {p.key: p for p in await self._in_store(self.index.pages, self.scope)}
         meta = BUILD_META + self.source.root
         prog.refreshing = bool(self.known) and Outcome.whole(await self._in_store(self.index.meta, meta))
-        with contextlib.suppress(IndexUnavailable):
-            await self._in_store(self.index.set_meta, meta, prog.unfinished().to_json())
+        await hold_lease(self.index, self.store, meta, prog.unfinished, every=0)  # before any page is written
         if self.source.is_local:
             prog.method = "folder"
             # Found beyond the limit: counted, not read.

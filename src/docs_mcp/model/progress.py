@@ -9,17 +9,12 @@ from dataclasses import asdict, dataclass, field
 
 import httpx
 
-from docs_mcp.environment import env
 from docs_mcp.text.tidy import clip
 
 #: Longest error text kept in an outcome (it reaches status lines and tool responses).
 ERROR_CHARS = 200
 #: Meta key (plus the source's root) of the last build's outcome: roots are a source's identity, not names.
 BUILD_META = "build:"
-#: Seconds a running build's lease lasts; the build renews it every quarter of that. A build whose lease ran
-#: out died (killed, its machine lost): answers say its pages may be missing; one alive is no alarm. Compared
-#: with the clock of the process reading it: machines sharing an index need clocks within this of each other.
-BUILD_LEASE = float(env("BUILD_LEASE", "120") or "120")
 
 
 @dataclass(frozen=True)
@@ -50,18 +45,11 @@ class Outcome:
     store_error: str = ""
     #: False for the outcome a build stores as it starts: still there after it, the build never got to say.
     finished: bool = True
-    #: Until when (time.time()) the unfinished build is known alive: it renews this while it runs (BUILD_LEASE).
-    #: 0 in an outcome stored before 0.4.12: such a build is taken as stopped.
-    lease: float = 0.0
-
-    def alive(self, now: float | None = None) -> bool:
-        """An unfinished build whose lease still runs: under way, not stopped."""
-        return not self.finished and self.lease > (time.time() if now is None else now)
+    lease: float = 0.0  # until when an unfinished build is alive (time.time(); writer.hold_lease renews it)
 
     def missing_note(self) -> str:
-        """'… did not finish …' or 'N pages could not be stored …': pages the index may lack, or "". A build
-        under way is no alarm: nothing for a refresh (the index stays whole), 'is under way' for a first build."""
-        if self.alive():
+        """'… did not finish …' or 'N pages could not be stored …': pages the index may lack, or ""."""
+        if not self.finished and self.lease > time.time():  # under way: no alarm (a refresh keeps it whole)
             return "" if self.complete else "is under way: pages are still being added"
         if not self.finished:
             return (
@@ -184,12 +172,10 @@ class Progress:
         said = f"could not reach {self.root}: {(cause := failure(exc)[0])}"
         self.note_error(said, cause, said, unanswered=True)
 
-    def unfinished(self) -> Outcome:
+    def unfinished(self, lease: float = 0.0) -> Outcome:
         """The outcome a build stores as it starts, while there is room: one that cannot store its own (a full
-        disk) reads unfinished. A refresh's keeps the index as complete as it was. Stored again to renew its
-        lease while the build runs."""
-        now = time.time()
-        return Outcome(now, reached=True, complete=self.refreshing, finished=False, lease=now + BUILD_LEASE)
+        disk) reads unfinished. A refresh's keeps the index as complete as it was."""
+        return Outcome(time.time(), reached=True, complete=self.refreshing, finished=False, lease=lease)
 
     def outcome(self) -> Outcome:
         # An unreachable site's discovery files failed like its pages: the cause says it all.
