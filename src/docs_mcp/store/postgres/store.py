@@ -153,7 +153,8 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
         begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
         left = remaining()
         if left is not None:  # a statement still running at the call's deadline stops there (same round trip)
-            begin += f"; SET LOCAL statement_timeout = {max(1, int(left * 1000))}"
+            # Rounded up: a timeout a fraction of a millisecond short cancels before the deadline has passed.
+            begin += f"; SET LOCAL statement_timeout = {int(left * 1000) + 1}"
         with self._errors(), self.connection() as conn:
             conn.execute(begin)
             self._local.reads = PostgresReads(conn, self.fresh_seconds)
