@@ -48,6 +48,11 @@ GENERIC_LINK_TEXTS = frozenset(
 )
 #: A longer link text is a sentence or a whole entry, not a name for its target.
 LINK_TEXT_MAX_CHARS = 120
+#: Title words that address the reader's assistant instead of naming docs (cli/describe.neutral_title).
+INSTRUCTION_WORDS = frozenset(
+    {"assistant", "assistants", "prompt", "prompts", "instruction", "instructions", "ignore", "disregard"}
+    | {"delegate", "obey", "execute", "you", "your", "yourself", "must", "always", "never", "override"}
+)
 #: A home page, below a source's root.
 HOME_PAGES = ("", "index.html", "index.htm")
 #: Release-notes pages mention every feature briefly and crowd out the reference page that explains it.
@@ -120,8 +125,6 @@ MIN_MAIN_TEXT = 200
 NOISE_SELECTORS: tuple[str, ...] = (
     "script",
     "style",
-    "noscript",
-    "template",
     "iframe",
     "nav",
     "header",
@@ -202,9 +205,29 @@ NOISE_SELECTORS: tuple[str, ...] = (
     ".t-example-live-link",  # cppreference: "Run this code"
     "div.spirit-nav",  # BoostBook: the prev / up / home arrows
     "div.copyright-footer",  # BoostBook: the copyright and licence lines of every page
-    "[hidden]",
-    "[aria-hidden=true]",
 )
+
+#: What a reader never sees (convert/hidden.py): its text is neither served nor indexed, its links give their
+#: target no words. Elements by selector (sphinx-tabs marks its other tabs `hidden`: one tab is served).
+HIDDEN_SELECTORS: tuple[str, ...] = ("template", "noscript", "[hidden]", ".sr-only", ".visually-hidden")
+#: Attributes whose value hides an element, compared without case or surrounding space (`aria-hidden="TRUE"`).
+HIDDEN_ATTRIBUTES: dict[str, frozenset[str]] = {"aria-hidden": frozenset({"true"})}
+#: Elements shown only with an `open` attribute: a <dialog> no script opened.
+SHOWN_WHEN_OPEN = frozenset({"dialog"})
+#: Inline style declarations that hide an element: property → values (lower case, spaces removed).
+HIDDEN_STYLES: dict[str, frozenset[str]] = {
+    "display": frozenset({"none"}),
+    "visibility": frozenset({"hidden", "collapse"}),
+}
+#: Properties at a zero length (any unit) hide text.
+ZERO_SIZE_HIDES = frozenset({"font-size"})
+#: Properties that put an element off-screen at a negative length of at least OFFSCREEN_PX (em, rem: 16 px).
+OFFSCREEN_PROPERTIES = frozenset({"left", "right", "top", "text-indent", "margin-left", "margin-top"})
+OFFSCREEN_PX = 999
+#: Elements whose hiding style is kept (their text is the page's): Doxygen's class and file trees fold their
+#: rows (`tr style="display:none"`) for a script to unfold; SQLite's pages name each pragma in a hidden `<h _id>`
+#: term line the units read (convert/definitions); Javadoc hides the caption naming a table from the eye only.
+HIDDEN_STYLE_KEPT_TAGS = frozenset({"tr", "h", "caption"})
 
 #: Emphasis and code that are markup, not stress: unwrapped so signatures read as code,
 #: `copy2(src, dst, *, follow=True)`, not `copy2(*src*, *dst*, ***, *follow=True*)`. Sphinx emphasizes each

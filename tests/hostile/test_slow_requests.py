@@ -12,7 +12,7 @@ from conftest import SITE
 
 from docs_mcp import settings as C
 
-from .front_door import Served, SlowBodies, time_to_serve
+from .front_door import Served, SlowBodies, hold_stream, open_session, time_to_serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -64,22 +64,18 @@ def test_a_new_client_is_served_under_100_slow_bodies(tmp_path, mode):
 
 
 def test_idle_event_streams_past_a_clients_budget_end_its_oldest(tmp_path):
-    served = serve(tmp_path, "--stateless")
+    # Sessions' streams: a stateless server has none (GET /mcp is 405 there).
+    served = serve(tmp_path)
     streams = []
     try:
         for _ in range(C.HTTP_STREAMS_PER_CLIENT + 8):
-            s = socket.create_connection((served.host, served.port), timeout=10)
-            request = (
-                f"GET /mcp HTTP/1.1\r\nHost: {served.host}:{served.port}\r\nAccept: text/event-stream\r\n\r\n"
-            )
-            s.sendall(request.encode())
-            assert s.recv(4096).startswith(b"HTTP/1.1 200 "), "no stream"
-            streams.append(s)
+            streams.append(hold_stream(served.host, served.port, open_session(served.host, served.port)))
         ended = 0
-        for s in streams[:8]:  # the oldest: their streams were ended (the chunked body closed)
+        for s in streams[:8]:  # the oldest: their streams were ended (closed, or the chunked body's end)
             s.settimeout(5)
-            data = s.recv(4096)
-            ended += data == b"" or data.endswith(b"0\r\n\r\n")
+            while (data := s.recv(4096)) and not data.endswith(b"0\r\n\r\n"):
+                pass
+            ended += 1
         assert ended == 8
         assert time_to_serve(served.host, served.port, timeout=30) < 5
         started = time.monotonic()

@@ -11,6 +11,7 @@ from docs_mcp import settings
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.model.hits import SearchHit
+from docs_mcp.search.site.copies import fold_copies
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -85,3 +86,103 @@ def test_an_item_under_many_paths_names_three_of_them_and_a_count():
     )
     text = answer("tide reader", [hit], "index: 21 pages", False, None, 20_000)
     assert f"also at: {', '.join(also[:3])} (+17 more)" in text and also[3] not in text
+
+
+def frobnicator() -> str:
+    return (
+        "# Frobnicator\n\n## Frobnicating widgets\n\nThe frobnicator turns each widget twice and files a report "
+        "of every turn it made.\n\n## Frobnicator settings\n\nSettings of the frobnicator live in one file "
+        "beside the widgets it frobnicates.\n\n## Frobnicator errors\n\nAn error of the frobnicator names the "
+        "widget it could not turn and why.\n\n## Frobnicator history\n\nThe frobnicator was first written to "
+        "turn widgets for the harbour office.\n"
+    )
+
+
+QUICK = (
+    "# Quick start\n\n## Frobnicating widgets\n\nThe frobnicator turns each widget twice and files a report "
+)
+QUICK += "of every turn it made.\n"
+
+
+async def index_and_search(sources: list[Path], cache: Path, query: str, limit: int) -> list[SearchHit]:
+    """Index these sources into one cache, then search the first one alone."""
+    flags = [a for s in sources for a in ("--source", str(s))]
+    app = App(parser().parse_args(["serve", "--cache-dir", str(cache), "--no-index", *flags]))
+    try:
+        await app.indexer.run()
+    finally:
+        await app.fetcher.aclose()
+        app.index.close()
+    return await search(sources[0], cache, query, limit)
+
+
+async def test_a_copy_in_another_source_of_the_same_index_does_not_fold_a_page_away(tmp_path):
+    # Source a: the real page and a quick page holding its best section. Source b, indexed into the same cache
+    # but not searched: a mirror of the real page. Judged over the index file, the mirror made the real page an
+    # "all-in-one copy" and its hit went to the quick page.
+    a, b = tmp_path / "a", tmp_path / "b" / "mirror"
+    a.mkdir(), b.mkdir(parents=True)
+    (a / "frobnicator.md").write_text(frobnicator())
+    (a / "quick.md").write_text(QUICK)
+    (b / "frobnicator.md").write_text(frobnicator())
+    alone = await index_and_search([a], tmp_path / "c1", "frobnicator widgets turns report", 2)
+    shared = await index_and_search([a, b], tmp_path / "c2", "frobnicator widgets turns report", 2)
+    assert [h.url for h in shared] == [h.url for h in alone]
+    assert any(h.url.endswith("frobnicator.md") for h in shared)
+
+
+async def test_a_page_with_a_twin_is_not_dropped_for_a_small_page_holding_one_of_its_sections(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "mirror").mkdir(parents=True)
+    (docs / "frobnicator.md").write_text(frobnicator())
+    (docs / "mirror" / "frobnicator.md").write_text(frobnicator())
+    (docs / "quick.md").write_text(QUICK)
+    hits = await search(docs, tmp_path / "c", "frobnicator widgets turns report", 3)
+    [real] = [h for h in hits if h.url.endswith("frobnicator.md")]
+    assert len(real.also) == 1 and real.also[0].endswith("frobnicator.md")
+
+
+async def test_an_all_in_one_page_folds_into_the_chapter_it_holds_not_a_smaller_page_sharing_a_section(
+    tmp_path,
+):
+    docs = book(tmp_path)
+    storing = (
+        "\n## Storing tides readings\n\nEach tides reading is stored for a year in the district archive.\n"
+    )
+    (docs / "tides.md").write_text(chapter("tides") + storing)
+    whole = (
+        (docs / "print.md").read_text().replace("\n## Winds", storing.replace("## ", "### ") + "\n## Winds")
+    )
+    (docs / "print.md").write_text(whole)
+    # Smaller than the chapter, holding one of its sections beside its own: print.md does not copy this page.
+    calibrating = chapter("tides").split("## Calibrating", 1)[1]
+    (docs / "cheatsheet.md").write_text(
+        f"# Cheat sheet\n\n## Calibrating{calibrating}\n## Glossary\n\nA gauge is an instrument; a district "
+        "is the area one office keeps.\n"
+    )
+    app = App(
+        parser().parse_args(
+            ["serve", "--cache-dir", str(tmp_path / "c"), "--no-index", "--source", str(docs)]
+        )
+    )
+    try:
+        await app.indexer.run()
+    finally:
+        await app.fetcher.aclose()
+    terms = ["calibrating", "tides", "gauges", "spring"]
+    scope = app.search.scope()
+    try:
+        with app.index.reading() as reads:
+            ids = {
+                Path(r.key).name: r.id
+                for r in reads.page_rows(p for p, _ in reads.page_matches(terms, scope, 20))
+            }
+            # The all-in-one page's hit alone, as the ranker hands it over when the query's words found only it.
+            page = ids["print.md"]
+            section = reads.best_section(page, terms)
+            folded = fold_copies(reads, [page], {page: section}, {page: 1.0}, {page: scope.prefixes[0]})
+            [target] = folded.ranked
+            [row] = reads.section_rows([folded.section_of[target]])
+    finally:
+        app.index.close()
+    assert target == ids["tides.md"] and row.anchor == "calibrating-tides-gauges"

@@ -51,17 +51,25 @@ def test_the_compose_file_runs_the_image_built_from_the_checkout_and_nothing_fro
     assert "pip" not in (DEPLOY / "compose.yaml").read_text()  # nothing installed when a container starts
 
 
-def test_nginx_balances_over_the_replicas_port_and_sends_the_host_they_allow():
+def test_nginx_balances_over_the_replicas_port_with_tls_and_passes_the_host_they_allow():
     compose = _compose()
     docs = compose["services"]["docs"]["command"]
     port = docs[docs.index("--http") + 1].rsplit(":", 1)[1]
-    allowed = docs[docs.index("--allowed-host") + 1]
-    nginx = compose["services"]["nginx"]
-    mount = nginx["volumes"][0].split(":")
-    assert (DEPLOY / mount[0]).resolve() == (DEPLOY / "nginx.conf").resolve() and mount[1].endswith(".conf")
+    mounts = dict(v.split(":")[:2] for v in compose["services"]["nginx"]["volumes"])
+    assert mounts == {
+        "./nginx.conf": "/etc/nginx/conf.d/default.conf",
+        "./nginx-upstream-compose.conf": "/etc/nginx/conf.d/upstream.conf",
+        "./tls": "/etc/nginx/tls",
+    }
+    upstream = (DEPLOY / "nginx-upstream-compose.conf").read_text()
+    assert re.search(rf"upstream docslice \{{\s*server docs:{port}\b", upstream)
     conf = (DEPLOY / "nginx.conf").read_text()
-    assert re.search(rf"upstream {re.escape(allowed)} \{{ server docs:{port}\b", conf)
-    assert f"proxy_pass http://{allowed};" in conf
+    assert "proxy_pass http://docslice;" in conf and "listen 443 ssl;" in conf
+    assert re.search(r"listen 80;\s*return 308 https://", conf)  # port 80 only redirects
+    # nginx passes on the name the client asked for; the replicas allow the public name.
+    assert "proxy_set_header Host $host;" in conf
+    assert docs[docs.index("--allowed-host") + 1] == "${DOCS_PUBLIC_NAME:-localhost}"
+    assert compose["services"]["nginx"]["ports"] == ["443:443", "80:80"]
 
 
 def test_the_image_is_multi_stage_unprivileged_and_checks_readyz():

@@ -128,6 +128,25 @@ async def test_crawl_follows_links_up_to_the_limit(site, tmp_path):
     assert len(keys(limited)) == 3 and report.discovered == 3
 
 
+@pytest.mark.timeout(180)
+async def test_links_past_the_crawl_limit_are_counted_up_to_a_bound_not_kept(tmp_path):
+    from docs_mcp.model.progress import LEFT_OUT_COUNTED, cut_note
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    links = "".join(f'<a href="p{i}.html">{i}</a> ' for i in range(LEFT_OUT_COUNTED + 500))
+    (docs / "index.html").write_text(f"<html><body><main><h1>Links</h1><p>{links}</p></main></body></html>")
+    served = LocalSite(docs)
+    try:
+        [report] = await build(app_for(tmp_path / "c", served.url, extra=("--crawl-limit", "3")))
+    finally:
+        served.stop()
+    assert report.discovered == 3 and report.left_out == LEFT_OUT_COUNTED
+    assert cut_note(report.left_out, report.limit).startswith(
+        f"at least {LEFT_OUT_COUNTED:,} discovered pages"
+    )
+
+
 async def test_local_folder_indexes_every_page(tmp_path):
     app = app_for(tmp_path / "c", str(SITE))
     [report] = await build(app)

@@ -101,3 +101,26 @@ def test_a_replica_whose_database_is_down_is_alive_but_not_ready(site):
             time.sleep(0.5)
     finally:
         replica.stop()
+
+
+def test_a_replica_that_cannot_use_its_index_answers_mcp_calls_503_for_the_balancer(site):
+    # A balancer moves a call on a 503 (nginx: proxy_next_upstream http_503), never on a tool error (200).
+    url = "postgresql://docs:secret@127.0.0.1:9/docs?connect_timeout=1"
+    replica = Served("--http", "127.0.0.1:0", "--stateless", "--index-url", url, "--source", site.url)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "search_docs", "arguments": {"query": QUERY}},
+    }
+    try:
+        for _ in range(3):
+            answer = httpx.post(replica.url, json=body, headers=HEADERS, timeout=15)
+            assert answer.status_code == 503 and answer.headers["retry-after"], answer.text
+            error = answer.json()["error"]
+            assert "this replica cannot use its index" in error["message"] and "secret" not in answer.text
+        # Its stream endpoint is not held open for nothing: a stateless replica has none.
+        stream = httpx.get(replica.url, headers={"accept": "text/event-stream"}, timeout=5)
+        assert stream.status_code == 405 and stream.headers["allow"] == "POST"
+    finally:
+        replica.stop()

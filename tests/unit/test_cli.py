@@ -16,6 +16,7 @@ from docs_mcp.cli.main import main
 from docs_mcp.cli.reference import regenerate
 from docs_mcp.cli.report import summary
 from docs_mcp.crawl.indexer import Progress
+from docs_mcp.errors import DocsMCPError
 from docs_mcp.tools.specs import TOOLS
 
 README = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
@@ -212,6 +213,22 @@ def test_build_summary_counts_redirected_addresses_only_when_there_are_some():
     )
 
 
+def test_a_build_summary_shows_a_sites_control_characters_escaped_whatever_prints_it():
+    # A Content-Type and a link from the site reach the summary: `search` printed it raw (index_if_empty).
+    said = summary(
+        Progress(
+            "docs",
+            root="http://127.0.0.1:8000/",
+            done=2,
+            failed=1,
+            errors=["http://127.0.0.1:8000/a.html: not documentation (Content-Type text/x\x9b31m)"],
+            not_found=["http://127.0.0.1:8000/\x1b]8;;evil\x07b.html"],
+        )
+    )
+    assert "\x9b" not in said and "\x1b" not in said and "\x07" not in said
+    assert "text/x\\x9b31m" in said and "\\x1b]8;;evil\\x07b.html" in said
+
+
 def test_the_parser_object_parses_like_parse_for_scripts_that_build_an_app_from_it():
     argv = ["--source", "https://example.org/docs/", "serve", "--no-index"]
     assert vars(parser().parse_args(argv)) == vars(parse(argv))
@@ -238,3 +255,41 @@ def test_build_counts_are_plain_english_and_scripts_read_for_links_go_unsaid():
     assert one.startswith("docs: 1 page via ") and "1 pages" not in one
     assert "script" not in one  # read for the pages they name: no page of the source, nothing to say
     assert summary(Progress("docs", done=2, fetched=2)).startswith("docs: 2 pages via ")
+
+
+def test_a_password_in_index_url_on_the_command_line_is_warned_about_like_token(capsys):
+    from docs_mcp.cli.app import settings_from
+
+    settings = settings_from(parse(["search", "q", "--index-url", "postgresql://docs:pw-9@db.internal/docs"]))
+    said = capsys.readouterr().err
+    assert settings.index_url == "postgresql://docs:pw-9@db.internal/docs"
+    assert "warning: --index-url's password is visible to every local user" in said
+    assert "--index-url-file PATH or DOCSLICE_INDEX_URL" in said and "pw-9" not in said
+    for other_form in ("postgresql://docs@db.internal/docs?password=pw-9", "host=db.internal password=pw-9"):
+        settings_from(parse(["search", "q", "--index-url", other_form]))
+        assert "--index-url's password is visible" in capsys.readouterr().err, other_form
+    settings_from(parse(["search", "q", "--index-url", "postgresql://docs@db.internal/docs"]))
+    assert capsys.readouterr().err == ""  # no password, nothing to warn about
+
+
+def test_the_index_url_is_read_from_a_file_and_a_file_others_can_read_is_said(tmp_path, capsys, monkeypatch):
+    from docs_mcp.cli.app import settings_from
+
+    monkeypatch.setenv("DOCSLICE_INDEX_URL", "postgresql://env@db/env")
+    secret = tmp_path / "index-url"
+    secret.write_text("postgresql://docs:pw-9@db.internal/docs\n")
+    secret.chmod(0o600)
+    assert settings_from(parse(["index", "--index-url-file", str(secret)])).index_url == (
+        "postgresql://docs:pw-9@db.internal/docs"
+    )
+    assert capsys.readouterr().err == ""
+    secret.chmod(0o644)
+    settings_from(parse(["index", "--index-url-file", str(secret)]))
+    assert f"`chmod 600 {secret}`" in capsys.readouterr().err
+    # Without either option the environment's address is used; both options at once are refused.
+    assert settings_from(parse(["index"])).index_url == "postgresql://env@db/env"
+    with pytest.raises(DocsMCPError, match="once"):
+        settings_from(parse(["index", "--index-url-file", str(secret), "--index-url", "postgresql://x@y/z"]))
+    (tmp_path / "two").write_text("postgresql://a@b/c\npostgresql://d@e/f\n")
+    with pytest.raises(DocsMCPError, match="alone on the file's first line"):
+        settings_from(parse(["index", "--index-url-file", str(tmp_path / "two")]))

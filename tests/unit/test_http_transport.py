@@ -188,3 +188,55 @@ def test_connections_fit_in_the_open_file_limit_with_room_kept():
     assert limits_for(1024).max_connections == 1024 - C.HTTP_FILE_RESERVE - 2 * C.HTTP_BACKLOG
     assert limits_for(100).max_connections == C.HTTP_MIN_CONNECTIONS
     assert limits_for(10**7).max_connections == C.HTTP_MAX_CONNECTIONS
+
+
+@pytest.mark.parametrize("bound", ["10.0.0.5", "0.0.0.0", "fd00::5", "127.0.0.1"])
+def test_a_refusal_behind_a_proxy_names_no_address_or_port_of_the_network_inside(bound):
+    # Behind a proxy (even one on this host: a loopback replica with --allowed-host) the refusal reaches
+    # whoever asked: it must not tell them where the replica listens.
+    d = door(bound, 8123, "docs.example.com")
+    for refused in (d.refusal("evil.example", None), d.refusal("docs.example.com", "https://evil.example")):
+        assert refused is not None and "--allowed-host" in refused[1]
+        assert bound not in refused[1] and "8123" not in refused[1], refused
+
+
+def test_a_refusal_beyond_loopback_names_no_address_even_without_allowed_names():
+    refused = door("10.0.0.5", 8123).refusal("evil.example", None)
+    assert refused is not None and "10.0.0.5" not in refused[1] and "8123" not in refused[1]
+
+
+def test_the_ready_gate_asks_the_index_once_per_verdict_and_lets_calls_through_once_it_answers():
+    from docs_mcp.transport.replica import ReadyGate
+
+    state = {"why": "cannot use the index at db.internal: password authentication failed", "asked": 0}
+
+    def unusable() -> str:
+        state["asked"] += 1
+        return state["why"]
+
+    gate = ReadyGate(_ok, unusable, "/mcp")
+
+    async def statuses(n: int) -> list[int]:
+        out = []
+        for _ in range(n):
+            sent = []
+
+            async def receive():
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            async def send(message, sent=sent):
+                sent.append(message)
+
+            await gate({"type": "http", "method": "POST", "path": "/mcp", "headers": []}, receive, send)
+            out.append(sent[0]["status"])
+            if sent[0]["status"] == 503:
+                assert b"password authentication failed" in sent[1]["body"]
+        return out
+
+    async def run() -> None:
+        assert await statuses(5) == [503] * 5 and state["asked"] == 1  # one check serves the calls after it
+        state["why"] = ""
+        gate._verdict = None  # the verdict's second is over (no sleep in a unit test)
+        assert await statuses(3) == [200] * 3 and state["asked"] == 2
+
+    asyncio.run(run())

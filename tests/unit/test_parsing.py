@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import lxml.html
 import pytest
 from conftest import SITE
@@ -14,6 +16,7 @@ from docs_mcp.errors import NotDocumentation
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.sources import Location, Source
 from docs_mcp.model.document import Document
+from docs_mcp.settings import MAX_PAGE_SECTIONS
 from docs_mcp.text.terms import tokenize
 
 
@@ -415,3 +418,53 @@ def test_a_huge_title_is_clipped():
     html = "<html><head><title>" + "T" * 200_000 + "</title></head><body><p>x</p></body></html>"
     title = document_of(html).title
     assert len(title) <= 200 and title.endswith("…")
+
+
+# --- hidden text --------------------------------------------------------------------------------
+HIDDEN_FORMS = (
+    '<div style="display:none">HIDDEN_DISPLAY</div>',
+    '<p style="Visibility: Hidden">HIDDEN_VISIBILITY</p>',
+    '<span style="font-size:0">HIDDEN_FONT_SIZE</span>',
+    '<div style="position:absolute; left:-10000px">HIDDEN_OFF_SCREEN</div>',
+    '<p style="text-indent:-999em">HIDDEN_INDENT</p>',
+    '<span class="sr-only">HIDDEN_SR_ONLY</span>',
+    "<dialog><p>HIDDEN_DIALOG</p></dialog>",
+    '<div aria-hidden="TRUE">HIDDEN_ARIA_UPPER</div>',
+    "<div hidden>HIDDEN_ATTRIBUTE</div>",
+    "<template><p>HIDDEN_TEMPLATE</p></template>",
+)
+
+
+def test_text_the_page_hides_is_neither_served_nor_indexed():
+    body = "".join(HIDDEN_FORMS)
+    shown = (
+        '<dialog open><p>SHOWN_OPEN_DIALOG</p></dialog><p style="font-size:0.9em;left:-2px">SHOWN_SMALL</p>'
+        '<table><tr style="display:none"><td>SHOWN_TREE_ROW</td></tr></table>'
+        '<table><caption style="display:none">SHOWN_CAPTION</caption><tr><td>cell</td></tr></table>'
+    )
+    html = f"<html><body><main><h1>Tides</h1><p>The tide tables of the harbour.</p>{body}{shown}</main></body></html>"
+    doc = document_of(html)
+    text = doc.markdown() + " ".join(s.text for s in doc.sections)
+    assert [f for f in HIDDEN_FORMS if re.search(r"HIDDEN_\w+", f)[0] in text] == []
+    for word in (
+        "SHOWN_OPEN_DIALOG",
+        "SHOWN_SMALL",
+        "SHOWN_TREE_ROW",
+        "SHOWN_CAPTION",
+        "The tide tables of the harbour.",
+    ):
+        assert word in text, word
+
+
+def test_the_unit_cap_counts_page_level_units_too():
+    # Text between closed <section>s opens a page-level unit after each: 5,000 blocks gave 10,000 units.
+    blocks = "".join(
+        f"<section><h2>Gauge {i}</h2><p>Reading {i}.</p></section><p>Between {i} and the next.</p>"
+        for i in range(MAX_PAGE_SECTIONS)
+    )
+    doc = document_of(f"<html><head><title>Gauges</title></head><body><main>{blocks}</main></body></html>")
+    assert len(doc.sections) <= MAX_PAGE_SECTIONS
+    last = doc.sections[-1]
+    assert f"Between {MAX_PAGE_SECTIONS - 1} and the next." in last.text
+    assert f"Gauge {MAX_PAGE_SECTIONS - 1}" in last.text and f"gauge-{MAX_PAGE_SECTIONS - 1}" in last.anchors
+    assert any(f"over {MAX_PAGE_SECTIONS:,} units" in s.text for s in doc.sections)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -67,10 +68,19 @@ def docslice(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Completed
 
 
 def test_commands_run_without_source_in_a_project_that_remembers_it(tmp_path):
-    (tmp_path / ".docslice.toml").write_text(f"source = [{str(SITE)!r}]\n", encoding="utf-8")
+    shutil.copytree(SITE, tmp_path / "docs")
+    (tmp_path / ".docslice.toml").write_text('source = ["./docs"]\n', encoding="utf-8")
     run = docslice("section", "seed.html", "chart-datum", cwd=tmp_path, env={})
     assert run.returncode == 0, run.stderr
     assert "### Chart datum" in run.stdout
+
+
+def test_a_command_refuses_a_project_files_folder_outside_it_until_the_user_accepts_it(tmp_path):
+    (tmp_path / ".docslice.toml").write_text(f"source = [{str(SITE)!r}]\n", encoding="utf-8")
+    run = docslice("section", "seed.html", "chart-datum", cwd=tmp_path, env={})
+    assert run.returncode == 2 and "outside its own" in run.stderr and "### Chart datum" not in run.stdout
+    run = docslice("section", "seed.html", "chart-datum", cwd=tmp_path, env={"DOCSLICE_PROJECT_OUTSIDE": "1"})
+    assert run.returncode == 0 and "### Chart datum" in run.stdout, run.stderr
 
 
 def test_sources_from_the_variable_serve_a_command_and_the_command_line_wins(tmp_path):
@@ -115,3 +125,25 @@ def test_the_cache_is_under_the_docslice_name_and_an_old_docs_mcp_cache_keeps_be
     assert default_cache_dir() == tmp_path / "given"
     monkeypatch.setenv("DOCSLICE_CACHE_DIR", str(tmp_path / "named"))
     assert default_cache_dir() == tmp_path / "named"
+
+
+@pytest.mark.parametrize("spec", ["~", "/etc", "../outside", "home=~", "up=.."])
+def test_a_project_file_naming_a_folder_outside_its_own_is_refused_unless_the_user_accepts_it(tmp_path, spec):
+    project = tmp_path / "clone"
+    (project / "docs").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (project / ".docslice.toml").write_text(f'source = ["./docs", "{spec}"]\n', encoding="utf-8")
+    with pytest.raises(InvalidArgument, match="outside its own") as refused:
+        remembered_sources(project, {})
+    assert "DOCSLICE_PROJECT_OUTSIDE=1" in str(refused.value)
+    accepted = remembered_sources(project, {"DOCSLICE_PROJECT_OUTSIDE": "1"})
+    assert accepted.specs[0] == str((project / "docs").resolve()) and len(accepted.specs) == 2
+
+
+def test_a_link_inside_the_project_to_a_folder_outside_is_outside(tmp_path):
+    project = tmp_path / "clone"
+    project.mkdir()
+    (project / "docs").symlink_to(Path.home())
+    (project / ".docslice.toml").write_text('source = ["./docs"]\n', encoding="utf-8")
+    with pytest.raises(InvalidArgument, match="outside its own"):
+        remembered_sources(project, {})

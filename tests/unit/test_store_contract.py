@@ -282,12 +282,16 @@ def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes
         assert {o for _, o, _ in copies} == {other} and len(copies) == digested
         assert {s for s, _, _ in copies} <= set(ids)
         assert r.section_copies(ids, Scope(("https://elsewhere.invalid/",))) == []
-        assert r.shared_digests(page, other) == digested == r.shared_digests(other, page)
-        assert r.shared_digests(page) == digested  # any other page: here, the copy
+        assert r.shared_digests(page, scope, other) == digested == r.shared_digests(other, scope, page)
+        assert r.shared_digests(page, scope) == digested  # any other page: here, the copy
+        # Only the scope's pages count, and with `most`, only pages with no more digests than that.
+        assert r.shared_digests(page, Scope(("https://elsewhere.invalid/",))) == 0
+        assert r.shared_digests(page, scope, most=digested) == digested
+        assert r.shared_digests(page, scope, most=digested - 1) == 0
     index.remove(copy)
     with index.reading() as r:
         assert r.section_copies(ids, scope) == [] and r.page_shapes([other]) == {}
-        assert r.shared_digests(page, other) == 0 == r.shared_digests(page)
+        assert r.shared_digests(page, scope, other) == 0 == r.shared_digests(page, scope)
 
 
 def test_the_sources_held_are_listed_sized_and_one_is_forgotten_whole(store):

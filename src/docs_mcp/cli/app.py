@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from docs_mcp import settings as C
 from docs_mcp.cli.grammar import SOURCELESS
 from docs_mcp.cli.project import source_specs
+from docs_mcp.cli.secrets import index_url
 from docs_mcp.cli.terminal import answer_for_terminal, for_terminal, say  # noqa: F401  (re-exported)
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 
 def settings_from(args: argparse.Namespace) -> C.Settings:
+    shared = index_url(args, say)
     return C.Settings(
         max_chars=max(1000, args.max_chars),
         cache_size=args.cache_size,
@@ -39,8 +41,8 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
         index_ttl_days=args.index_ttl_days,
         cache_dir=args.cache_dir or C.default_cache_dir(),
         # A replica of a shared index never crawls on start: the crawl is a job of its own (`docslice index`).
-        auto_index=not getattr(args, "no_index", False) and not (args.index_url or C.default_index_url()),
-        index_url=args.index_url or C.default_index_url(),
+        auto_index=not getattr(args, "no_index", False) and not shared,
+        index_url=shared,
     )
 
 
@@ -105,13 +107,21 @@ class App:
 
     def readiness(self) -> str:
         """Why this process cannot answer searches ("" when it can): no usable store, or an empty index."""
+        why, pages = self._pages()
+        return why or ("" if pages else "the index holds no page of these sources yet")
+
+    def unusable(self) -> str:
+        """Why this process cannot use its index at all ("" when it can; an index still empty can be used)."""
+        return self._pages()[0]
+
+    def _pages(self) -> tuple[str, int]:
+        """(why the index cannot be used or "", how many pages of these sources it holds)."""
         if self.index is None:
-            return self.index_notice or "no index"
+            return self.index_notice or "no index", 0
         try:
-            pages = self.index.page_count(self.search.scope() if self.search else None)
+            return "", self.index.page_count(self.search.scope() if self.search else None)
         except DocsMCPError as exc:
-            return str(exc)
-        return "" if pages else "the index holds no page of these sources yet"
+            return str(exc), 0
 
     @cached_property
     def indexer(self) -> Indexer:

@@ -44,6 +44,14 @@ SHARED = (
         "a PostgreSQL index shared by a team (`postgresql://…`; the `postgres` extra) instead of `index.sqlite`",
         shown_default="`$DOCSLICE_INDEX_URL`, else the SQLite file in the cache dir",
     ),
+    Option(
+        "--index-url-file",
+        None,
+        "read `--index-url` from this file (one line): its password stays out of the process list",
+        Path,
+        metavar="PATH",
+        shown_default="none",
+    ),
     Option("--max-body-bytes", C.MAX_BODY_BYTES, "larger pages are refused", int, forward=True),
     Option("--timeout", C.READ_TIMEOUT, "read timeout in seconds (connect: 5)", float, forward=True),
     Option(

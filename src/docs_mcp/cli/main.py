@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from docs_mcp.cli.arguments import parse, program
 from docs_mcp.cli.checks import check_before_work
 from docs_mcp.cli.logs import configure
+from docs_mcp.cli.secrets import token
 from docs_mcp.cli.terminal import for_terminal, say
-from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _serve(args: argparse.Namespace) -> int:
         from docs_mcp.transport.bind import check_bind
 
         # Before any work (and before the serving stack is imported): refuse early.
-        bind = check_bind(args.http, args.allow_remote, _token(args), tuple(args.allowed_host or ()))
+        bind = check_bind(args.http, args.allow_remote, token(args, say), tuple(args.allowed_host or ()))
     elif args.allow_remote or args.token or args.token_file or args.allowed_host or args.stateless:
         raise DocsMCPError(
             "--allow-remote, --token, --token-file, --allowed-host and --stateless apply to --http only "
@@ -88,16 +88,16 @@ def _serve(args: argparse.Namespace) -> int:
     else:
         from docs_mcp.transport.http import Serving, serve_http
 
-        serving = Serving(args.stateless, app.readiness, app.settings.deadline)
+        serving = Serving(args.stateless, app.readiness, app.settings.deadline, app.unusable)
         serve_http(server, bind, say, serving)
     return 0
 
 
 def _migrate(args: argparse.Namespace) -> int:
     """`docslice migrate`: one line saying what changed, on stderr like every log line."""
-    from docs_mcp.environment import default_index_url
+    from docs_mcp.cli.secrets import index_url
 
-    url = args.index_url or default_index_url()
+    url = index_url(args, say)
     if not url:
         raise DocsMCPError(
             "migrate changes a shared PostgreSQL index: give --index-url (or DOCSLICE_INDEX_URL)"
@@ -106,26 +106,6 @@ def _migrate(args: argparse.Namespace) -> int:
 
     logging.getLogger("docs_mcp").info(migrate_postgres(url))
     return 0
-
-
-def _token(args: argparse.Namespace) -> str | None:
-    """The bearer token: from --token-file, --token (seen by every local user: said) or DOCSLICE_TOKEN."""
-    if args.token is not None and args.token_file is not None:
-        raise DocsMCPError("give the token once: --token-file or --token, not both")
-    if args.token_file is not None:
-        from docs_mcp.transport.bind import read_token
-
-        token, warning = read_token(args.token_file)
-        if warning:
-            say(warning)
-        return token
-    if args.token is not None:
-        say(
-            "warning: --token is visible to every local user (ps, /proc/PID/cmdline); "
-            "use --token-file PATH or DOCSLICE_TOKEN instead"
-        )
-        return args.token
-    return env("TOKEN") or None
 
 
 async def _background(app: App) -> None:

@@ -22,6 +22,8 @@ HELP = (
     f'that list: source = ["pg=https://www.postgresql.org/docs/15/", "./docs"] (folders relative to the '
     "file's own folder). Any --source on the command line replaces the remembered ones."
 )
+#: Set to 1, this lets a project file name folders outside its own (a cloned repository's file may not add `~`).
+OUTSIDE_ENV = "DOCSLICE_PROJECT_OUTSIDE"
 
 
 @dataclass(frozen=True)
@@ -41,12 +43,14 @@ def remembered_sources(cwd: Path | None = None, environ: Mapping[str, str] = os.
     for folder in (here, *here.parents):
         path = folder / PROJECT_FILE
         if path.is_file():
-            return Remembered(_read(path), str(path))
+            outside = (env("PROJECT_OUTSIDE", "", environ) or "").strip() == "1"
+            return Remembered(_read(path, outside), str(path))
     return None
 
 
-def _read(path: Path) -> tuple[str, ...]:
-    """The file's `source` list (or one string), folders made absolute from the file's own folder."""
+def _read(path: Path, outside: bool = False) -> tuple[str, ...]:
+    """The file's `source` list (or one string), folders made absolute from the file's own folder and refused
+    outside it, unless `outside` (the user's $DOCSLICE_PROJECT_OUTSIDE=1)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -59,19 +63,29 @@ def _read(path: Path) -> tuple[str, ...]:
             f'{path}: write the docs roots as `source = ["https://…/docs/", "NAME=./folder"]` '
             f"(a list of --source values; nothing else is read{', not ' + ', '.join(unknown) if unknown else ''})"
         )
-    return tuple(_anchored(s.strip(), path.parent) for s in specs)
+    anchored = tuple(_anchored(s.strip(), path.parent) for s in specs)
+    home = path.parent.resolve()
+    for spec, folder in anchored:
+        if folder is not None and not outside and not folder.is_relative_to(home):
+            raise InvalidArgument(
+                f"{path} names {spec!r}, a folder outside its own ({home}): a project file (a cloned repository's "
+                f"too) names only folders inside it. Give that folder with --source or ${ENV}, or set "
+                f"{OUTSIDE_ENV}=1 to accept the file as it is"
+            )
+    return tuple(spec for spec, _ in anchored)
 
 
-def _anchored(spec: str, base: Path) -> str:
-    """A folder relative to the file's own folder, made absolute; a URL or anything else stays as it is."""
+def _anchored(spec: str, base: Path) -> tuple[str, Path | None]:
+    """A folder relative to the file's own folder, made absolute, and that folder; a URL or anything else stays
+    as it is (no folder)."""
     if spec.lower().startswith(("http://", "https://")):
-        return spec
+        return spec, None
     folder = _folder(spec, base)
     if folder is not None:
-        return str(folder)
+        return str(folder), folder
     name, sep, rest = spec.partition("=")  # NAME=folder
     folder = _folder(rest, base) if sep else None
-    return f"{name}={folder}" if folder is not None else spec  # --source's own checks say what is wrong
+    return (f"{name}={folder}", folder) if folder is not None else (spec, None)  # --source's checks say why
 
 
 def _folder(text: str, base: Path) -> Path | None:

@@ -103,7 +103,8 @@ def summary(p: Progress) -> str:
         text += f"\n  ! {err}"
     if len(p.errors) > 5:
         text += f"\n  … and {len(p.errors) - 5} more"
-    return text
+    # Escaped here, for every command that prints it: a site's Content-Type and links reach these lines.
+    return for_terminal(text)
 
 
 def _first(keys: list[str], root: str) -> str:
@@ -199,7 +200,10 @@ async def index_if_empty(app: App) -> bool:
     empty = [s for s in app.sources.sources if not app.index.page_count(Scope.of([s]))]
     if not empty:
         return True
-    print(f"indexing {', '.join(s.name for s in empty)} first, into {where(app)}…", file=sys.stderr)
+    print(
+        for_terminal(f"indexing {', '.join(s.name for s in empty)} first, into {where(app)}…"),
+        file=sys.stderr,
+    )
     reports = await app.indexer.run(sources=empty, on_progress=ProgressBar())
     for line in build_report(reports)[0]:
         print(line, file=sys.stderr)

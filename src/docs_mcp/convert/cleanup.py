@@ -8,7 +8,7 @@ from docs_mcp.settings import SHORT_LITERAL_CHARS, SHORT_LITERAL_LINES, mechanis
 
 _PILCROW = re.compile("[¶\uf0c1\u200b\u200c\u200d\ufeff]")
 _COPY_LINE = re.compile(r"^[ \t]*(?:Copy(?: to clipboard| code)?|Copied!?)[ \t]*$", re.M | re.I)
-_TRAILING_WS = re.compile(r"[ \t]+$", re.M)
+_TRAILING_WS = re.compile(r"(?<![ \t])[ \t]+$", re.M)  # from a run's first char: linear
 BLANK_RUNS = re.compile(r"\n{3,}")
 
 

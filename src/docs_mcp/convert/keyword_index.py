@@ -24,7 +24,7 @@ _NESTED = frozenset({"ul", "ol", "dl", "dd"})
 #: Sphinx repeats a term's further targets as "[1]", "[2]".
 _MORE_TARGETS = re.compile(r"^\[\d+\]$")
 #: Sphinx's kind suffix ("(class in django.forms)", "(built-in function)") and DocBook's "see also" lead-in.
-_KIND = re.compile(r"\s*\([^()]*\)\s*$")
+_KIND = re.compile(r"(?<!\s)\s*\([^()]*\)\s*$")
 _SEE = re.compile(r"\(?\bsee(?:\s+also)?\s*$", re.I)
 _PUNCT = " ,:;-–—"
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 #: An explicit heading id, `# Title {#custom}` (Pandoc, MkDocs, Hugo).
-_EXPLICIT_ID = re.compile(r"\s*\{#([A-Za-z0-9_:.-]+)\}\s*$")
+_EXPLICIT_ID = re.compile(r"(?<!\s)\s*\{#([A-Za-z0-9_:.-]+)\}\s*$")
 #: YAML front matter: metadata, not Markdown (read as Markdown, its closing `---` makes a heading).
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?:.*\n)*?(?:---|\.\.\.)[ \t]*(?:\n|\Z)")
 #: One parser per thread: markdown-it-py does not promise that one parser may serve threads at once.

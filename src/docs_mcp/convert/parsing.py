@@ -8,6 +8,7 @@ import re
 import lxml.html
 from lxml import etree
 
+from docs_mcp.convert.hidden import hidden_elements
 from docs_mcp.convert.selectors import SelectorSet, xpath
 from docs_mcp.errors import NotDocumentation
 from docs_mcp.settings import MAX_DEPTH, MAX_PAGE_SECTIONS, MAX_TITLE_CHARS
@@ -28,7 +29,7 @@ MAX_PARSE_DEPTH = 2_048
 #: Tags that pile up in pathological nesting; removed from the raw text when a page nests too deep.
 _NESTING_TAGS = re.compile(
     r"</?(?:div|span|section|article|font|b|i|u|em|strong|small|big|a|blockquote|ul|ol|li|dl|dt|dd|table|"
-    r"tbody|thead|tr|td|th|center|main|aside|nav|header|footer|p|code|tt|sup|sub|q|cite|mark|details|summary)\b[^>]*>",
+    r"tbody|thead|tr|td|th|center|main|aside|nav|header|footer|p|code|tt|sup|sub|q|cite|mark|details|summary)\b[^<>]*>",
     re.I,
 )
 _MAIN = [xpath(sel) for sel in MAIN_CONTENT_SELECTORS]
@@ -178,7 +179,10 @@ def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
 
 
 def strip_noise(main: lxml.html.HtmlElement) -> None:
-    """Drop navigation, widgets, media and permalink anchors, in place."""
+    """Drop what the page hides, navigation, widgets, media and permalink anchors, in place."""
+    for el in hidden_elements(main):
+        if el.getparent() is not None:
+            el.drop_tree()
     for el in _NOISE.select(main):
         if el.getparent() is None:
             continue

@@ -16,7 +16,7 @@ from docs_mcp.convert.parsing import HEADING_TAGS, cap_headings, clean_heading
 from docs_mcp.convert.simplify import simplify
 from docs_mcp.convert.survey import Page, own_text, survey
 from docs_mcp.model.section import Entry, Section
-from docs_mcp.settings import MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS
+from docs_mcp.settings import MAX_PAGE_SECTIONS, MAX_TITLE_CHARS, PAGE_SPLIT_SECONDS
 from docs_mcp.text.tidy import clip, normalize_space
 from docs_mcp.themes import PLAIN_TEXT_TAG
 
@@ -56,6 +56,7 @@ class _Walker:
         self.current = self.sections[0]
         self.stack: list[_Open] = []
         self.depth = 0
+        self.noted = False
 
     def run(self) -> list[_Open]:
         self.visit(self.main)
@@ -118,12 +119,28 @@ class _Walker:
         sec.texts.append(text)
         sec.code_words += _code_words(child)
 
+    def full(self) -> bool:
+        """Whether the page has MAX_PAGE_SECTIONS units, page-level ones too: what follows is text of the last."""
+        if len(self.sections) < MAX_PAGE_SECTIONS:
+            return False
+        # The preamble is a unit only when it holds text (it usually holds none: the page opens on a heading).
+        first = not self.noted and len(self.sections) == MAX_PAGE_SECTIONS
+        if first and not any(t.strip() for t in self.sections[0].texts):
+            return False
+        if not self.noted:
+            self.noted = True
+            note = f"[docslice: this page has over {MAX_PAGE_SECTIONS:,} units; the rest is text of the last one]"
+            self.emit(f"<p>{note}</p>", note)
+        return True
+
     def resume(self, outer: _Open) -> _Open:
         """Where content after a closed section container goes: the section enclosing it, else a page-level unit."""
         # Outside every section the enclosing unit is the preamble, printed first: content there (footnotes, a
         # copyright footer) would jump to the top of the page, so it opens a unit after the sections just closed.
         if outer.level or outer is self.sections[-1]:
             return outer
+        if self.full():
+            return self.sections[-1]
         unit = _Open("", "", 0, None)
         self.sections.append(unit)
         return unit
@@ -137,7 +154,12 @@ class _Walker:
             elif child.tag == ANCHOR_TAG:
                 self.current.anchors.extend(self.page.markers.get(child, ()))
             elif child.tag in _HEADING_SET and child in self.page.headings:
-                self.open(child)
+                if self.full():  # a paragraph of the last unit; its ids lead there
+                    self.current.anchors.extend([self.page.headings[child][0], *self.page.headings[child][1]])
+                    child.tag = "p"
+                    self.block(child)
+                else:
+                    self.open(child)
             elif child in self.page.holders:
                 if child in self.page.containers:
                     # Content after a nested section container closes belongs to the enclosing section again.

@@ -21,7 +21,7 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
-from docs_mcp.model.progress import BUILD_META, ROOT_NOT_FOUND, Outcome, Progress, failure
+from docs_mcp.model.progress import BUILD_META, LEFT_OUT_COUNTED, ROOT_NOT_FOUND, Outcome, Progress, failure
 from docs_mcp.search.semantic.signal import active_model, encode_sections
 from docs_mcp.settings import CRAWL_PAGE_LIMIT, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store
@@ -76,7 +76,7 @@ class Build:
         self.robots: Robots | None = None
         self.crawl = False
         self.scripts: set[str] = set()
-        self.over: set[str] = set()
+        self.over: set[int] = set()
         self.seen: set[str] = set()
         self.resolved: dict[str, str | None] = {}
         self.queue: asyncio.Queue[str] = asyncio.Queue()
@@ -180,8 +180,8 @@ class Build:
             if len(self.seen) < self.settings.crawl_limit:
                 self.seen.add(key)
                 self.queue.put_nowait(key)
-            else:  # found but over the limit: counted, so the summary can say what the limit left out
-                self.over.add(key)
+            elif len(self.over) < LEFT_OUT_COUNTED:  # over the limit: counted for the summary, by hash
+                self.over.add(hash(key))
         self.prog.discovered = len(self.seen)
         self.prog.left_out, self.prog.limit = len(self.over), self.settings.crawl_limit
 

@@ -8,6 +8,7 @@ import posixpath
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
+from docs_mcp.convert.hidden import hidden_elements
 from docs_mcp.convert.parsing import normalize_space
 from docs_mcp.fetch.discovery import Anchor, Folder, normalize_url, page_anchors, page_folder, resolve_link
 from docs_mcp.fetch.sources import Location
@@ -22,6 +23,11 @@ LinkWord = tuple[str, str]
 #: Link texts whose terms are kept, at most, between clearings: a site's navigation repeats a few hundred on
 #: every page; a Javadoc's class and member names are mostly new (half the JDK: 33,000 texts, 411,000 hits).
 TERMS_MEMO_MAX = 8_192
+#: A page's link words kept at most, and from it for one target: the most on real pages are 16,465 (JDK 17's
+#: index-files/index-7.html, 5 MB) and 453 (an SDL2 header's Doxygen source view); a 9.5 MB page of 69k links
+#: gave 972k rows before.
+LINK_WORDS_PER_PAGE = 20_000
+LINK_WORDS_PER_TARGET = 512
 
 
 def link_target(loc: Location, key: str, href: str, folder: Folder | None = None) -> str:
@@ -32,7 +38,8 @@ def link_target(loc: Location, key: str, href: str, folder: Folder | None = None
         if parts.scheme or parts.netloc or not parts.path:
             return ""
         rel = posixpath.normpath(posixpath.join(posixpath.dirname(loc.key), unquote(parts.path)))
-        return Location(loc.source, rel).uid if not rel.startswith("../") else ""
+        # An absolute path ("/etc/passwd.md", another source's folder) or one above the root is not its source's.
+        return "" if rel == ".." or rel.startswith(("../", "/")) else Location(loc.source, rel).uid
     if href.startswith("?"):  # the page itself, asked with a query
         return key
     return _http_target(key, folder or page_folder(key), href, loc.source.root)
@@ -49,21 +56,32 @@ def _http_target(key: str, folder: Folder, href: str, root: str) -> str:
 def link_words(
     root: HtmlElement, loc: Location, key: str, anchors: list[Anchor] | None = None
 ) -> tuple[LinkWord, ...]:
-    """The distinct (target key, term) pairs of a parsed page's links to other pages of its source (its
+    """The distinct (target key, term) pairs of a parsed page's visible links to other pages of its source (its
     `page_anchors`, when the caller has them); texts that name a place in the site ("Next", "Index") or are
-    whole sentences give none."""
+    whole sentences give none, nor do links the page hides. At most LINK_WORDS_PER_PAGE pairs, and
+    LINK_WORDS_PER_TARGET for one target."""
     out: set[LinkWord] = set()
+    per_target: dict[str, int] = {}
     folder = None if loc.source.is_local else page_folder(key)
+    hidden = {a for el in hidden_elements(root) for a in el.iter("a")}
     for href, a in page_anchors(root) if anchors is None else anchors:
-        if href.startswith("?"):  # the page itself, asked with a query
+        if href.startswith("?") or a in hidden:  # the page itself, asked with a query; a link no reader sees
             continue
         terms = _terms(a)
         if not terms:
             continue
         target = link_target(loc, key, href, folder)
-        if target and target != key:
-            out.update((target, t) for t in terms)
-    return tuple(sorted(out))
+        if not target or target == key:
+            continue
+        given = per_target.get(target, 0)
+        for term in terms[: max(0, LINK_WORDS_PER_TARGET - given)]:
+            if (target, term) not in out:
+                out.add((target, term))
+                given += 1
+        per_target[target] = given
+        if len(out) >= LINK_WORDS_PER_PAGE:
+            break
+    return tuple(sorted(out)[:LINK_WORDS_PER_PAGE])
 
 
 def _terms(a: HtmlElement) -> tuple[str, ...]:

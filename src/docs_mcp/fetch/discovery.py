@@ -62,7 +62,7 @@ SKIP_EXTENSIONS = frozenset(
 )
 #: A quoted page address in a script: `"d6/dcd/md__readme.html#anchor"`, `'files.html'`.
 _SCRIPT_PAGE = re.compile(r"""["']([^"'\s<>()]{1,300}?\.html?)(?:#[^"'\s]*)?["']""")
-_LLMS_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+_LLMS_LINK = re.compile(r"\[([^\[\]]*)\]\(([^)\s\[]+)\)")
 
 
 def normalize_url(url: str) -> str | None:

@@ -15,6 +15,8 @@ from docs_mcp.text.tidy import clip
 ERROR_CHARS = 200
 #: Meta key (plus the source's root) of the last build's outcome: roots are a source's identity, not names.
 BUILD_META = "build:"
+#: Distinct pages found past the crawl limit counted at most (by hash, never kept); past it: "at least".
+LEFT_OUT_COUNTED = 100_000
 
 
 @dataclass(frozen=True)
@@ -49,9 +51,7 @@ class Outcome:
 
     def missing_note(self) -> str:
         """'… did not finish …' or 'N pages could not be stored …': pages the index may lack, or ""."""
-        if not self.finished and self.lease > time.time():  # under way: no alarm (a refresh keeps it whole)
-            return "" if self.complete else "is under way: pages are still being added"
-        if not self.finished:
+        if not self.finished and self.lease <= time.time():  # its lease ran out (one alive is no alarm)
             return (
                 "has not finished: pages may be missing (it stopped, or could not store its outcome: "
                 "a full disk?); run `docslice index` again"
@@ -173,8 +173,7 @@ class Progress:
         self.note_error(said, cause, said, unanswered=True)
 
     def unfinished(self, lease: float = 0.0) -> Outcome:
-        """The outcome a build stores as it starts, while there is room: one that cannot store its own (a full
-        disk) reads unfinished. A refresh's keeps the index as complete as it was."""
+        """What a build stores as it starts, renewed with its lease (a refresh's keeps the index as whole as it was)."""
         return Outcome(time.time(), reached=True, complete=self.refreshing, finished=False, lease=lease)
 
     def outcome(self) -> Outcome:
@@ -199,12 +198,13 @@ class Progress:
 
 
 def cut_note(left_out: int, limit: int) -> str:
-    """What a crawl cut by its limit left out, and the exact option that includes it."""
+    """What a crawl cut by its limit left out, and the option that includes it (exact below LEFT_OUT_COUNTED)."""
     if not left_out:
         return ""
+    more = ("at least ", " or more") if left_out >= LEFT_OUT_COUNTED else ("", "")
     return (
-        f"{left_out:,} discovered pages not indexed: the crawl limit is {limit:,} "
-        f"(--crawl-limit {limit + left_out} to include them)"
+        f"{more[0]}{left_out:,} discovered pages not indexed: the crawl limit is {limit:,} "
+        f"(--crawl-limit {limit + left_out}{more[1]} to include them)"
     )
 
 

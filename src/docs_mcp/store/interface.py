@@ -159,8 +159,11 @@ class Reads(PageReads, Protocol):
         the same content digest as one of these; a digest on more than COPIES_CAP pages is boilerplate, left out."""
         ...
 
-    def shared_digests(self, page_id: int, other: int | None = None) -> int:
-        """How many of one page's section digests the other page holds too (any other page: None)."""
+    def shared_digests(
+        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
+    ) -> int:
+        """How many of one page's section digests another listed page of the scope holds too: the page `other`,
+        or any (None); when `most` is given, only pages with at most that many digests count."""
         ...
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:

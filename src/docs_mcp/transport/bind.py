@@ -4,9 +4,7 @@ refused at once)."""
 from __future__ import annotations
 
 import ipaddress
-import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
@@ -79,23 +77,3 @@ def check_bind(text: str, allow_remote: bool, token: str | None, allowed_hosts: 
                 "(python3 -c 'import secrets; print(secrets.token_urlsafe(32))' makes one)"
             )
     return Bind(host, port, token or None, names)
-
-
-def read_token(path: Path) -> tuple[str, str | None]:
-    """The token in `path` (one line; surrounding blanks dropped), and a warning if others may read the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        mode = path.stat().st_mode
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise InvalidArgument(f"--token-file {str(path)!r}: cannot read it ({reason})") from exc
-    token = text.strip()
-    if not token or "\n" in token or "\r" in token:
-        raise InvalidArgument(f"--token-file {str(path)!r}: write the token alone on the file's first line")
-    warning = None
-    if mode & (stat.S_IRGRP | stat.S_IROTH):
-        warning = (
-            f"warning: {path} can be read by other users (mode {stat.S_IMODE(mode):o}); "
-            f"`chmod 600 {path}` keeps the token yours"
-        )
-    return token, warning

@@ -88,12 +88,13 @@ class Door:
         return None
 
     def expected(self, scheme: str = "") -> str:
-        """What a request may name, for a refusal's reason."""
-        shown = [f"[{a}]" if a.version == 6 else str(a) for a in self.addresses]
-        if any(a.is_loopback for a in self.addresses):
-            shown.append("localhost")
-        spelled = [f"{scheme}{h}:{self.port}" for h in shown] or [f"{scheme}IP-ADDRESS:{self.port}"]
-        return " or ".join([*spelled, "a name given with --allowed-host"])
+        """What a request may name, for a refusal's reason: the address itself only on loopback without
+        --allowed-host (the client is on this machine); behind a proxy (names given) or beyond loopback, the
+        refusal reaches whoever asked and names no address or port of the network inside."""
+        if self.names or not self.addresses or not all(a.is_loopback for a in self.addresses):
+            return "this server's own address and port, or a name given with --allowed-host"
+        shown = [*(f"[{a}]" if a.version == 6 else str(a) for a in self.addresses), "localhost"]
+        return " or ".join([*(f"{scheme}{h}:{self.port}" for h in shown), "a name given with --allowed-host"])
 
 
 def _split_origin(origin: str) -> tuple[str | None, str]:

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
-from docs_mcp.transport.bind import Bind, check_bind, is_loopback, parse_bind, read_token  # noqa: F401  (re-exported)
+from docs_mcp.transport.bind import Bind, check_bind, is_loopback, parse_bind  # noqa: F401  (re-exported)
 from docs_mcp.transport.door import FrontDoor, door_for
 from docs_mcp.transport.health import Health
+from docs_mcp.transport.replica import PostOnly, ReadyGate
 from docs_mcp.transport.requests import StreamBudget, WholeBodies
 from docs_mcp.transport.sessions import SessionCap
 
@@ -74,11 +75,13 @@ class BearerAuth:
 class Serving:
     """How a replica serves: `stateless` keeps no session between requests (any replica answers any request,
     JSON responses), `ready` says why it cannot answer searches ("" when it can), `grace` is how long a
-    SIGTERM waits for calls under way."""
+    SIGTERM waits for calls under way, `unusable` why its index cannot be used at all (stateless: its MCP
+    endpoint then answers 503, for the balancer to send the call elsewhere)."""
 
     stateless: bool = False
     ready: Callable[[], str] | None = None
     grace: float = C.DEADLINE
+    unusable: Callable[[], str] | None = None
 
 
 def build_app(
@@ -91,7 +94,8 @@ def build_app(
     """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
     DocsTools, so one cache and one index) behind the session cap (none when stateless: there is no session
     to cap), the token check when there is a token, and the Host/Origin check of the address `sock` listens
-    on; /healthz in front of all (a probe need not carry the token), /readyz behind the Host/Origin check."""
+    on; /healthz in front of all (a probe need not carry the token), /readyz behind the Host/Origin check.
+    Stateless, the SDK's app takes POST alone and answers 503 while the index cannot be used (replica.py)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     serving = serving or Serving()
@@ -106,6 +110,10 @@ def build_app(
         stateless_http=serving.stateless,
         json_response=serving.stateless,
     )
+    if serving.stateless:  # behind a balancer: POST only (replica.py), and 503 while the index cannot be used
+        app = PostOnly(
+            ReadyGate(app, serving.unusable, C.HTTP_PATH) if serving.unusable else app, C.HTTP_PATH
+        )
     if not serving.stateless:
         app = SessionCap(app, max_sessions, C.HTTP_PATH)
     app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH))

@@ -21,7 +21,7 @@ from docs_mcp.text.tidy import clip, fold_space
 #: The line that opens the map (benchmarks/quality/policies.py's agent reads the `- #id` lines under it).
 MAP_HEAD = "more on this page (get_doc_section with the id):"
 #: Markdown that says nothing in a one-line preview: left-out code, link targets, emphasis, pilcrows.
-_NOISE = re.compile(r"\[code: [^\]\n]*\]|\]\([^)\s]*\)|[*`¶|]|-{3,}|^\s*:\s+", re.M)
+_NOISE = re.compile(r"\[code: [^\[\]\n]*\]|\]\([^)\s\]]*\)|[*`¶|]|-{3,}|^[ \t]*:\s+", re.M)
 
 #: Chars per word a map line's preview may take on average (an English word and its space take about 6).
 _WORD_CHARS = 8

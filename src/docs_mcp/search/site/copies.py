@@ -54,23 +54,21 @@ def fold_copies(
         if pid in taken:
             continue
         target, here = pid, copies.get(sids.get(pid, -1), [])
-        source = [
-            (size[o], o, s)
-            for o, s in here
-            if o in size and size.get(pid, 0) >= AGGREGATE_SIZE_RATIO * size[o]
-        ]
-        if aggregates and source and _aggregate(reads, size, pid):
-            _, target, target_sid = min(source)
-            if target in taken:
-                continue
-            out.section_of[target] = section_of.get(target) or target_sid
-            # The all-in-one page's score is the sum of all it holds: the page it copies keeps its own score
-            # where the query's words found it, and takes the copy's place only where they did not.
-            out.score[target] = score.get(target, score[pid])
+        scope = Scope((owners[pid],)) if pid in owners else None
+        if aggregates and here and scope is not None and _aggregate(reads, scope, size, pid):
+            source = _held(reads, scope, size, pid, here)
+            if source:
+                _, _, target, target_sid = min(source)
+                if target in taken:
+                    continue
+                out.section_of[target] = section_of.get(target) or target_sid
+                # The all-in-one page's score is the sum of all it holds: the page it copies keeps its own score
+                # where the query's words found it, and takes the copy's place only where they did not.
+                out.score[target] = score.get(target, score[pid])
         out.ranked.append(target)
         taken[target] = target
-        if duplicates:
-            twins = [o for o, _ in here if o not in taken and _same_item(reads, size, target, o)]
+        if duplicates and scope is not None:
+            twins = [o for o, _ in here if o not in taken and _same_item(reads, scope, size, target, o)]
             out.also[target] = twins
             taken.update(dict.fromkeys(twins, target))
     out.ranked.sort(key=lambda p: -out.score[p])  # stable: the order stands where no score changed
@@ -90,15 +88,34 @@ def _copies(reads: Reads, sids: dict[int, int], owners: dict[int, str]) -> dict[
     return copies
 
 
-def _aggregate(reads: Reads, size: dict[int, int], page: int) -> bool:
-    """Whether most of a page's digested sections occur on other pages (an all-in-one page, not a class page
-    whose summary repeats one method's description)."""
-    return reads.shared_digests(page) >= AGGREGATE_SHARE * size.get(page, 0) > 0
+def _aggregate(reads: Reads, scope: Scope, size: dict[int, int], page: int) -> bool:
+    """Whether most of a page's digested sections occur on pages of its root at most 1/AGGREGATE_SIZE_RATIO its
+    size (an all-in-one page holding chapters; not a page whose mirror holds it all, nor a class page whose
+    summary repeats one method's description)."""
+    whole = size.get(page, 0)
+    smaller = whole // AGGREGATE_SIZE_RATIO
+    return reads.shared_digests(page, scope, most=smaller) >= AGGREGATE_SHARE * whole > 0
 
 
-def _same_item(reads: Reads, size: dict[int, int], page: int, other: int) -> bool:
+def _held(
+    reads: Reads, scope: Scope, size: dict[int, int], page: int, here: list[tuple[int, int]]
+) -> list[tuple[float, int, int, int]]:
+    """The pages an all-in-one page copies among those holding its best section, most specific first: the share
+    of theirs it holds (a chapter wholly), then the smaller; a page that merely holds one of its sections beside
+    its own is not one it copies."""
+    held = []
+    for other, sid in here:
+        own = size.get(other, 0)
+        if own and size.get(page, 0) >= AGGREGATE_SIZE_RATIO * own:
+            share = reads.shared_digests(other, scope, other=page) / own
+            if share >= AGGREGATE_SHARE:
+                held.append((-share, own, other, sid))
+    return held
+
+
+def _same_item(reads: Reads, scope: Scope, size: dict[int, int], page: int, other: int) -> bool:
     """Whether two pages of about one size hold mostly the same sections (one item under two paths)."""
     a, b = size.get(page, 0), size.get(other, 0)
     if not a or not b or max(a, b) >= AGGREGATE_SIZE_RATIO * min(a, b):
         return False
-    return reads.shared_digests(page, other) >= DUPLICATE_SHARE * min(a, b)
+    return reads.shared_digests(page, scope, other=other) >= DUPLICATE_SHARE * min(a, b)

@@ -233,14 +233,22 @@ class PostgresReads(AuditReads):
         )
         return [tuple(r) for r in self._all(sql, {**args, "ids": list(section_ids)})]
 
-    def shared_digests(self, page_id: int, other: int | None = None) -> int:
-        """How many of one page's section digests the other page holds too (any other page: None)."""
-        where = "b.page_id=%s" if other is not None else "b.page_id<>%s"
-        sql = (
-            "SELECT count(*) FROM section_digests a WHERE a.page_id=%s AND EXISTS "
-            f"(SELECT 1 FROM section_digests b WHERE b.digest=a.digest AND {where})"
+    def shared_digests(
+        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
+    ) -> int:
+        """How many of one page's section digests another listed page of the scope holds too (that page, or any
+        with at most `most` digests)."""
+        where, args = scope_sql(scope)
+        which = "b.page_id=%(other)s" if other is not None else "b.page_id<>%(page)s"
+        smaller = (
+            "" if most is None else " AND b.page_id IN (SELECT id FROM page_shapes WHERE digests <= %(most)s)"
         )
-        row = self._one(sql, (page_id, page_id if other is None else other))
+        sql = (
+            "SELECT count(*) FROM section_digests a WHERE a.page_id=%(page)s AND EXISTS (SELECT 1 FROM "
+            "section_digests b JOIN pages p ON p.id=b.page_id "
+            f"WHERE b.digest=a.digest AND {which} AND p.listed AND {where}{smaller})"
+        )
+        row = self._one(sql, {**args, "page": page_id, "other": other, "most": most})
         return int(row[0]) if row else 0
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:

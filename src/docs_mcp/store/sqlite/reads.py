@@ -12,6 +12,7 @@ from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
 from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
 from docs_mcp.store.sqlite.audit import AuditReads
+from docs_mcp.store.sqlite.copies import shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, marks
 from docs_mcp.store.sqlite.keywords import keyword_matches
 from docs_mcp.store.sqlite.scoping import match_expression, scope_sql
@@ -245,14 +246,10 @@ class SQLiteReads(AuditReads):
         )
         return self.db.execute(sql, [*section_ids, *args]).fetchall()
 
-    def shared_digests(self, page_id: int, other: int | None = None) -> int:
-        """How many of one page's section digests the other page holds too (any other page: None)."""
-        where = "b.page_id=?" if other is not None else "b.page_id!=?"
-        sql = (
-            "SELECT count(*) FROM section_digests a WHERE a.page_id=? AND EXISTS "
-            f"(SELECT 1 FROM section_digests b WHERE b.digest=a.digest AND {where})"
-        )
-        return self.db.execute(sql, (page_id, page_id if other is None else other)).fetchone()[0]
+    def shared_digests(
+        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
+    ) -> int:
+        return shared_digests(self.db, page_id, scope_sql(scope), other, most)
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
         """Stored section vectors of `model` for these pages (those that have some)."""

@@ -1,0 +1,22 @@
+"""The SQLite side of telling copies apart (search/site/copies.py): how many of a page's section digests other
+pages of a scope hold."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def shared_digests(
+    db: sqlite3.Connection, page_id: int, scope: tuple[str, list[str]], other: int | None, most: int | None
+) -> int:
+    """How many of one page's section digests another listed page of the scope (`scope_sql`'s condition) holds
+    too: the page `other`, or any (None); when `most` is given, only pages with at most that many digests."""
+    where, args = scope
+    which = "b.page_id=?" if other is not None else "b.page_id!=?"
+    smaller = "" if most is None else " AND b.page_id IN (SELECT id FROM page_shapes WHERE digests <= ?)"
+    sql = (
+        "SELECT count(*) FROM section_digests a WHERE a.page_id=? AND EXISTS (SELECT 1 FROM section_digests b "
+        f"JOIN pages p ON p.id=b.page_id WHERE b.digest=a.digest AND {which} AND p.listed=1 AND {where}{smaller})"
+    )
+    values = (page_id, page_id if other is None else other, *args, *([] if most is None else [most]))
+    return db.execute(sql, values).fetchone()[0]
