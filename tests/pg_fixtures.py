@@ -49,12 +49,17 @@ def postgres_server():
 
 @pytest.fixture
 def postgres_url(postgres_server) -> Iterator[str]:
-    """The address of a new, empty database on the session's server, dropped after the test."""
+    """The address of a new database on the session's server, its schema made by `docslice migrate`'s code
+    and no page in it, dropped after the test."""
     import psycopg
 
     name = f"docslice_test_{next(_numbers)}"
+    from docs_mcp.store.postgres.store import migrate_postgres
+
     with psycopg.connect(postgres_server.get_uri(), autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
-    yield postgres_server.get_uri(database=name)
+    url = postgres_server.get_uri(database=name)
+    migrate_postgres(url)  # as an operator does before the first crawl (docs/deploy.md)
+    yield url
     with psycopg.connect(postgres_server.get_uri(), autocommit=True) as conn:
         conn.execute(f"DROP DATABASE {name} WITH (FORCE)")

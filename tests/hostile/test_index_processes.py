@@ -270,3 +270,31 @@ def test_a_run_that_cannot_write_says_so_and_is_not_a_success(tmp_path):
     assert "cannot use the site index" in report.errors[0] and "database is locked" in report.errors[0]
     # So `index` exits 1, and says why.
     assert "5 pages could not be stored in the index: cannot use the site index" in verdict(report)
+
+
+def test_a_reader_sees_every_later_write_of_processes_that_come_and_go(tmp_path):
+    """A server's readers on threads of their own (each opening a connection) keep seeing what writer
+    processes that start and exit store: a reader's connection used to drop the process's SQLite locks, so
+    the next writer to exit took itself for the last user, deleted the WAL and -shm, and the server's readers
+    stayed on the state before it (a crawl's 'unfinished' outcome and every later write unseen)."""
+    from docs_mcp.store.sqlite.store import SiteIndex
+
+    path = tmp_path / "index.sqlite"
+    SiteIndex(path).close()
+    reader = SiteIndex(path)
+    write = (
+        "import sys, pathlib; from docs_mcp.store.sqlite.store import SiteIndex as S; "
+        "S(pathlib.Path(sys.argv[1])).set_meta('k', sys.argv[2])"
+    )
+    try:
+        for n in range(3):
+            for _ in range(2):  # a new thread: a new read connection, opened while the others hold locks
+                t = threading.Thread(target=reader.meta, args=("k",))
+                t.start()
+                t.join()
+            assert (
+                subprocess.run([sys.executable, "-c", write, str(path), f"v{n}"], timeout=60).returncode == 0
+            )
+            assert reader.meta("k") == f"v{n}", n
+    finally:
+        reader.close()

@@ -33,8 +33,11 @@ def _has_compose() -> bool:
 def test_the_compose_file_runs_the_image_built_from_the_checkout_and_nothing_from_an_index():
     compose = _compose()
     services = compose["services"]
-    assert set(services) == {"postgres", "crawl", "docs", "nginx"}
+    assert set(services) == {"postgres", "migrate", "crawl", "docs", "nginx"}
+    assert services["migrate"]["command"] == ["migrate"]  # the only one that changes the schema, first
     for name in ("crawl", "docs"):
+        assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    for name in ("migrate", "crawl", "docs"):
         service = services[name]
         assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}, name
         assert service["image"] == services["docs"]["image"], name

@@ -15,9 +15,10 @@ psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the postg
 
 
 def store_at(url: str, **kwargs):
+    """The store as `docslice migrate` opens it: an older schema is brought to this version."""
     from docs_mcp.store.postgres.store import PostgresStore
 
-    return PostgresStore(url, **kwargs)
+    return PostgresStore(url, **{"migrate": True, **kwargs})
 
 
 def test_the_schema_is_migrated_once_and_a_newer_one_is_refused(postgres_url):

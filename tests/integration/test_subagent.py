@@ -297,7 +297,11 @@ def test_every_shared_option_given_reaches_the_subagents_server(project):
     given = [o for o in SHARED if o.forward]
     # Sources are pinned by name; a PostgreSQL index URL may hold a password, which the agent's file would
     # show: the subagent's server reads $DOCSLICE_INDEX_URL from its environment instead (so does a file's).
-    assert {o.flag for o in SHARED} - {o.flag for o in given} == {"--source", "--index-url", "--index-url-file"}
+    assert {o.flag for o in SHARED} - {o.flag for o in given} == {
+        "--source",
+        "--index-url",
+        "--index-url-file",
+    }
     argv: list[str] = []
     for o in given:
         argv += [o.flag, "cache" if o.type is Path else "7"]

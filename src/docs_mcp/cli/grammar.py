@@ -128,6 +128,12 @@ INDEX = Command(
         Option("--workers", type=int, help="processes for parsing (default: all cores)"),
     ),
 )
+MIGRATE = Command(
+    "migrate",
+    "bring the shared PostgreSQL index (--index-url) to this version's schema and say so; the only command "
+    "that changes it (run it before the crawl job and the replicas of a new version)",
+    (),
+)
 MEASURE = Command(
     "measure",
     "what each tool returns for one page, in chars and tokens",
@@ -187,7 +193,7 @@ REMOVE = Command(
     (Option("name", help="the source's name or root, as `docslice sources` lists it"),),
 )
 #: The commands that need no --source: they read the index, whatever its sources.
-SOURCELESS = ("sources", "remove")
+SOURCELESS = ("sources", "remove", "migrate")
 TOOL_COMMANDS = tuple(Command(t.command, t.summary, tuple(map(tool_option, t.params))) for t in TOOLS)
-ALL_COMMANDS = (SERVE, INDEX, *TOOL_COMMANDS, MEASURE, AUDIT, AGENT, SOURCES, REMOVE)
+ALL_COMMANDS = (SERVE, INDEX, MIGRATE, *TOOL_COMMANDS, MEASURE, AUDIT, AGENT, SOURCES, REMOVE)
 COMMANDS = tuple(c.name for c in ALL_COMMANDS)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 # Light imports only: arguments are checked before the parsing, search and serving stacks load (< 0.5 s).
 from docs_mcp.cli.arguments import parse, program
 from docs_mcp.cli.checks import check_before_work
+from docs_mcp.cli.logs import configure
 from docs_mcp.cli.secrets import token
 from docs_mcp.cli.terminal import for_terminal, say
 from docs_mcp.errors import DocsMCPError
@@ -88,12 +89,22 @@ def _serve(args: argparse.Namespace) -> int:
         from docs_mcp.transport.http import Serving, serve_http
 
         serving = Serving(args.stateless, app.readiness, app.settings.deadline, app.unusable)
-        serve_http(
-            server,
-            bind,
-            lambda message: print(f"{program()}: {message}", file=sys.stderr, flush=True),
-            serving,
+        serve_http(server, bind, say, serving)
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    """`docslice migrate`: one line saying what changed, on stderr like every log line."""
+    from docs_mcp.cli.secrets import index_url
+
+    url = index_url(args, say)
+    if not url:
+        raise DocsMCPError(
+            "migrate changes a shared PostgreSQL index: give --index-url (or DOCSLICE_INDEX_URL)"
         )
+    from docs_mcp.store.postgres.store import migrate_postgres
+
+    logging.getLogger("docs_mcp").info(migrate_postgres(url))
     return 0
 
 
@@ -110,7 +121,7 @@ async def _background(app: App) -> None:
     try:  # in a thread: a shared index's database may take seconds to answer, or be down
         states = await asyncio.to_thread(app.search.states, True, ttl_days * 86400)
     except DocsMCPError as exc:
-        say(f"{exc}; serving, and searching once it answers")
+        say(f"{exc}; serving meanwhile: searches fail with this reason until it is resolved")
         return
     for state in states:
         say(start_line(state, app.settings.auto_index, ttl_days))
@@ -159,6 +170,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     if args.command == "index":
         return asyncio.run(_index(args))
+    if args.command == "migrate":
+        return _migrate(args)
     if args.command == "measure":
         from docs_mcp.cli.measure import run_measure
 
@@ -185,9 +198,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse(list(sys.argv[1:] if argv is None else argv))
-    logging.basicConfig(
-        level=logging.WARNING, stream=sys.stderr, format=f"{program()}: %(levelname)s %(message)s"
-    )
+    configure()
     try:
         refusal = check_before_work(args)
         if refusal:  # a tool's argument out of its range: refused as the tool refuses it, before any work

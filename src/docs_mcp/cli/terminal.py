@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from docs_mcp.cli.arguments import program
+from docs_mcp.cli.logs import render
 from docs_mcp.text.controls import CONTROLS, escaped
 
 
@@ -26,4 +26,4 @@ def answer_for_terminal(text: str) -> str:
 
 def say(line: str) -> None:
     """One status line on stderr (the MCP protocol owns stdout)."""
-    print(f"{program()}: {for_terminal(line)}", file=sys.stderr, flush=True)
+    print(render(for_terminal(line)), file=sys.stderr, flush=True)

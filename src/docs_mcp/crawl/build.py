@@ -4,7 +4,6 @@ conditionally, digested in a worker process, stored on the store's thread)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -15,7 +14,7 @@ from docs_mcp.crawl.backoff import fetch_with_backoff
 from docs_mcp.crawl.digest import digest
 from docs_mcp.crawl.discover import discover
 from docs_mcp.crawl.rows import VectorInput, add_vectors, vector_input
-from docs_mcp.crawl.writer import PageWriter
+from docs_mcp.crawl.writer import PageWriter, hold_lease
 from docs_mcp.errors import DiskFull, DocsMCPError, IndexDamaged, IndexUnavailable, PageNotFound
 from docs_mcp.fetch.discovery import Robots, in_scope, is_script, local_pages, script_links
 from docs_mcp.fetch.fetching import Fetcher
@@ -92,8 +91,7 @@ class Build:
         self.known = {p.key: p for p in await self._in_store(self.index.pages, self.scope)}
         meta = BUILD_META + self.source.root
         prog.refreshing = bool(self.known) and Outcome.whole(await self._in_store(self.index.meta, meta))
-        with contextlib.suppress(IndexUnavailable):
-            await self._in_store(self.index.set_meta, meta, prog.unfinished().to_json())
+        await hold_lease(self.index, self.store, meta, prog.unfinished, every=0)  # before any page is written
         if self.source.is_local:
             prog.method = "folder"
             # Found beyond the limit: counted, not read.
@@ -109,6 +107,7 @@ class Build:
                 prog.never_answered(found.unreachable)
         self.enqueue(seeds)
         tasks = [asyncio.create_task(self.worker()) for _ in range(max(1, self.settings.concurrency))]
+        tasks.append(asyncio.create_task(hold_lease(self.index, self.store, meta, prog.unfinished)))
         try:
             await self.queue.join()
             await self._fill_vectors()

@@ -1,15 +1,26 @@
 """A build's page writes, grouped: the pages its workers finish while one transaction is written go together in
-the next (group commit), so a commit and its full-text segment are paid per batch, not per page."""
+the next (group commit), so a commit and its full-text segment are paid per batch, not per page. And the
+build's lease, renewed while it runs."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 
+from docs_mcp.environment import env
+from docs_mcp.errors import IndexUnavailable
+from docs_mcp.model.progress import Outcome
 from docs_mcp.settings import mechanism_on
 from docs_mcp.store.interface import Store
 from docs_mcp.store.pagerows import PreparedPage
 
+#: Seconds a running build's lease lasts, renewed every quarter of that (DOCSLICE_BUILD_LEASE): a build whose
+#: lease ran out died (killed, its machine lost) and answers say its pages may be missing; one alive is no alarm.
+#: Read with the reader's clock: machines sharing an index need clocks within this of each other.
+BUILD_LEASE = float(env("BUILD_LEASE", "120") or "120")
 #: Pages per transaction at most: a writer of another process waits for one transaction at a time.
 MAX_BATCH = 32
 
@@ -56,3 +67,25 @@ class PageWriter:
         except Exception as exc:
             return exc
         return None
+
+
+async def hold_lease(
+    index: Store,
+    store: Executor,
+    meta: str,
+    unfinished: Callable[[float], Outcome],
+    every: float = BUILD_LEASE / 4,
+) -> None:
+    """A running build's unfinished outcome and lease stored now, then again every `every` seconds until cancelled
+    (0: once): readers tell the build, alive, from one that died (its lease runs out)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        with contextlib.suppress(
+            IndexUnavailable
+        ):  # the next renewal may pass; the build's end says the rest
+            await loop.run_in_executor(
+                store, index.set_meta, meta, unfinished(time.time() + BUILD_LEASE).to_json()
+            )
+        if not every:
+            return
+        await asyncio.sleep(every)

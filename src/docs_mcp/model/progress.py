@@ -47,10 +47,11 @@ class Outcome:
     store_error: str = ""
     #: False for the outcome a build stores as it starts: still there after it, the build never got to say.
     finished: bool = True
+    lease: float = 0.0  # until when an unfinished build is alive (time.time(); writer.hold_lease renews it)
 
     def missing_note(self) -> str:
         """'… did not finish …' or 'N pages could not be stored …': pages the index may lack, or ""."""
-        if not self.finished:
+        if not self.finished and self.lease <= time.time():  # its lease ran out (one alive is no alarm)
             return (
                 "has not finished: pages may be missing (it stopped, or could not store its outcome: "
                 "a full disk?); run `docslice index` again"
@@ -171,10 +172,9 @@ class Progress:
         said = f"could not reach {self.root}: {(cause := failure(exc)[0])}"
         self.note_error(said, cause, said, unanswered=True)
 
-    def unfinished(self) -> Outcome:
-        """The outcome a build stores as it starts, while there is room: one that cannot store its own (a full
-        disk) reads unfinished. A refresh's keeps the index as complete as it was."""
-        return Outcome(time.time(), reached=True, complete=self.refreshing, finished=False)
+    def unfinished(self, lease: float = 0.0) -> Outcome:
+        """What a build stores as it starts, renewed with its lease (a refresh's keeps the index as whole as it was)."""
+        return Outcome(time.time(), reached=True, complete=self.refreshing, finished=False, lease=lease)
 
     def outcome(self) -> Outcome:
         # An unreachable site's discovery files failed like its pages: the cause says it all.

@@ -6,8 +6,10 @@ import asyncio
 import inspect
 import io
 import logging
+import os
 import re
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from functools import cache
@@ -23,6 +25,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from docs_mcp import __version__
 from docs_mcp import settings as C
 from docs_mcp.deadline import within
+from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError, InvalidArgument, echo
 from docs_mcp.text.budget import truncate
 from docs_mcp.tools.docs import DocsTools
@@ -52,11 +55,26 @@ _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
 SERVER_NAME = "docslice"
 #: Tools that report the site index's build progress while it runs.
 _REPORTS_BUILD = frozenset({"search_docs"})
+#: DOCSLICE_LOG_CALLS=1: one log line per tool call (tool, milliseconds, ok or error).
+_LOG_CALLS = (env("LOG_CALLS") or "").strip() not in ("", "0")
 #: Seconds a stopping server gives its background build to conclude (store its outcome, say one line).
 SHUTDOWN_GRACE = 3.0
 
 
 async def _call(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]], **inputs: object) -> str:
+    """Run one tool; with DOCSLICE_LOG_CALLS, one log line for it: `call search_docs 42 ms ok` (or `error`)."""
+    if not _LOG_CALLS:
+        return await _answer(tools, tool, work, **inputs)
+    began, outcome = time.perf_counter(), "error"
+    try:
+        text = await _answer(tools, tool, work, **inputs)
+        outcome = "ok"
+        return text
+    finally:
+        log.info("call %s %.0f ms %s", tool, (time.perf_counter() - began) * 1000, outcome)
+
+
+async def _answer(tools: DocsTools, tool: str, work: Callable[[], Awaitable[str]], **inputs: object) -> str:
     """Run one tool within the deadline; every answer and error leaves bounded and encodable."""
     deadline = tools.settings.deadline
     limit = tools.cap + C.METADATA_ALLOWANCE
@@ -231,9 +249,12 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
         task = on_start() if on_start else None
+        began = time.monotonic()
+        log.info("started: docslice %s, pid %d", __version__, os.getpid())
         try:
             yield None
         finally:
+            log.info("stopping after %.0f s (pid %d)", time.monotonic() - began, os.getpid())
             if task is not None:
                 task.cancel()
                 # A moment for the build to store how far it got and say it once (shielded: the server

@@ -30,7 +30,7 @@ class AdvisoryBuildLock:
         if self._conn is not None:
             return True
         with self.store._errors():
-            conn = self.store.pool.getconn()
+            conn = self.store.checkout()
             try:
                 got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0]
             except BaseException:

@@ -1,16 +1,14 @@
-"""The PostgreSQL index's schema: ordered migrations, applied once by whichever process starts first."""
+"""The PostgreSQL index's schema: ordered migrations, applied by `docslice migrate` alone; every other process
+checks the version and says what to run when it is not its own."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import psycopg
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.store.postgres.inbound import INBOUND_MIGRATION
 from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION, KEYWORD_PAGE_KEY
 from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms, packed_counts, page_words
-
-if TYPE_CHECKING:
-    import psycopg
 
 #: Each entry moves the schema one version up (version = its position + 1): SQL, or a function of the
 #: connection (a conversion of the stored rows); never edit a released one.
@@ -71,19 +69,15 @@ SCHEMA_VERSION = len(MIGRATIONS)
 _MIGRATION_LOCK = 0x646F63736C696365
 
 
-def migrate(conn: psycopg.Connection, location: str) -> None:
-    """Bring the schema up to this version, in one transaction under a lock (replicas may start at once);
-    a newer version's schema is refused."""
+def migrate(conn: psycopg.Connection, location: str) -> tuple[int, int]:
+    """Bring the schema up to this version, in one transaction under a lock (two runs at once take turns):
+    (the version found, the version now). Only `docslice migrate` runs it: nothing else changes a schema."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version(version integer NOT NULL)")
-        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
-        stored = (row[0] if row else None) or 0
+        stored = _stored(conn)
         if stored > SCHEMA_VERSION:
-            raise IndexVersionError(
-                f"the index at {location} was written by a newer docslice (schema {stored}, this version "
-                f"reads {SCHEMA_VERSION}): upgrade docslice"
-            )
+            raise IndexVersionError(_newer(location, stored))
         for version in range(stored + 1, SCHEMA_VERSION + 1):
             step = MIGRATIONS[version - 1]
             if callable(step):
@@ -91,3 +85,35 @@ def migrate(conn: psycopg.Connection, location: str) -> None:
             else:
                 conn.execute(step)
             conn.execute("INSERT INTO schema_version VALUES (%s)", (version,))
+    return stored, SCHEMA_VERSION
+
+
+def check(conn: psycopg.Connection, location: str) -> None:
+    """Refuse, in one line saying what to run, an index whose schema is not this version's (read only: a
+    replica's or a crawl's role needs no right to change it)."""
+    try:
+        with conn.transaction():
+            stored = _stored(conn)
+    except psycopg.errors.UndefinedTable:
+        stored = 0
+    if stored > SCHEMA_VERSION:
+        raise IndexVersionError(_newer(location, stored))
+    if stored < SCHEMA_VERSION:
+        found = f"schema {stored}" if stored else "no docslice schema yet"
+        raise IndexVersionError(
+            f"the index at {location} has {found}, this docslice needs schema {SCHEMA_VERSION}: run "
+            f"`docslice migrate --index-url …` with this version first (docs/deploy.md, 'Upgrades')"
+        )
+
+
+def _stored(conn: psycopg.Connection) -> int:
+    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return (row[0] if row else None) or 0
+
+
+def _newer(location: str, stored: int) -> str:
+    return (
+        f"the index at {location} was written by a newer docslice (schema {stored}, this version reads "
+        f"{SCHEMA_VERSION}): upgrade docslice, or restore the backup taken before `docslice migrate` "
+        "(docs/deploy.md, 'Upgrades')"
+    )

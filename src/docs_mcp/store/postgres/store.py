@@ -22,12 +22,13 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.catalog import SourceCatalog
-from docs_mcp.store.postgres import bundles, catalog, writes
+from docs_mcp.store.postgres import bundles, catalog, schema, writes
 from docs_mcp.store.postgres.address import Address
-from docs_mcp.store.postgres.breaker import RETRY, Breaker, first_line
+from docs_mcp.store.postgres.breaker import RETRY, Breaker
+from docs_mcp.store.postgres.causes import Cause, cause_of
 from docs_mcp.store.postgres.locks import AdvisoryBuildLock
 from docs_mcp.store.postgres.reads import PostgresReads
-from docs_mcp.store.postgres.schema import migrate
+from docs_mcp.store.postgres.schema import SCHEMA_VERSION
 from docs_mcp.store.postgres.upkeep import Upkeep
 
 if TYPE_CHECKING:
@@ -50,32 +51,40 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
     _catalog = catalog  # SourceCatalog's
 
     def __init__(
-        self, url: str, fresh_seconds: float = 7 * 86400, pool_size: int = PG_POOL_SIZE, lazy: bool = False
+        self,
+        url: str,
+        fresh_seconds: float = 7 * 86400,
+        pool_size: int = PG_POOL_SIZE,
+        lazy: bool = False,
+        migrate: bool = False,
     ):
         """`lazy` (a server replica): start even while the database is down; calls fail as "index
         unavailable" until it answers, then the schema is checked and everything works without a restart.
-        An address libpq cannot read as written is IndexUnavailable at once (address.py)."""
+        An address libpq cannot read as written is IndexUnavailable at once (address.py). `migrate` (`docslice
+        migrate` alone): bring the schema to this version instead of refusing another."""
         self.address = Address.parse(url)
         self.url, self.location = url, self.address.shown
         self.fresh_seconds = fresh_seconds
         self._local = threading.local()
-        self._migrated = False
+        self._checked = False
+        self._migrate = migrate
+        #: (schema found, schema now) once `migrate` ran.
+        self.migrated: tuple[int, int] | None = None
         name = f"docslice pid {os.getpid()} on {socket.gethostname()}"[:63]
         self.pool = ConnectionPool(
             url,
             min_size=1,
             max_size=max(1, pool_size),
             kwargs={"autocommit": True, "application_name": name},
-            check=ConnectionPool.check_connection,  # a connection dropped by a restart is replaced, not used
             timeout=PG_POOL_TIMEOUT,
             reconnect_timeout=_RECONNECT_WINDOW,
             open=False,
             name="docslice",
         )
         self._upkeep = Upkeep(
-            self.pool, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
+            self.connection, lambda ids: self.write_transaction(lambda db: bundles.merge(db, ids))
         )
-        self.breaker = Breaker(self.location, self._probe, lambda exc: self.address.scrub(first_line(exc)))
+        self.breaker = Breaker(self.location, self._probe, lambda exc: _scrubbed(cause_of(exc), self.address))
         if lazy:
             self.pool.open(wait=False)
             return
@@ -87,14 +96,17 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
             raise
 
     def _ready(self) -> None:
-        """The schema checked (and migrated) once, on first use. No lock here: migrate() takes the
-        database's own, and a caller never waits behind another one's wait for a connection."""
+        """The schema's version checked once, on first use (or migrated, by `docslice migrate`). No lock
+        here: migrate() takes the database's own, and a caller never waits behind another one's wait."""
         self.breaker.check()  # known to be down: the same error at once, not another wait for a connection
-        if self._migrated:
+        if self._checked:
             return
-        with self._errors(), self.pool.connection() as conn:
-            migrate(conn, self.location)
-        self._migrated = True
+        with self._errors(), self.connection() as conn:
+            if self._migrate:
+                self.migrated = schema.migrate(conn, self.location)
+            else:
+                schema.check(conn, self.location)
+        self._checked = True
 
     def _errors(self, retry: bool = False) -> contextlib.AbstractContextManager[None]:
         """Database errors as IndexUnavailable, said plainly; one that means the database cannot be reached
@@ -104,6 +116,32 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
     def _probe(self) -> None:
         with psycopg.connect(self.url, connect_timeout=2, autocommit=True) as conn:
             conn.execute("SELECT 1")
+
+    def checkout(self) -> psycopg.Connection:
+        """A pooled connection that answers (give it back with `pool.putconn`). A database restarted while
+        this process was idle broke every idle connection: the first one found broken sends all of them to
+        be replaced at once and the call waits for a new one, instead of failing (the pool's own check waits
+        1 s, then 2, … per broken connection: 5 s and a failed call with 4 idle ones)."""
+        conn = self.pool.getconn()
+        try:
+            conn.execute("")
+            return conn
+        except psycopg.Error:
+            self.pool.putconn(conn)  # broken: the pool closes it and opens another
+        except BaseException:
+            self.pool.putconn(conn)
+            raise
+        self.pool.check()  # the other idle connections, broken by the same restart
+        return self.pool.getconn()
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection that answers, for a block (see checkout)."""
+        conn = self.checkout()
+        try:
+            yield conn
+        finally:
+            self.pool.putconn(conn)
 
     @contextmanager
     def reading(self) -> Iterator[PostgresReads]:
@@ -119,7 +157,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
         if left is not None:  # a statement still running at the call's deadline stops there (same round trip)
             # Rounded up: a timeout a fraction of a millisecond short cancels before the deadline has passed.
             begin += f"; SET LOCAL statement_timeout = {int(left * 1000) + 1}"
-        with self._errors(), self.pool.connection() as conn:
+        with self._errors(), self.connection() as conn:
             conn.execute(begin)
             self._local.reads = PostgresReads(conn, self.fresh_seconds)
             try:
@@ -149,7 +187,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
             try:
                 with (
                     self._errors(retry=attempt < WRITE_RETRIES),
-                    self.pool.connection() as conn,
+                    self.connection() as conn,
                     conn.transaction(),
                 ):
                     return work(conn)
@@ -170,9 +208,9 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
         self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))
 
 
-def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> PostgresStore:
-    """The store at `url`, its schema migrated; IndexUnavailable when it cannot be reached (`lazy`: opened
-    anyway, for a server that must come up before its database)."""
+def open_postgres(url: str, fresh_seconds: float, lazy: bool = False, migrate: bool = False) -> PostgresStore:
+    """The store at `url`, its schema checked (`migrate`: migrated); IndexUnavailable when it cannot be
+    reached (`lazy`: opened anyway, for a server that must come up before its database)."""
     if lazy:
         return PostgresStore(url, fresh_seconds, lazy=True)
     address = Address.parse(url)
@@ -180,8 +218,29 @@ def open_postgres(url: str, fresh_seconds: float, lazy: bool = False) -> Postgre
         # One plain connection first: the server's own reason (refused, no such database, password) when it
         # cannot be reached, not the pool's timeout.
         psycopg.connect(url, connect_timeout=int(PG_POOL_TIMEOUT)).close()
-        return PostgresStore(url, fresh_seconds)
-    except (psycopg.OperationalError, PoolTimeout) as exc:
+        return PostgresStore(url, fresh_seconds, migrate=migrate)
+    except psycopg.OperationalError as exc:
         raise IndexUnavailable(
-            f"cannot use the index at {address.shown}: {address.scrub(first_line(exc))}"
+            f"cannot use the index at {address.shown}: {_scrubbed(cause_of(exc), address).text}"
         ) from None
+    except PoolTimeout:
+        raise IndexUnavailable(
+            f"cannot use the index at {address.shown}: no connection within {PG_POOL_TIMEOUT:g} s"
+        ) from None
+
+
+def _scrubbed(cause: Cause, address: Address) -> Cause:
+    """The cause with every secret of the address masked (the server's words may quote it)."""
+    return Cause(address.scrub(cause.text), cause.lasting)
+
+
+def migrate_postgres(url: str) -> str:
+    """`docslice migrate`: the schema at `url` brought to this version; the line that says what it did."""
+    began = time.monotonic()
+    store = open_postgres(url, 0.0, migrate=True)
+    store.close()
+    found, now = store.migrated or (SCHEMA_VERSION, SCHEMA_VERSION)
+    if found == now:
+        return f"the index at {store.location} is at schema {now} already: nothing to migrate"
+    took = time.monotonic() - began
+    return f"migrated the index at {store.location} from schema {found} to {now} in {took:.1f} s"

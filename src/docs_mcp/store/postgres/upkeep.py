@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from contextlib import AbstractContextManager
 
 import psycopg
 from psycopg_pool import PoolTimeout
@@ -14,9 +14,6 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.store.postgres.bundles import BUNDLE_PAGES
 from docs_mcp.store.postgres.inbound import INBOUND_TABLES
 from docs_mcp.store.postgres.upgrade import CHURNED, DIGESTS
-
-if TYPE_CHECKING:
-    from psycopg_pool import ConnectionPool
 
 #: A writer vacuums the churned tables once it has replaced or removed this share of the index's pages (and
 #: at least VACUUM_MIN_PAGES): a full refresh then grows the index by about this share, not by all of it.
@@ -39,8 +36,13 @@ class Upkeep:
     tables they churn, so that the next writes reuse the dead rows' space: a refresh that rewrites every page
     would otherwise double the tables before autovacuum's next round (VACUUM never shrinks them again)."""
 
-    def __init__(self, pool: ConnectionPool, merge: Callable[[list[int]], tuple[int, int] | None]):
-        self.pool = pool
+    def __init__(
+        self,
+        connection: Callable[[], AbstractContextManager[psycopg.Connection]],
+        merge: Callable[[list[int]], tuple[int, int] | None],
+    ):
+        #: A pooled connection that answers, for a block (PostgresStore.connection).
+        self.connection = connection
         #: Merges bundles into one (in a write transaction of its own): its id and pages (None: not merged).
         self.merge = merge
         self.dead = 0  # pages rewritten (or merged) since the last VACUUM
@@ -80,7 +82,7 @@ class Upkeep:
         if self.dead < max(VACUUM_MIN_PAGES, VACUUM_SHARE * self.pages):
             return
         self.dead = 0
-        with contextlib.suppress(psycopg.Error, PoolTimeout), self.pool.connection() as conn:
+        with contextlib.suppress(psycopg.Error, PoolTimeout), self.connection() as conn:
             self.pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
             # Not the tables' owner: PostgreSQL skips them with a warning, and autovacuum does it later.
             conn.execute(f"VACUUM (SKIP_LOCKED) {', '.join(CHURNED + DIGESTS + INBOUND_TABLES)}")

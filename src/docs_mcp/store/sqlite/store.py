@@ -8,6 +8,7 @@ reads.py and writes.py; this module owns the connections, transactions and the e
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sqlite3
@@ -109,8 +110,12 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
     # --- connections ------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         try:
-            # Created 0600 before SQLite opens it: its -wal and -shm files then take the same mode.
-            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+            # Created 0600 before SQLite opens it: its -wal and -shm files then take the same mode. Only when
+            # missing: closing any descriptor of the file drops every POSIX lock this process holds on it, its
+            # other connections' too; another process closing its last connection then took itself for the
+            # last one, deleted the WAL and its -shm, and this process's readers saw no later write.
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600))
             db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
             db.execute(f"PRAGMA busy_timeout={int(self.busy_ms)}")
         except (sqlite3.Error, OSError) as exc:
