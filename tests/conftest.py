@@ -228,6 +228,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.hostile)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands the sizes it measured to the controller, which prints the table."""
+    output = getattr(session.config, "workeroutput", None)  # set on xdist workers only
+    if output is not None:
+        output["sizes"] = [[tool, page, chars] for (tool, page), chars in SIZES.items()]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """The controller gathers each finished worker's sizes (an xdist hook: unknown without the plugin)."""
+    for tool, page, chars in getattr(node, "workeroutput", {}).get("sizes", []):
+        SIZES[(tool, page)] = chars
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """Print the per-tool, per-fixture response sizes measured by the context budget tests."""
     if not SIZES:

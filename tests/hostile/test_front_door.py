@@ -198,6 +198,7 @@ def test_the_soft_open_file_limit_is_raised_to_the_hard_one_at_start(tmp_path_fa
 
 
 @pytest.mark.slow
+@pytest.mark.long  # `pytest -m long` (and CI) runs it; the README's pytest leaves it out
 @pytest.mark.timeout(400)  # 10,000 sessions opened one by one: about 2 minutes on 2 cores
 def test_ten_thousand_abandoned_sessions_leave_room_for_a_new_client(tmp_path_factory):
     served = serve("127.0.0.1:0", tmp_path_factory)

@@ -16,7 +16,9 @@ def end_lock_sessions(url: str) -> int:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        sql = "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+        # With a timeout the call waits until each session has ended and its locks are gone, as they are when a
+        # restart is over (without one it only signals, and a busy machine still shows the lock held).
+        sql = "SELECT pg_terminate_backend(pid, 30000) FROM pg_locks WHERE locktype = 'advisory' AND granted"
         return len(conn.execute(sql).fetchall())
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import socket
 import subprocess
 import sys
@@ -33,18 +34,35 @@ def _job(url: str, source: str) -> subprocess.Popen:
     )
 
 
+def said(job: subprocess.Popen, text: str, timeout: float = 60) -> str:
+    """What a job printed up to the line holding `text`, read as it comes (the job waits there): a job's start
+    takes seconds on a busy machine, so a fixed sleep could end before it reached the lock."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while text.encode() not in seen or not seen.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        shown = seen.decode(errors="replace")
+        assert left > 0 and select.select([job.stdout], [], [], left)[0], f"not said in {timeout} s: {shown}"
+        chunk = os.read(job.stdout.fileno(), 65536)
+        assert chunk, f"the job ended without saying {text!r}: {shown}"
+        seen += chunk
+    return seen.decode()
+
+
 def test_a_second_job_for_a_source_waits_for_the_first_and_crawls_nothing_again(site, postgres_url):
     holder = PostgresStore(postgres_url)
     lock = holder.build_lock(site.url)
     assert lock.try_acquire()  # another machine's job, crawling this source
     job = _job(postgres_url, site.url)
     try:
+        early = said(job, "waiting for another docslice process")
         time.sleep(3)
-        assert job.poll() is None  # waiting, not crawling beside it
+        assert job.poll() is None  # still waiting, not crawling beside it
         assert holder.page_count() == 0
     finally:
         lock.release()
-    out, _ = job.communicate(timeout=120)
+    rest, _ = job.communicate(timeout=120)
+    out = early + rest
     assert job.returncode == 0, out
     assert f"waiting for another docslice process (pid {os.getpid()} on {socket.gethostname()}" in out
     pages = holder.page_count()
@@ -79,14 +97,15 @@ def test_a_refresh_that_waited_for_another_finds_the_pages_it_revalidated_fresh_
         env={k: v for k, v in os.environ.items() if k != "DOCS_MCP_INDEX_URL"},
     )
     try:
-        time.sleep(3)
+        early = said(job, "waiting for another docslice process")
         assert job.poll() is None
         keys = [p.key for p in holder.pages(Scope((site.url,)))]
         for key in keys:  # the other job revalidates every page meanwhile (each a 304)
             holder.touch(key)
     finally:
         lock.release()
-    out, _ = job.communicate(timeout=120)
+    rest, _ = job.communicate(timeout=120)
+    out = early + rest
     assert job.returncode == 0, out
     # Nothing fetched, nothing revalidated (a count of 0 is left out of the summary): every page fresh.
     assert "0 fetched" in out and "unchanged (304)" not in out and f"{len(keys)} still fresh" in out, out

@@ -128,6 +128,7 @@ def test_the_crawl_loop_retries_a_failed_run_with_backoff_then_keeps_its_schedul
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a venv installed from PyPI: `pytest -m long` (and CI) runs it, the README's pytest does not
 @pytest.mark.timeout(900)
 def test_the_images_python_layer_builds_with_the_dockerfiles_commands(tmp_path):
     target = tmp_path / "venv"

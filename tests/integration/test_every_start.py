@@ -96,7 +96,9 @@ async def test_five_starts_on_a_complete_fresh_index_ask_the_site_nothing_and_sa
 
 async def test_a_session_closed_while_stale_pages_are_revalidated_says_so_in_one_line(origin, tmp_path):
     await index_once(tmp_path, origin.url + "docs/")
-    origin.routes.update(routes(delay=1.0))  # each page now takes a second: the refresh is slow
+    # Each page now takes five seconds: the refresh is still under way at the second search, however long the
+    # start took on a busy machine (a second each was not enough there); the session's close cuts it short.
+    origin.routes.update(routes(delay=5.0))
     errlog = tmp_path / "stderr.txt"
     # A TTL of 0 days: every page is stale at this start.
     texts = await session(tmp_path, origin.url + "docs/", errlog, "--index-ttl-days", "0", pause=2.0)

@@ -101,5 +101,7 @@ def test_the_scoreboard_runs_only_the_policies_asked_for(tmp_path):
 
 
 def test_the_scoreboard_refuses_a_policy_it_does_not_know(tmp_path):
-    run = board("--sets", "python", "--policies", "pipelin", timeout=60)
+    qfile = tmp_path / "fixture.json"  # a set in the clone: Python's shared set is not beside a fresh clone
+    qfile.write_text(json.dumps(QUESTIONS), encoding="utf-8")
+    run = board("--sets", str(qfile), "--policies", "pipelin", timeout=60)
     assert run.returncode != 0 and "unknown policies ['pipelin']" in run.stderr

@@ -56,18 +56,27 @@ def test_the_readme_says_which_commands_ci_runs():
     prose = one_line(README)
     [sentence] = [s for s in re.split(r"(?<=\.) ", prose) if s.startswith("CI (`.ci/run`)")]
     said = [c for c in re.findall(r"`([^`]+)`", sentence) if c != ".ci/run"]
-    assert said == [c for c in ci_commands() if c.startswith("ruff")]
+    assert said == ci_commands()  # the long tests' run, then the lint
     assert "the two commands above exactly as written" in sentence and "the uv route" in sentence
+    assert "nothing beside it" in sentence
 
 
-def test_ci_runs_the_readme_quick_start_as_written_before_anything_else():
+def test_ci_runs_the_readme_quick_start_as_written_first_in_a_clone_with_nothing_beside_it():
     quick_start = README.split("## Quick start", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     printed = subprocess.run(["bash", str(REPO / ".ci" / "quick-start")], capture_output=True, text=True)
     assert printed.stdout == quick_start and len(quick_start.strip().splitlines()) == 2
-    # Run first: nothing but the extraction comes before it.
+    # The second works in a new terminal too, the venv not active: the venv's pytest, not the one on PATH.
+    assert quick_start.splitlines()[1].startswith(".venv/bin/pytest")
+    # Run first, in a clone of the checkout made in a new temporary folder (no ../shared): nothing but the
+    # clone and the extraction come before it.
     commands = [x for x in CI.splitlines() if x.strip() and not x.lstrip().startswith("#")]
     first = next(i for i, x in enumerate(commands) if "$quick_start" in x and x.startswith("bash "))
-    assert all(x.split()[0] in ("set", "cd", "quick_start=$(bash", "[", "printf") for x in commands[:first])
+    before = commands[:first]
+    allowed = ("set", "cd", "[", "clone=$(mktemp", "trap", "git", "quick_start=$(bash", "printf")
+    assert all(x.split()[0] in allowed for x in before), before
+    steps = ["clone=$(mktemp -d)/docslice", 'git clone --quiet . "$clone"', 'cd "$clone"']
+    assert [before.index(s) for s in steps] == sorted(before.index(s) for s in steps)
+    assert before.index('cd "$clone"') < next(i for i, x in enumerate(before) if x.startswith("quick_start="))
 
 
 @pytest.mark.parametrize(
