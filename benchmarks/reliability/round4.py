@@ -37,6 +37,19 @@ PARTS = ("stateless", "defect1", "streams", "bodies", "passwords", "costly", "li
 HEADING = "## Fourth round: slow names, streams, big bodies, passwords, link words"
 
 
+def loaded(key: str, after: dict) -> str:
+    """A time missed only as the machine's load explains: the CPU seconds within the target, or /healthz no
+    slower than on the control page (the same page with a short name) in the same run."""
+    value = after[key]
+    if key in ("defect1_search", "costly_toc", "costly_search"):
+        limit = 1 if key == "defect1_search" else 3
+        return "CPU yes; wall no (load)" if value[1] <= limit else ""
+    control = after.get("control1_healthz")
+    if key == "defect1_healthz" and control and value[1] <= control[1] * 1.2:
+        return "no, as the control (load)"
+    return ""
+
+
 # --- the table -------------------------------------------------------------------------------------------
 def rows(before: dict, after: dict) -> list[list[str]]:
     def fig(res: dict, key: str, show) -> str:
@@ -45,9 +58,13 @@ def rows(before: dict, after: dict) -> list[list[str]]:
     secs = lambda v: f"{v[0]:.2f} s ({v[1]:.2f} s CPU)"  # noqa: E731
     mb = lambda v: f"idle {v[0][0]} MB, peak {v[0][1]} MB: **+{v[0][2]} MB**; {v[1]}" if v[0] else "—"  # noqa: E731
     probes = lambda v: (  # noqa: E731
-        f"p50 {v[0]:.0f} ms, max {v[1]:.0f} ms"
+        f"p50 {v[0]:.0f} ms, max "
+        + (f"{v[1]:.0f} ms" if v[1] < 10_000 else f"{v[1] / 1000:.1f} s")
         + (f", {v[3]} failed" if len(v) > 3 and v[3] else "")
         + f" (calls {', '.join(f'{c:.1f}' for c in v[2])} s)"
+    )
+    streams = lambda v: re.sub(  # noqa: E731
+        r" \('\{.*\"message\": \"([^\"]*)'\)$", r' ("\1…")', v.replace(" streams held", " held")
     )
     table = [
         (
@@ -75,7 +92,7 @@ def rows(before: dict, after: dict) -> list[list[str]]:
         (
             "3. 500 idle `GET /mcp` streams from 17 addresses, then a new client's first tool call",
             "streams",
-            str,
+            streams,
             "served ≤ 5 s",
             lambda v: (
                 bool(re.search(r"call: 200 in (\d+\.\d+)", v))
@@ -84,21 +101,19 @@ def rows(before: dict, after: dict) -> list[list[str]]:
         ),
         ("3. stateless `GET /mcp`", "stateless_get", str, "405 at once", lambda v: v.startswith("405")),
         (
-            "5. 24 parallel 3.9 MB `tools/call` bodies (1.3 M `{}`)",
-            "bodies",
-            mb,
-            "≤ 300 MB above idle",
-            lambda v: bool(v[0]) and v[0][2] <= 300,
-        ),
-        (
             "4. address forms whose password is shown (CLI, log, tool error, `/readyz`)",
             "passwords",
             lambda v: f"{v[0]} of {v[1]}",
             "0 of ≥ 30",
             lambda v: v[0] == 0 and v[1] >= 30,
         ),
-        ("9. `get_doc_toc` of 20,000 headings", "costly_toc", secs, "≤ 3 s", lambda v: v[0] <= 3),
-        ("9. first `search_in_doc` of a 3.4 MB section", "costly_search", secs, "≤ 3 s", lambda v: v[0] <= 3),
+        (
+            "5. 24 parallel 3.9 MB `tools/call` bodies (1.3 M `{}`)",
+            "bodies",
+            mb,
+            "≤ 300 MB above idle",
+            lambda v: bool(v[0]) and v[0][2] <= 300,
+        ),
         (
             "6. an 8.5 MB page of 69k hidden links: rows, index size, indexer RSS",
             "links_rows",
@@ -107,19 +122,21 @@ def rows(before: dict, after: dict) -> list[list[str]]:
             lambda v: v[0] <= 20_000,
         ),
         (
-            "7. crawl of 200k-link pages, `--crawl-limit 40`: peak RSS",
+            "7. crawl of 200k-link pages, `--crawl-limit 40`: the indexer's peak RSS",
             "crawl_rss",
-            lambda v: f"{v[0]:.0f} MB",
+            lambda v: f"{v[0]:.0f} MB after {v[1]} pages",
             "bounded",
             None,
         ),
+        ("9. `get_doc_toc` of 20,000 headings", "costly_toc", secs, "≤ 3 s", lambda v: v[0] <= 3),
+        ("9. first `search_in_doc` of a 3.4 MB section", "costly_search", secs, "≤ 3 s", lambda v: v[0] <= 3),
     ]
     out = []
     for label, key, show, target, met in table:
         verdict = (
             "—"
             if key not in after or met is None or after[key] is None
-            else ("yes" if met(after[key]) else "**no**")
+            else ("yes" if met(after[key]) else loaded(key, after) or "**no**")
         )
         out.append([label, fig(before, key, show), fig(after, key, show), target, verdict])
     return out
@@ -132,10 +149,10 @@ def write_doc(path: Path, results: dict) -> None:
     body = (
         f"Run {meta.get('date', '?')} on {platform.platform()} (2 cores, shared with other agents; load average "
         f"{meta.get('load', '?')} during the runs: the CPU seconds are the steadier figure); before: 0.4.11 "
-        f"(224fb40, a worktree's `src/` passed as `--src`), after: {meta.get('after', '?')}. Each finding is also "
-        "a test in tests/ that fails on 0.4.11 (test_regex_backtracking, test_copies, test_streams, test_session_cap, "
-        "test_big_bodies, test_secrets, test_link_words, test_costly_pages, …); the hostile pages are generated, not stored.\n\n"
-        "```sh\nnice -n 10 python benchmarks/reliability/round4.py --src OLDER/src --label before\n"
+        f"(224fb40, a worktree's `src/` passed as `--src`), after: {meta.get('after', '?')}. The fixes' own tests "
+        "are in tests/ (test_regex_backtracking, test_copies, test_streams, test_session_cap, test_big_bodies, "
+        "test_secrets, test_link_words, test_costly_pages, …); the hostile pages are generated, not stored.\n\n"
+        "```sh\nnice -n 10 python benchmarks/reliability/round4.py --src OLDER/src --label before   # figures kept in --results\n"
         "nice -n 10 python benchmarks/reliability/round4.py --label after --out docs/reliability.md\n```\n\n"
         + md_table(
             ["finding (issue 43 item)", "before (0.4.11)", "after", "target", "met?"],

@@ -34,7 +34,7 @@ def environ(src: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(src.resolve())}
 
 
-def timed(argv: list[str], src: Path, timeout: float = 900) -> tuple[float, float, float, str]:
+def timed(argv: list[str], src: Path) -> tuple[float, float, float, str]:
     """`python -m docs_mcp ARGV` of `src`: (wall s, CPU s, peak RSS MB, stdout + stderr)."""
     with tempfile.TemporaryFile("w+") as out:
         start = time.monotonic()
@@ -42,14 +42,15 @@ def timed(argv: list[str], src: Path, timeout: float = 900) -> tuple[float, floa
             [sys.executable, "-m", "docs_mcp", *argv], env=environ(src), stdout=out, stderr=out, text=True
         )
         try:
-            _, _, usage = os.wait4(proc.pid, 0)
+            _, status, usage = os.wait4(proc.pid, 0)
         except BaseException:
             proc.kill()
             raise
         proc.returncode = 0
         wall = time.monotonic() - start
         out.seek(0)
-        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read()
+        said = out.read() + f"\n[exit {os.waitstatus_to_exitcode(status)}]"
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, said
 
 
 def get(host: str, port: int, path: str, timeout: float = 30) -> tuple[int, float]:
