@@ -148,7 +148,7 @@ def write_doc(path: Path, results: dict) -> None:
     meta = results.get("meta", {})
     body = (
         f"Run {meta.get('date', '?')} on {platform.platform()} (2 cores, shared with other agents; load average "
-        f"{meta.get('load', '?')} during the runs: the CPU seconds are the steadier figure); before: 0.4.11 "
+        f"{meta.get('load', '?')}; the CPU seconds are the steadier figure); before: 0.4.11 "
         f"(224fb40, a worktree's `src/` passed as `--src`), after: {meta.get('after', '?')}. The fixes' own tests "
         "are in tests/ (test_regex_backtracking, test_copies, test_streams, test_session_cap, test_big_bodies, "
         "test_secrets, test_link_words, test_costly_pages, …); the hostile pages are generated, not stored.\n\n"
