@@ -136,6 +136,10 @@ class Reads(PageReads, Protocol):
         """Those of these pages whose full text (any column) holds the term."""
         ...
 
+    def titled_pages(self, fragment: str, scope: Scope, limit: int) -> list[tuple[int, str]]:
+        """(page id, title) of listed pages of the scope whose title holds the fragment as written."""
+        ...
+
     def page_rows(self, page_ids: Iterable[int]) -> list[PageRow]: ...
     def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
         """(key, title) of those of these pages that are indexed."""

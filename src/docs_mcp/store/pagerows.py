@@ -167,3 +167,10 @@ def link_word_changes(
             delta[pair] = delta.get(pair, 0) - 1
         blobs.append((key, pack_link_words(new) if new else None))
     return sorted((t, w, n) for (t, w), n in delta.items() if n), blobs
+
+
+def like_pattern(fragment: str) -> str:
+    """A LIKE pattern for text holding the fragment as written (`%`, `_` and `\\` escaped by a backslash, the
+    escape character of both engines' LIKE as the stores write it)."""
+    escaped = fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"

@@ -8,9 +8,16 @@ from collections.abc import Iterable
 
 from docs_mcp.deadline import check
 from docs_mcp.search.site.safety import Holding
-from docs_mcp.settings import NAME_CANDIDATES, mechanism_on
+from docs_mcp.search.site.scoring import keyword_strength
+from docs_mcp.settings import KEYWORD_CANDIDATES, NAME_CANDIDATES, mechanism_on
 from docs_mcp.store.interface import Reads, Scope
 from docs_mcp.text.terms import NameMatcher, query_names, tokenize
+from docs_mcp.text.versions import holds_version, query_versions
+
+#: A version more titles than this write (a site's own version in every title) tells no page apart.
+VERSION_PAGES = 5
+#: Titles read per version at most: LIKE `%3.2%` also finds every "... Django 3.2.25 documentation".
+VERSION_SCAN = 2000
 
 
 def defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
@@ -27,6 +34,29 @@ def defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
         check()  # a section may list thousands of names
         if page_id not in out and matcher.any_in(names):
             out[page_id] = section_id
+    return out
+
+
+def keyword_pages(
+    reads: Reads, terms: list[str], scope: Scope, idf: dict[str, float]
+) -> dict[int, tuple[float, str]]:
+    """Pages the site's keyword index files under the query's words (scoring.keyword_strength)."""
+    if not mechanism_on("index-bridge"):
+        return {}
+    return keyword_strength(reads.keyword_matches(terms, scope, KEYWORD_CANDIDATES), terms, idf)
+
+
+def versioned_pages(reads: Reads, query: str, scope: Scope) -> dict[int, float]:
+    """Pages whose title writes a version the query writes ("Django 1.8.2 release notes"), each with the share
+    of the query's versions its title writes: the tokenizer cuts `1.8.2` into pieces every release page holds."""
+    versions = query_versions(query) if mechanism_on("versions") else []
+    out: dict[int, float] = {}
+    for version in versions:
+        rows = reads.titled_pages(version, scope, VERSION_SCAN)
+        held = [pid for pid, title in rows if holds_version(title, version)]
+        if len(held) <= VERSION_PAGES:
+            for pid in held:
+                out[pid] = out.get(pid, 0.0) + 1 / len(versions)
     return out
 
 

@@ -22,16 +22,21 @@ from docs_mcp.search.semantic.signal import (
     rerank_pages,
 )
 from docs_mcp.search.site.copies import fold_copies
-from docs_mcp.search.site.evidence import coverage, defining_pages, inbound_words
+from docs_mcp.search.site.evidence import (
+    coverage,
+    defining_pages,
+    inbound_words,
+    keyword_pages,
+    versioned_pages,
+)
 from docs_mcp.search.site.hits import build_hits, one_per_content
 from docs_mcp.search.site.page_kind import thin_pages_lower
 from docs_mcp.search.site.proximity import PROXIMITY_SECTIONS, closer_first
-from docs_mcp.search.site.safety import Holding, exact_first, semantic_weight, written_query
-from docs_mcp.search.site.scoring import Evidence, combine, keyword_strength, page_evidence, selective_terms
+from docs_mcp.search.site.safety import Holding, safe_order, semantic_weight, written_query
+from docs_mcp.search.site.scoring import Evidence, combine, page_evidence, selective_terms
 from docs_mcp.search.site.spaced import spelt_pages
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
-    KEYWORD_CANDIDATES,
     MAX_QUERY_TERMS,
     PAGE_CANDIDATES,
     SECTION_CANDIDATES,
@@ -118,9 +123,9 @@ class SiteRanker:
         check()
         if mechanism_on("page-kind"):
             combined = thin_pages_lower(reads, combined, {*found.defines, *found.keywords})
-        if mechanism_on("rank-safety"):
-            # No blend may put a page holding none of the query's words above one holding all as written.
-            combined = exact_first(combined, written_query(query, selected), holding)
+        # No blend may put a page holding none of the query's words above one holding all as written, nor a
+        # page without the version the query writes above one titled with it.
+        combined = safe_order(combined, written_query(query, selected), found.versioned, holding)
         check()
         # A page that defines the queried name links to that definition, not to its best text match.
         section_of = {
@@ -159,10 +164,9 @@ class SiteRanker:
             by_page.setdefault(page_id, []).append((section_id, score))
         best_section = {pid: v[0] for pid, v in by_page.items()}
         page_score = page_evidence(dict(pages), by_page)
-        keywords = {}
-        if mechanism_on("index-bridge"):
-            keywords = keyword_strength(reads.keyword_matches(terms, scope, KEYWORD_CANDIDATES), terms, idf)
-        candidates = set(best_section) | set(page_score) | set(defines) | set(keywords)
+        keywords = keyword_pages(reads, terms, scope, idf)
+        versioned = versioned_pages(reads, query, scope)
+        candidates = set(best_section) | set(page_score) | set(defines) | set(keywords) | set(versioned)
         titles = self._titles(reads, candidates | set(spelt), scope)
         # A name spelt as words counts on the page whose title starts with its first word (`pathlib glob`:
         # pathlib's page, not the audit events table listing pathlib.Path.glob among thousands, nor, for
@@ -187,6 +191,7 @@ class SiteRanker:
             keywords,
             anchors,
             {pid: [sid for sid, _ in v[:PROXIMITY_SECTIONS]] for pid, v in by_page.items()},
+            versioned,
         )
 
     def _start_semantic(self, reads: Reads, query: str, scope: Scope) -> Callable[[], Semantic] | None:

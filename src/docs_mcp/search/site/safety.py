@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from docs_mcp.search.site.scoring import selective_phrases
-from docs_mcp.settings import MAX_QUERY_TERMS, SEMANTIC_WEIGHT
+from docs_mcp.settings import MAX_QUERY_TERMS, SEMANTIC_WEIGHT, mechanism_on
 from docs_mcp.text.stopwords import STOPWORDS
 from docs_mcp.text.terms import bare_token, bounded_query, tokenize
 
@@ -98,6 +98,56 @@ def exact_first(
     if whole:
         head, tail = order[: whole[-1] + 1], order[whole[-1] + 1 :]
         order = [p for p in head if held[p]] + [p for p in head if not held[p]] + tail
+    return _scored(combined, order)
+
+
+def versions_first(
+    combined: dict[int, float],
+    versioned: dict[int, float],
+    phrases: tuple[str, ...],
+    holding: Callable[[str, list[int]], Iterable[int]],
+) -> dict[int, float]:
+    """The ranking with no page whose title lacks the version the query writes above one whose title writes it
+    and holds as many of the query's phrases: of thirty "Django 1.x.y release notes" pages, the one titled with
+    the version asked for leads, whatever the blend made of their equal words."""
+    if not versioned or len(combined) < 2:
+        return combined
+    ids = sorted(combined)
+    held: dict[int, int] = dict.fromkeys(ids, 0)
+    for phrase in phrases:
+        for pid in holding(phrase, ids):
+            held[pid] += 1
+    order = sorted(combined, key=lambda p: -combined[p])
+    for pid in sorted((p for p in versioned if p in combined), key=lambda p: (-versioned[p], -combined[p])):
+        order.remove(pid)
+        at = next(
+            (
+                i
+                for i, p in enumerate(order)
+                if held[p] <= held[pid] and versioned.get(p, 0.0) < versioned[pid]
+            ),
+            len(order),
+        )
+        order.insert(at, pid)
+    return _scored(combined, order)
+
+
+def safe_order(
+    combined: dict[int, float],
+    phrases: tuple[str, ...],
+    versioned: dict[int, float],
+    holding: Callable[[str, list[int]], Iterable[int]],
+) -> dict[int, float]:
+    """exact_first, then versions_first, each unless switched off."""
+    if mechanism_on("rank-safety"):
+        combined = exact_first(combined, phrases, holding)
+    if mechanism_on("versions"):
+        combined = versions_first(combined, versioned, phrases, holding)
+    return combined
+
+
+def _scored(combined: dict[int, float], order: list[int]) -> dict[int, float]:
+    """Scores for a new order: kept where the order stands, lowered just enough elsewhere."""
     out: dict[int, float] = {}
     previous = float("inf")
     for pid in order:

@@ -24,6 +24,9 @@ from docs_mcp.themes import RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE
 #: Weight of "other pages link to the page with the query's words" (the IDF share of the query their link texts
 #: hold: Evidence.anchors), words its own text may lack (a sidebar's name for a chapter). Set on the tuning halves.
 ANCHOR_BONUS = 0.9
+#: Weight of "the title writes the version the query writes" (evidence.versioned_pages), as a title's words;
+#: safety.versions_first then puts such a page above those holding no more of the query's words.
+VERSION_BONUS = 0.5
 
 
 def selective_terms(terms: list[str], df: dict[str, int], total: int) -> list[str]:
@@ -85,6 +88,8 @@ class Evidence:
     anchors: dict[int, set[str]] = field(default_factory=dict)
     #: Per page: its sections the query's words matched, best first (at most proximity.PROXIMITY_SECTIONS).
     sections: dict[int, list[int]] = field(default_factory=dict)
+    #: Per page whose title writes a version the query writes: the share of the query's versions it writes.
+    versioned: dict[int, float] = field(default_factory=dict)
 
 
 def keyword_strength(
@@ -126,6 +131,7 @@ def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence
         score += COVERAGE_BONUS * found.coverage.get(pid, 0.0)
         score += KEYWORD_BONUS * found.keywords.get(pid, (0.0, ""))[0]
         score += ANCHOR_BONUS * sum(idf[t] for t in found.anchors.get(pid, ())) / idf_sum
+        score += VERSION_BONUS * found.versioned.get(pid, 0.0)
         if demote and re.search(RELEASE_NOTES_TITLE, title):
             score *= RELEASE_NOTES_FACTOR
         combined[pid] = score

@@ -11,7 +11,7 @@ import numpy as np
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL
+from docs_mcp.store.pagerows import TOTAL, like_pattern
 from docs_mcp.store.postgres import inbound, keywords, text
 from docs_mcp.store.postgres.audit import AuditReads
 from docs_mcp.store.postgres.postings import decode
@@ -161,6 +161,12 @@ class PostgresReads(AuditReads):
         return [
             (k, t) for k, t in self._all("SELECT key, title FROM pages WHERE key = ANY(%s)", (list(keys),))
         ]
+
+    def titled_pages(self, fragment: str, scope: Scope, limit: int) -> list[tuple[int, str]]:
+        """(page id, title) of listed pages of the scope whose title holds the fragment as written."""
+        where, args = scope_sql(scope)
+        sql = f"SELECT p.id, p.title FROM pages p WHERE p.listed AND p.title LIKE %(like)s AND {where} LIMIT %(n)s"
+        return [(i, t) for i, t in self._all(sql, {**args, "like": like_pattern(fragment), "n": limit})]
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
         """Those of these pages whose full text holds the term (every token of it)."""

@@ -10,7 +10,7 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, unpack_links, unpack_text
+from docs_mcp.store.pagerows import TOTAL, like_pattern, unpack_links, unpack_text
 from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.copies import shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, marks
@@ -199,6 +199,11 @@ class SQLiteReads(AuditReads):
         ids = list(page_ids)
         sql = f"SELECT id, key, title, fetched_at, hash FROM pages WHERE id IN ({marks(ids)})"
         return [PageRow(i, k, t, f, h or "") for i, k, t, f, h in self.db.execute(sql, ids)]
+
+    def titled_pages(self, fragment: str, scope: Scope, limit: int) -> list[tuple[int, str]]:
+        where, args = scope_sql(scope)
+        sql = f"SELECT p.id, p.title FROM pages p WHERE p.listed=1 AND p.title LIKE ? ESCAPE '\\' AND {where} LIMIT ?"
+        return self.db.execute(sql, (like_pattern(fragment), *args, limit)).fetchall()
 
     def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
         sql = f"SELECT key, title FROM pages WHERE key IN ({marks(keys)})"

@@ -1,0 +1,97 @@
+"""A version the query writes ("Django 1.8.2 release notes") finds the page titled with that version: the
+tokenizer cuts `1.8.2` into pieces every release page holds, so the title is read as written. A version every
+title writes (the site's own, in each page's title) tells no page apart; `1.8.2` is not in `1.8.20`. Both
+engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docs_mcp import settings
+from docs_mcp.cli.app import App
+from docs_mcp.cli.arguments import parser
+
+pytestmark = pytest.mark.anyio
+
+RELEASES = ["1.4.19", "1.5.11", "1.6.8", "1.7.5", "1.8.2", "1.8.9", "1.8.20", "2.0.1", "2.2.1", "3.0.8", "3.2.25"]
+
+
+def release_page(version: str) -> str:
+    title = f"Django {version} release notes — Django 3.2.25 documentation"
+    body = (
+        f"<h1>Django {version} release notes</h1><p>Django {version} fixes several bugs in the previous "
+        "release notes and a security issue.</p><h2>Bugfixes</h2><p>Fixed a regression in the admin's release "
+        "notes listing; fixed a crash in the notes view.</p>"
+    )
+    return f"<html><head><title>{title}</title></head><body><main>{body}</main></body></html>"
+
+
+def write_site(folder: Path) -> None:
+    folder.mkdir()
+    for version in RELEASES:
+        (folder / f"{version}.html").write_text(release_page(version), encoding="utf-8")
+
+
+async def built(folder: Path, cache: Path, *extra: str) -> App:
+    args = ["serve", "--source", f"django={folder}", "--cache-dir", str(cache), "--no-index", *extra]
+    app = App(parser().parse_args(args), workers=1)
+    try:
+        await app.indexer.run()
+    finally:
+        await app.fetcher.aclose()
+    return app
+
+
+def pages(app: App, query: str) -> list[str]:
+    return [h.url.rsplit("/", 1)[-1] for h in app.search.search(query, 5)]
+
+
+QUERIES = [
+    ("Django 1.8.2 release notes", "1.8.2.html"),
+    ("Django 1.8.2 release notes — Django 3.2.25 documentation", "1.8.2.html"),
+    ("release notes v1.6.8", "1.6.8.html"),
+    ("what changed in 2.0.1", "2.0.1.html"),
+]
+
+
+@pytest.mark.parametrize(("query", "page"), QUERIES)
+async def test_the_page_titled_with_the_queried_version_comes_first(tmp_path, query, page):
+    write_site(tmp_path / "docs")
+    app = await built(tmp_path / "docs", tmp_path / "cache")
+    assert pages(app, query)[0] == page
+    app.index.close()
+
+
+async def test_without_the_mechanism_another_release_comes_first(tmp_path, monkeypatch):
+    write_site(tmp_path / "docs")
+    app = await built(tmp_path / "docs", tmp_path / "cache")
+    monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"versions"})
+    firsts = [(pages(app, q) or ["nothing"])[0] for q, _ in QUERIES]
+    assert all(first != page for first, (_, page) in zip(firsts, QUERIES)), firsts
+    app.index.close()
+
+
+async def test_a_version_every_title_writes_or_none_does_moves_nothing(tmp_path, monkeypatch):
+    write_site(tmp_path / "docs")
+    app = await built(tmp_path / "docs", tmp_path / "cache")
+    for query in ("Django 3.2.25 documentation release notes", "Django 9.9.9 release notes", "Django 1.8 notes"):
+        with_versions = pages(app, query)
+        monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"versions"})
+        assert pages(app, query) == with_versions, query
+        monkeypatch.setattr(settings, "ABLATED", settings.ABLATED - {"versions"})
+    app.index.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+async def test_postgres_finds_the_queried_version_as_sqlite_does(tmp_path, postgres_url):
+    write_site(tmp_path / "docs")
+    sqlite = await built(tmp_path / "docs", tmp_path / "c1")
+    postgres = await built(tmp_path / "docs", tmp_path / "c2", "--index-url", postgres_url)
+    for query, page in QUERIES:
+        assert pages(postgres, query) == pages(sqlite, query), query
+        assert pages(postgres, query)[0] == page, query
+    sqlite.index.close()
+    postgres.index.close()
