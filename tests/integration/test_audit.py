@@ -140,3 +140,26 @@ def test_the_sites_benchmark_tables_an_audit_and_pools_it_by_split(site_cache, t
     at3 = data["site"]["kinds"]["all"]["at3"]
     assert f"tuning: 1 sites, {items:,} known items: site search success@1" in run.stdout
     assert f"@3 {at3:.3f};" in run.stdout
+
+
+def test_link_words_several_sampled_pages_share_ask_for_none_of_them(tmp_path):
+    """Links saying "Django 1.8.2 release notes" of each release page say "django releas note" of all (versions
+    are not words): no page is asked for by them; a page its links name alone still is."""
+    site = tmp_path / "site"
+    site.mkdir()
+    releases = ["1.8.2", "1.8.3", "1.9.1"]
+    links = "".join(f'<li><a href="{v}.html">Django {v} release notes</a></li>' for v in releases)
+    links += '<li><a href="tutorial.html">Writing your first polling app</a></li>'
+    pages = {"index.html": ("Contents", f"<ul>{links}</ul>")}
+    pages |= {
+        f"{v}.html": (f"Django {v} release notes", f"<p>Django {v} fixes bugs in {v}.</p>") for v in releases
+    }
+    pages["tutorial.html"] = ("Tutorial", "<p>Create a project with startproject and run the server.</p>")
+    for name, (title, body) in pages.items():
+        html = f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>{body}</main></body></html>"
+        (site / name).write_text(html, encoding="utf-8")
+    cache = tmp_path / "cache"
+    docslice("index", "--source", str(site), "--workers", "1", cache=cache)
+    report = json.loads(docslice("audit", "--json", "--source", str(site), cache=cache).stdout)
+    assert report["pages_sampled"] == 5
+    assert report["site"]["kinds"]["link"]["items"] == 1  # the tutorial's alone

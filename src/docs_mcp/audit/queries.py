@@ -108,8 +108,8 @@ class PageFacts:
 
 def page_items(facts: PageFacts, inbound: list[str], common: set[str]) -> list[KnownItem]:
     """One query of each kind the page allows; `common` holds what names no one page (a title other pages of
-    the site have too, a heading, name or sentence on other sampled pages), `inbound` the words the site's
-    links to it say most."""
+    the site have too, a heading, name, sentence or link words of other sampled pages too), `inbound` the words
+    the site's links to it say most."""
     key, seed, items = facts.key, facts.seed, []
     if askable(facts.title) and facts.title not in common:
         items.append(KnownItem("title", _words(facts.title), key))
@@ -119,8 +119,9 @@ def page_items(facts: PageFacts, inbound: list[str], common: set[str]) -> list[K
     name = _pick(seed, [n for n in facts.names if n not in common])
     if name:
         items.append(KnownItem("name", _words(name), key))
-    if askable(" ".join(inbound)):
-        items.append(KnownItem("link", " ".join(inbound[:LINK_WORDS]), key))
+    link = " ".join(inbound[:LINK_WORDS])
+    if askable(link) and link not in common:
+        items.append(KnownItem("link", link, key))
     sentence = _pick(seed, [x for x in facts.sentences if x not in common])
     if sentence:
         items.append(KnownItem("paraphrase", sentence, key))

@@ -91,14 +91,18 @@ def _site_outcomes(
     search: SiteSearch, source: Source, facts: list[PageFacts], shared_titles: set[str]
 ) -> list[Outcome]:
     """Every sampled page's known items, asked of the site search; what several pages say names none."""
+    with search.index.reading() as reads:
+        inbound = {f.key: reads.inbound_words(f.key, LINK_WORDS) for f in facts}
+    # What links say of a page counts as its words do: "django note releas" said of thirty release pages
+    # (their versions are not words) names none of them.
+    said = (" ".join(words[:LINK_WORDS]) for words in inbound.values())
     seen = Counter(x for f in facts for x in {*f.headings, *f.names, *f.sentences})
+    seen.update(said)
     common = shared_titles | {x for x, n in seen.items() if n > 1}
     outcomes = []
     for f in facts:
-        with search.index.reading() as reads:
-            inbound = reads.inbound_words(f.key, LINK_WORDS)
         right = _shown(search, f.key, source)
-        outcomes += [_on_site(search, source, item, right) for item in page_items(f, inbound, common)]
+        outcomes += [_on_site(search, source, item, right) for item in page_items(f, inbound[f.key], common)]
     return outcomes
 
 
