@@ -186,3 +186,80 @@ async def test_an_all_in_one_page_folds_into_the_chapter_it_holds_not_a_smaller_
     finally:
         app.index.close()
     assert target == ids["tides.md"] and row.anchor == "calibrating-tides-gauges"
+
+
+def chapter_and_a_little_more(tmp_path: Path) -> Path:
+    """A chapter, and a page holding it and one section more (not twice its size: not all-in-one) whose title
+    says the query's words, so its page-level match is the stronger."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text(chapter("tides"))
+    (docs / "winds.md").write_text(chapter("winds"))
+    more = (
+        "\n## Calibrating tides gauges in winter\n\nCalibrating tides gauges in winter: each spring the tides "
+        "gauges are calibrated by hand when their floats freeze.\n"
+    )
+    body = chapter("tides").replace("# Tides", "# Tides handbook", 1)
+    (docs / "handbook.md").write_text(body + more)
+    return docs
+
+
+@pytest.mark.usefixtures("lexical_only")
+async def test_a_group_of_copies_is_addressed_by_its_most_specific_member(tmp_path):
+    hits = await search(
+        chapter_and_a_little_more(tmp_path), tmp_path / "c", "calibrating tides gauges spring", 2
+    )
+    assert hits[0].url.endswith("tides.md") and hits[0].section_id == "calibrating-tides-gauges"
+    assert [a.rsplit("/", 1)[-1] for a in hits[0].also] == ["handbook.md"]
+
+
+@pytest.mark.usefixtures("lexical_only")
+async def test_without_the_rule_the_page_holding_more_addresses_the_group(tmp_path, monkeypatch):
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"specific-copy"}))
+    hits = await search(
+        chapter_and_a_little_more(tmp_path), tmp_path / "c", "calibrating tides gauges spring", 2
+    )
+    assert hits[0].url.endswith("handbook.md")
+    assert [a.rsplit("/", 1)[-1] for a in hits[0].also] == ["tides.md"]
+
+
+def big_book(tmp_path: Path) -> Path:
+    """Twelve chapters and the print-everything page; each chapter opens there with a heading alone."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    topics = (*TOPICS, "hails", "sleets", "dews", "gales", "droughts", "floods")
+    for name in topics:
+        (docs / f"{name}.md").write_text(chapter(name))
+    whole = "\n".join(chapter(n).replace("# ", "## ", 1).replace("\n## ", "\n### ") for n in topics)
+    (docs / "print.md").write_text(f"# All weather, the whole book\n\n{whole}")
+    return docs
+
+
+@pytest.mark.parametrize("on", [True, False])
+async def test_a_hit_on_a_heading_alone_in_an_all_in_one_page_points_at_the_chapter_it_opens(
+    tmp_path, monkeypatch, on
+):
+    if not on:
+        monkeypatch.setattr(settings, "ABLATED", frozenset({"nearest-copy"}))
+    args = ["serve", "--cache-dir", str(tmp_path / "c"), "--no-index", "--source", str(big_book(tmp_path))]
+    app = App(parser().parse_args(args))
+    try:
+        await app.indexer.run()
+    finally:
+        await app.fetcher.aclose()
+    scope = app.search.scope()
+    try:
+        with app.index.reading() as reads:
+            ids = {
+                Path(r.key).name: r.id
+                for r in reads.page_rows(p for p, _ in reads.page_matches(["drought"], scope, 20))
+            }
+            page = ids["print.md"]
+            # The all-in-one page's hit on its heading "Droughts" alone (too short for a digest).
+            section = reads.best_section(page, ["drought"])
+            [row] = reads.section_rows([section])
+            folded = fold_copies(reads, [page], {page: section}, {page: 1.0}, {page: scope.prefixes[0]})
+    finally:
+        app.index.close()
+    assert row.anchor == "droughts" and not row.text
+    assert folded.ranked == [ids["droughts.md"] if on else page]

@@ -15,7 +15,19 @@ from docs_mcp.cli.arguments import parser
 
 pytestmark = pytest.mark.anyio
 
-RELEASES = ["1.4.19", "1.5.11", "1.6.8", "1.7.5", "1.8.2", "1.8.9", "1.8.20", "2.0.1", "2.2.1", "3.0.8", "3.2.25"]
+RELEASES = [
+    "1.4.19",
+    "1.5.11",
+    "1.6.8",
+    "1.7.5",
+    "1.8.2",
+    "1.8.9",
+    "1.8.20",
+    "2.0.1",
+    "2.2.1",
+    "3.0.8",
+    "3.2.25",
+]
 
 
 def release_page(version: str) -> str:
@@ -69,14 +81,18 @@ async def test_without_the_mechanism_another_release_comes_first(tmp_path, monke
     app = await built(tmp_path / "docs", tmp_path / "cache")
     monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"versions"})
     firsts = [(pages(app, q) or ["nothing"])[0] for q, _ in QUERIES]
-    assert all(first != page for first, (_, page) in zip(firsts, QUERIES)), firsts
+    assert all(first != page for first, (_, page) in zip(firsts, QUERIES, strict=True)), firsts
     app.index.close()
 
 
 async def test_a_version_every_title_writes_or_none_does_moves_nothing(tmp_path, monkeypatch):
     write_site(tmp_path / "docs")
     app = await built(tmp_path / "docs", tmp_path / "cache")
-    for query in ("Django 3.2.25 documentation release notes", "Django 9.9.9 release notes", "Django 1.8 notes"):
+    for query in (
+        "Django 3.2.25 documentation release notes",
+        "Django 9.9.9 release notes",
+        "Django 1.8 notes",
+    ):
         with_versions = pages(app, query)
         monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"versions"})
         assert pages(app, query) == with_versions, query

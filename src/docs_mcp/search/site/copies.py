@@ -18,6 +18,10 @@ AGGREGATE_SHARE = 0.5
 #: Two pages of about one size (neither AGGREGATE_SIZE_RATIO times the other's digests) are one item when at
 #: least this share of the smaller one's digested sections is in the other too.
 DUPLICATE_SHARE = 0.8
+#: Sections after an all-in-one page's best one read for a copy when that one has none (a heading alone).
+NEAREST_SECTIONS = 3
+#: Digested sections a page holds at least to be read as all-in-one without a copy of its best section.
+AGGREGATE_MIN_SECTIONS = 20
 
 
 @dataclass
@@ -55,7 +59,13 @@ def fold_copies(
             continue
         target, here = pid, copies.get(sids.get(pid, -1), [])
         scope = Scope((owners[pid],)) if pid in owners else None
-        if aggregates and here and scope is not None and _aggregate(reads, scope, size, pid):
+        # A page is read for being all-in-one when its best section has copies, or, to look past a section
+        # without any, when it is large enough to hold chapters (each read costs a digest join).
+        large = size.get(pid, 0) >= AGGREGATE_MIN_SECTIONS and mechanism_on("nearest-copy")
+        whole = aggregates and scope is not None and (here or large) and _aggregate(reads, scope, size, pid)
+        if whole and not here and pid in sids:
+            here = _nearest_copies(reads, scope, sids[pid], size)
+        if whole and here:
             source = _held(reads, scope, size, pid, here)
             if source:
                 _, _, target, target_sid = min(source)
@@ -65,12 +75,13 @@ def fold_copies(
                 # The all-in-one page's score is the sum of all it holds: the page it copies keeps its own score
                 # where the query's words found it, and takes the copy's place only where they did not.
                 out.score[target] = score.get(target, score[pid])
-        out.ranked.append(target)
-        taken[target] = target
         if duplicates and scope is not None:
             twins = [o for o, _ in here if o not in taken and _same_item(reads, scope, size, target, o)]
+            target, twins = _specific(out, target, twins, here, size)
             out.also[target] = twins
             taken.update(dict.fromkeys(twins, target))
+        out.ranked.append(target)
+        taken[target] = target
     out.ranked.sort(key=lambda p: -out.score[p])  # stable: the order stands where no score changed
     return out
 
@@ -86,6 +97,33 @@ def _copies(reads: Reads, sids: dict[int, int], owners: dict[int, str]) -> dict[
         for sid, other, other_sid in reads.section_copies(group, Scope((root,))):
             copies.setdefault(sid, []).append((other, other_sid))
     return copies
+
+
+def _specific(
+    out: Folded, target: int, twins: list[int], here: list[tuple[int, int]], size: dict[int, int]
+) -> tuple[int, list[int]]:
+    """The member of a group of copies that addresses the hit, and the others: the one of fewest sections (the
+    chapter, not a page holding it and a little more), at the group's place; the first ranked among equals."""
+    smallest = min(twins, key=lambda o: size.get(o, 0), default=target)
+    if not mechanism_on("specific-copy") or size.get(smallest, 0) >= size.get(target, 0):
+        return target, twins
+    out.section_of[smallest] = dict(here).get(smallest) or out.section_of.get(smallest)
+    out.score[smallest] = out.score[target]
+    return smallest, [target, *(o for o in twins if o != smallest)]
+
+
+def _nearest_copies(reads: Reads, scope: Scope, section: int, size: dict[int, int]) -> list[tuple[int, int]]:
+    """The copies of the first of the few sections after an all-in-one page's best one that has any: a heading
+    alone, or a short section, has no digest, and the chapter it opens is told by what follows it."""
+    for row in reads.following_sections([section], NEAREST_SECTIONS):
+        found = [(other, sid) for _, other, sid in reads.section_copies([row.id], scope)]
+        if found:
+            unknown = sorted({o for o, _ in found} - size.keys())
+            size.update(
+                {pid: shape[1] for pid, shape in reads.page_shapes(unknown).items()} if unknown else {}
+            )
+            return found
+    return []
 
 
 def _aggregate(reads: Reads, scope: Scope, size: dict[int, int], page: int) -> bool:
