@@ -18,10 +18,6 @@ AGGREGATE_SHARE = 0.5
 #: Two pages of about one size (neither AGGREGATE_SIZE_RATIO times the other's digests) are one item when at
 #: least this share of the smaller one's digested sections is in the other too.
 DUPLICATE_SHARE = 0.8
-#: Sections after an all-in-one page's best one read for a copy when that one has none (a heading alone).
-NEAREST_SECTIONS = 3
-#: Digested sections a page holds at least to be read as all-in-one without a copy of its best section.
-AGGREGATE_MIN_SECTIONS = 20
 
 
 @dataclass
@@ -59,13 +55,7 @@ def fold_copies(
             continue
         target, here = pid, copies.get(sids.get(pid, -1), [])
         scope = Scope((owners[pid],)) if pid in owners else None
-        # A page is read for being all-in-one when its best section has copies, or, to look past a section
-        # without any, when it is large enough to hold chapters (each read costs a digest join).
-        large = size.get(pid, 0) >= AGGREGATE_MIN_SECTIONS and mechanism_on("nearest-copy")
-        whole = aggregates and scope is not None and (here or large) and _aggregate(reads, scope, size, pid)
-        if whole and not here and pid in sids:
-            here = _nearest_copies(reads, scope, sids[pid], size)
-        if whole and here:
+        if aggregates and here and scope is not None and _aggregate(reads, scope, size, pid):
             source = _held(reads, scope, size, pid, here)
             if source:
                 _, _, target, target_sid = min(source)
@@ -110,20 +100,6 @@ def _specific(
     out.section_of[smallest] = dict(here).get(smallest) or out.section_of.get(smallest)
     out.score[smallest] = out.score[target]
     return smallest, [target, *(o for o in twins if o != smallest)]
-
-
-def _nearest_copies(reads: Reads, scope: Scope, section: int, size: dict[int, int]) -> list[tuple[int, int]]:
-    """The copies of the first of the few sections after an all-in-one page's best one that has any: a heading
-    alone, or a short section, has no digest, and the chapter it opens is told by what follows it."""
-    for row in reads.following_sections([section], NEAREST_SECTIONS):
-        found = [(other, sid) for _, other, sid in reads.section_copies([row.id], scope)]
-        if found:
-            unknown = sorted({o for o, _ in found} - size.keys())
-            size.update(
-                {pid: shape[1] for pid, shape in reads.page_shapes(unknown).items()} if unknown else {}
-            )
-            return found
-    return []
 
 
 def _aggregate(reads: Reads, scope: Scope, size: dict[int, int], page: int) -> bool:
