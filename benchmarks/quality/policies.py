@@ -25,6 +25,9 @@ AGENT_PAGES = 3
 #: A line of search_in_doc's map of the units it did not show: `- #id …` under a "more on this page" line.
 _MAP_LINE = re.compile(r"^- #(\S+)")
 _MAP_HEAD = "more on this page"
+#: search_answer.SITE_TERMS: the site's own terms follow it on its line, each in double quotes.
+_SITE_TERMS = "this site's own terms nearest your question"
+_QUOTED = re.compile(r'"([^"]+)"')
 _TOC_LINE = re.compile(r"^\s*- (.*) #(\S+) \(([\d,]+)\)\s*$")
 _NEXT = re.compile(r"next_start_index=(\d+)")
 _SECTION_NUMBER = re.compile(r"^\s*(\d+\.)+\d*\s*")
@@ -141,12 +144,25 @@ def map_ids(answer: str) -> list[str]:
     return [m.group(1) for line in rest.splitlines() if (m := _MAP_LINE.match(line.strip()))] if head else []
 
 
+def site_terms(answer: str) -> list[str]:
+    """The site's own terms search_docs names when the query matched weakly, in its order."""
+    _, head, rest = answer.partition(_SITE_TERMS)
+    return _QUOTED.findall(rest.split("\n", 1)[0]) if head else []
+
+
 async def agent(call: Call, q: dict[str, Any], gold: str, r: Run) -> None:
-    """search_docs(query, 5); per result page: search_in_doc, then the map's first two units; ≤ 6 calls."""
+    """search_docs(query, 5), and when it names the site's own terms, search_docs(the first, 5), whose best
+    page is read first; per result page: search_in_doc, then the map's first two units; ≤ 6 calls."""
     hits = await call("search_docs", {"query": q["query"], "max_results": 5})
     if r.see(hits, q["needles"]):
         return
-    for page in list(dict.fromkeys(cm.result_urls(hits)))[:AGENT_PAGES]:
+    pages = cm.result_urls(hits)
+    for term in site_terms(hits)[:1]:
+        again = await call("search_docs", {"query": term, "max_results": 5})
+        if r.see(again, q["needles"]):
+            return
+        pages = cm.result_urls(again)[:1] + pages + cm.result_urls(again)[1:]
+    for page in list(dict.fromkeys(pages))[:AGENT_PAGES]:
         if r.calls >= AGENT_CALLS:
             return
         answer = await call("search_in_doc", {"url": page, "query": q["query"]})

@@ -32,7 +32,7 @@ class Searcher(Protocol):
     def search(self, query: str, limit: int, source: str | None) -> list[SearchHit]: ...
     def search_with_status(
         self, query: str, limit: int, source: str | None
-    ) -> tuple[list[SearchHit], str, bool]: ...
+    ) -> tuple[list[SearchHit], list[str], str, bool]: ...
     def headings(self, url: str) -> list[tuple[int, str, str]]: ...
     def status_line(self) -> str: ...
 
@@ -274,7 +274,7 @@ class DocsTools:
             self.sources.get(source)  # validates the name
         if self.searcher is not None:
             # The status line reads the index too: in the thread, not on the event loop.
-            hits, status, searched = await asyncio.to_thread(
+            hits, terms, status, searched = await asyncio.to_thread(
                 self.searcher.search_with_status, query, max_results, source or None
             )
         else:
@@ -282,9 +282,10 @@ class DocsTools:
             hits = await asyncio.to_thread(search_cache, docs, query, max_results, source or None)
             note = self.search_note or "no site index; run `docslice index` for site-wide search"
             status, searched = f"searched the {len(docs)} page(s) read so far, {note}", True
+            terms = []  # no index: no site's terms either
         multi = len(self.sources.sources) > 1
         headings = self._headings_for if include_headings else None
-        return answer(query, hits, status, multi, headings, self.cap, searched)
+        return answer(query, hits, status, multi, headings, self.cap, searched, terms)
 
     def _headings_for(self, url: str) -> list[tuple[int, str, str]]:
         if self.searcher is not None:

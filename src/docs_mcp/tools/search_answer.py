@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from docs_mcp import settings as C
 from docs_mcp.convert.outline import outline_line
@@ -16,6 +16,8 @@ from docs_mcp.text.dates import utc_minute
 Headings = list[tuple[int, str, str]]
 #: Other addresses of one item named with its hit at most (a page re-exported by 20 modules: 3 and a count).
 ALSO_SHOWN = 3
+#: Opens the line naming the site's terms for a weakly matched query (the benchmarks' agent reads it).
+SITE_TERMS = "this site's own terms nearest your question (search again with one):"
 
 
 def answer(
@@ -26,11 +28,17 @@ def answer(
     headings: Callable[[str], Headings] | None,
     cap: int,
     searched: bool = True,
+    terms: Sequence[str] = (),
 ) -> str:
     """The text search_docs returns: a header with the status, then one block per hit (and its headings).
     `searched`: the sources held pages to search (without any, other words would not help: the status says
-    why, a dead source or a build under way)."""
+    why, a dead source or a build under way). `terms`: the site's own words when the query matched weakly,
+    said on one line under the header."""
     # An agent's query may be megabytes long: echo() cuts it.
+    if terms:
+        status += (
+            "\nThe best pages may not answer it; " + SITE_TERMS + " " + " · ".join(f'"{t}"' for t in terms)
+        )
     if not hits:
         advice = " Try other words or fewer of them." if searched else ""
         return f"search_docs {echo(query)}: no match. {status}.{advice}"

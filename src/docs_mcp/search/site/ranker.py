@@ -35,6 +35,7 @@ from docs_mcp.search.site.proximity import PROXIMITY_SECTIONS, closer_first
 from docs_mcp.search.site.safety import Holding, safe_order, semantic_weight, written_query
 from docs_mcp.search.site.scoring import Evidence, combine, page_evidence, selective_terms
 from docs_mcp.search.site.spaced import spelt_pages
+from docs_mcp.search.site.vocabulary import site_terms, told_phrases, views
 from docs_mcp.settings import (
     AGGREGATE_LOOKAHEAD,
     MAX_QUERY_TERMS,
@@ -46,6 +47,7 @@ from docs_mcp.settings import (
     SEMANTIC_TOP,
     SEMANTIC_WEIGHT,
     mechanism_on,
+    site_terms_on,
 )
 from docs_mcp.store.interface import Reads, Scope, Store
 from docs_mcp.text.compounds import compound_terms
@@ -58,6 +60,8 @@ if TYPE_CHECKING:
 
     #: The model, its size, the query's vector, and the pages the scan found nearest it (page → cosine).
     Semantic = tuple[str, int, np.ndarray, dict[int, float]]
+    #: A search's hits, and the site's terms it names for a weak match (vocabulary.py).
+    Found = tuple[list[SearchHit], list[str]]
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
 TITLE_MEMO_SIZE = 50_000
@@ -89,11 +93,15 @@ class SiteRanker:
     def search(self, query: str, limit: int, scope: Scope) -> list[SearchHit]:
         """Pages of the scope ranked by their best section's BM25 blended with page-level BM25, each pointing at
         its best section. Hits carry the page's key as `url` and no source: the caller names them."""
+        return self.ranking(query, limit, scope)[0]
+
+    def ranking(self, query: str, limit: int, scope: Scope) -> Found:
+        """`search`'s hits, and the site's terms nearest the query when it matched weakly (vocabulary.py)."""
         query = bounded_query(query)
         with self.index.reading() as reads:
             return self._search(reads, query, limit, scope)
 
-    def _search(self, reads: Reads, query: str, limit: int, scope: Scope) -> list[SearchHit]:
+    def _search(self, reads: Reads, query: str, limit: int, scope: Scope) -> Found:
         terms = query_terms(query)
         if mechanism_on("site-name"):
             # "postgres" in a question about PostgreSQL names the whole site, not app-postgres.html.
@@ -105,7 +113,7 @@ class SiteRanker:
         terms += [t for t in compounds if t in df][: max(0, MAX_QUERY_TERMS - len(terms))]
         selected = selective_terms(terms, df, total)
         if not selected:
-            return []
+            return [], []
         idf = {t: term_idf(total, df.get(t, 0)) for t in terms}
         # The query's vector and the scan (numpy, no store) run beside the text queries below.
         semantic = self._start_semantic(reads, query, scope)
@@ -115,11 +123,11 @@ class SiteRanker:
         check()  # between the stages (and in the store's queries): a search past its deadline stops
         if mechanism_on("proximity"):
             combined = closer_first(reads, query, combined, found, idf)
-        model, qvec = None, None
+        model, qvec, lexical, cosine = None, None, combined, {}  # vocabulary.views weighs the two
         if semantic is not None:
             model, dim, qvec, near = semantic()
             weight = semantic_weight(query) if mechanism_on("query-weight") else SEMANTIC_WEIGHT
-            combined = self._semantic(reads, model, dim, qvec, near, combined, weight)
+            combined, cosine = self._semantic(reads, model, dim, qvec, near, combined, weight)
         check()
         if mechanism_on("page-kind"):
             combined = thin_pages_lower(reads, combined, {*found.defines, *found.keywords})
@@ -139,9 +147,10 @@ class SiteRanker:
         ranked, section_of = folded.ranked[:limit], folded.section_of
         if model is not None:
             self._nearest_sections(reads, model, qvec, ranked, section_of)
-        return build_hits(
-            reads, [(pid, section_of[pid], folded.score[pid]) for pid in ranked], query, folded.also
-        )
+        scored = [(pid, section_of[pid], folded.score[pid]) for pid in ranked]
+        hits = build_hits(reads, scored, query, folded.also)
+        weak = site_terms_on() and views(told_phrases(query, terms, df, total), lexical, cosine, holding).weak
+        return hits, site_terms(reads, query, selected, ordered, found.sections, hits) if weak else []
 
     def _evidence(
         self,
@@ -218,16 +227,16 @@ class SiteRanker:
         near: dict[int, float],
         combined: dict[int, float],
         weight: float,
-    ) -> dict[int, float]:
+    ) -> tuple[dict[int, float], dict[int, float]]:
         """Semantic re-ranking: the best pages re-ranked by their best section's cosine with the query, blended
         in at `weight`, with the pages nearest the query among all (`near`) joining them. Only the best pages' vectors are
-        read per search (once each)."""
+        read per search (once each). Returns the scores and the cosines they blended in."""
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
             self._vectors.add(name, dim, reads.vectors(name, missing))
         cosine = {**near, **self._vectors.cosines(name, qvec, head)}
-        return rerank_pages(combined, cosine, weight, SEMANTIC_TOP, list(near))
+        return rerank_pages(combined, cosine, weight, SEMANTIC_TOP, list(near)), cosine
 
     def _nearest_sections(
         self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]

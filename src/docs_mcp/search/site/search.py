@@ -136,24 +136,33 @@ class SiteSearch:
 
     def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
         """The best pages of the configured sources (or of `source`), each labelled as its source is now."""
+        return self.searching(query, limit, source)[0]
+
+    def searching(
+        self, query: str, limit: int, source: str | None = None
+    ) -> tuple[list[SearchHit], list[str]]:
+        """`search`'s hits, and the site's terms nearest the query when it matched weakly (vocabulary.py)."""
+        found, terms = self.ranker.ranking(query, limit, self.scope(source))
         hits = []
-        for hit in self.ranker.search(query, limit, self.scope(source)):
+        for hit in found:
             loc = self.locate(hit.url, source)
             if loc is not None:
                 also = tuple(self.sources.display_url(o) for k in hit.also if (o := self.locate(k, source)))
                 hits.append(
                     replace(hit, url=self.sources.display_url(loc), source=loc.source.name, also=also)
                 )
-        return hits
+        return hits, terms
 
     def search_with_status(
         self, query: str, limit: int, source: str | None
-    ) -> tuple[list[SearchHit], str, bool]:
-        """The hits, the status line and whether the sources hold any page, read in one snapshot: on PostgreSQL
-        one connection and transaction per search_docs, not two (each costs both processes round trips)."""
+    ) -> tuple[list[SearchHit], list[str], str, bool]:
+        """The hits, the site's terms (`searching`), the status line and whether the sources hold any page, read
+        in one snapshot: on PostgreSQL one connection and transaction per search_docs, not two (each costs both
+        processes round trips)."""
         with self.index.reading():
             states = self.states(newest=self.shared)
-            return self.search(query, limit, source), self.status_of(states), any(s.pages for s in states)
+            hits, terms = self.searching(query, limit, source)
+            return hits, terms, self.status_of(states), any(s.pages for s in states)
 
     def headings(self, url: str) -> list[tuple[int, str, str]]:
         try:
