@@ -99,3 +99,15 @@ def test_search_in_doc_without_an_index_says_which_versions_hold_a_missing_page(
         assert "redis" in text and "memcached" not in text
     finally:
         run(tools.aclose())
+
+
+def test_two_local_versions_holding_the_same_file_name_are_read_each_from_its_own_folder():
+    tools = make_tools(*LOCAL)
+    try:
+        texts = [
+            run(tools.search_in_doc(f"quill@{v}:settings.html", "cache default")) for v in ("3.2", "4.2")
+        ]
+        assert "memcached" in texts[0] and "redis" not in texts[0]
+        assert "redis" in texts[1] and "memcached" not in texts[1]  # not the first folder's page from memory
+    finally:
+        run(tools.aclose())

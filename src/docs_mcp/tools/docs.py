@@ -96,7 +96,7 @@ class DocsTools:
                     "the site or the page is slow: retry later or pick another page"
                 ) from None
 
-        doc = await self.cache.get(loc.key, load)
+        doc = await self.cache.get(loc.uid, load)  # the uid: two local roots may hold the same file name
         # A page that only sends the reader on is named by where it leads, with the unit its refresh names;
         # a page read where it was asked keeps its own name, `#` and all (a local file's name may hold one).
         if not loc.fragment and doc.url != shown and "#" in doc.url:
@@ -296,5 +296,5 @@ class DocsTools:
             loc = self.sources.resolve(url)
         except DocsMCPError:
             return []
-        doc = self.cache.peek(loc.key)
+        doc = self.cache.peek(loc.uid)
         return [(s.level, s.id, s.title) for s in doc.sections if s.level] if doc else []
