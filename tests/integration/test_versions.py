@@ -10,13 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, LocalSite
+from conftest import FIXTURES, LocalSite, call
 
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.cli.main import main
 from docs_mcp.errors import PageNotFound
 from docs_mcp.store.interface import Scope
+from docs_mcp.transport.server import build_server
 
 pytestmark = pytest.mark.timeout(180)
 VERSIONS = "3.2,4.2,5.0"
@@ -115,6 +116,12 @@ def test_a_page_missing_in_the_version_asked_for_is_said_with_the_versions_that_
         # The newest version holds it: nothing said.
         newest = served.run(served.tools.search_docs("await async def handlers", source="quill"))
         assert "not in" not in newest and "/5.0/async.html" in newest
+        # Through MCP, as an agent calls it: the argument reaches the tool, the refusal the model.
+        server = build_server(served.tools)
+        refused = served.run(
+            call(server, "search_in_doc", url=f"{quill.url}4.2/async.html", query="x", version="3.2")
+        )
+        assert refused.is_error and "not in 3.2; in 4.2:" in refused.content[0].text
     finally:
         served.close()
 
@@ -148,3 +155,10 @@ def test_one_version_is_refreshed_alone_and_sources_names_every_version_without_
         main(["sources", *store_args])  # no --source: the index itself names each root's version
     listed = capsys.readouterr().out
     assert all(f"quill@{v}" in listed for v in VERSIONS.split(",")), listed
+    with pytest.raises(SystemExit):
+        main(["remove", "quill@3.2", *store_args])  # one version removed, the others kept
+    assert "removed quill@3.2" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["sources", *store_args])
+    listed = capsys.readouterr().out
+    assert "quill@3.2" not in listed and "quill@4.2" in listed and "quill@5.0" in listed, listed

@@ -100,4 +100,5 @@ def remove(app: App, name: str) -> str:
     index = _index(app)
     keys = [p.key for p in index.pages(Scope.of([source]))]
     gone = index.forget(BUILD_META + source.root, keys)
+    index.forget(NAME_META + source.root, [])  # a version's name, if it was one
     return f"removed {source.name} ({source.root}): {counted(gone, 'page')}"

@@ -163,7 +163,7 @@ SOURCE = Param("source", str | None, "Only this named source.", None, "--source-
 VERSION = Param(
     "version",
     str | None,
-    "A version of a source with versions (default: its newest or configured one).",
+    "A source's version (default: its newest or configured one).",
     None,
     "--doc-version",
     metavar="V",
