@@ -295,10 +295,13 @@ def test_agent_keeps_deadline_in_the_servers_command(project):
 def test_every_shared_option_given_reaches_the_subagents_server(project):
     """Derived from the option declarations: a new shared option cannot be forgotten by a hand-kept list."""
     given = [o for o in SHARED if o.forward]
-    # Sources are pinned by name; a PostgreSQL index URL may hold a password, which the agent's file would
-    # show: the subagent's server reads $DOCSLICE_INDEX_URL from its environment instead (so does a file's).
+    # Sources are pinned by name (a version's too, with the default version); a PostgreSQL index URL may hold a
+    # password, which the agent's file would show: the subagent's server reads $DOCSLICE_INDEX_URL from its
+    # environment instead (so does a file's).
     assert {o.flag for o in SHARED} - {o.flag for o in given} == {
         "--source",
+        "--versions",
+        "--default-version",
         "--index-url",
         "--index-url-file",
     }
@@ -340,3 +343,17 @@ def test_the_example_is_what_the_command_writes_for_the_python_docs():
     text = EXAMPLE.read_text(encoding="utf-8")
     assert text == render(spec)
     assert isinstance(front_matter(text)[0]["mcpServers"], list)
+
+
+def test_a_source_with_versions_reaches_the_subagents_server_with_its_default_version(project):
+    versions = SITE.parent / "versions"
+    run = docslice(
+        "agent", "quill-docs", "--source", f"quill={versions}/{{version}}", "--versions", "3.2,5.0",
+        "--default-version", "quill@3.2", "--print", cwd=project,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    args = front_matter(run.stdout)[0]["mcpServers"][0]["quill-docs"]["args"]
+    assert args == [
+        "--source", f"quill@3.2={versions / '3.2'}", "--source", f"quill@5.0={versions / '5.0'}",
+        "--default-version", "quill@3.2",
+    ]  # fmt: skip

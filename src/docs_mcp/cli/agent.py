@@ -90,10 +90,13 @@ def launch(uvx: bool) -> list[str]:
 
 
 def server_args(app: App, args: argparse.Namespace) -> list[str]:
-    """--source NAME=ROOT for every root (names pinned), then the shared options the user gave."""
+    """--source NAME=ROOT for every root (names pinned), each versioned source's default version, then the
+    shared options the user gave."""
     out: list[str] = []
     for s in app.sources.sources:
         out += ["--source", f"{s.name}={s.root}"]
+    for f in app.sources.families.values():  # the default version pinned too (configured, or the newest now)
+        out += ["--default-version", f"{f.name}@{f.default}"]
     for dest in FORWARDED:
         value = getattr(args, dest, None)
         if dest == "cache_dir" and dest not in args.given and env("CACHE_DIR"):

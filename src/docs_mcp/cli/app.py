@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp import settings as C
 from docs_mcp.cli.grammar import SOURCELESS
-from docs_mcp.cli.project import source_specs
+from docs_mcp.cli.project import default_versions, source_specs
 from docs_mcp.cli.secrets import index_url
 from docs_mcp.cli.terminal import answer_for_terminal, for_terminal, say  # noqa: F401  (re-exported)
 from docs_mcp.errors import DocsMCPError
@@ -62,7 +62,9 @@ class App:
         # A server serves the sources that work: a missing folder is said, not fatal (its answers name it).
         serving = getattr(args, "command", None) == "serve"
         self.sources = SourceSet.from_specs(
-            source_specs(args, required=getattr(args, "command", None) not in SOURCELESS), missing_ok=serving
+            source_specs(args, required=getattr(args, "command", None) not in SOURCELESS),
+            missing_ok=serving,
+            defaults=default_versions(args),
         )
         self.fetcher = Fetcher(self.sources, self.settings)
         self.builds = Builds()

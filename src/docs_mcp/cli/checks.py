@@ -8,7 +8,7 @@ import argparse
 from docs_mcp.cli.commands import for_people
 from docs_mcp.cli.grammar import SOURCELESS
 from docs_mcp.cli.options import cli_dest
-from docs_mcp.cli.project import source_specs
+from docs_mcp.cli.project import default_versions, source_specs
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.tools.specs import TOOLS, tool_for
@@ -23,6 +23,7 @@ def check_before_work(args: argparse.Namespace) -> str:
     SourceSet.from_specs(
         source_specs(args, required=getattr(args, "command", None) not in SOURCELESS),
         missing_ok=args.command == "serve",
+        defaults=default_versions(args),
     )
     if args.command not in _TOOL_COMMANDS:
         return ""

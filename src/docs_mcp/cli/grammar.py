@@ -19,6 +19,22 @@ SHARED = (
         action="append",
         shown_default="`$DOCSLICE_SOURCE`, else `source` in `.docslice.toml` (see below)",
     ),
+    Option(
+        "--versions",
+        None,
+        "the versions of each `--source NAME=…{version}…` (one root per version, named `NAME@VERSION`); "
+        "`NAME@VERSION=URL|DIR` names one root as a version of NAME",
+        metavar="3.2,4.2,…",
+        shown_default="none (`versions` in `.docslice.toml`)",
+    ),
+    Option(
+        "--default-version",
+        [],
+        "the version searched when a call names none (default: the newest, compared numerically); repeatable",
+        metavar="NAME@VERSION",
+        action="append",
+        shown_default="the newest (`default_version` in `.docslice.toml`)",
+    ),
     Option("--max-chars", C.HARD_CAP, "the hard cap per response", int, forward=True),
     Option("--cache-size", C.CACHE_SIZE, "converted pages kept in memory (LRU)", int, forward=True),
     Option(

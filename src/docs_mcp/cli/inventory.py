@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from docs_mcp.cli.app import App
 from docs_mcp.errors import DocsMCPError, InvalidArgument, echo
 from docs_mcp.fetch.sources import Source, SourceSet, parse_source
+from docs_mcp.fetch.versions import NAME_META
 from docs_mcp.model.progress import BUILD_META, Outcome
 from docs_mcp.store.interface import Scope, Store
 from docs_mcp.text.counts import counted
@@ -45,7 +46,7 @@ def held(app: App) -> list[Held]:
     index = _index(app)
     configured = {s.root: s for s in app.sources.sources}
     roots = [key.removeprefix(BUILD_META) for key, _ in index.metas(BUILD_META)]
-    found = [configured.get(r) or parse_source(r, missing_ok=True) for r in roots]
+    found = [configured.get(r) or _version_root(index, r) or parse_source(r, missing_ok=True) for r in roots]
     named = SourceSet(found, frozenset(i for i, s in enumerate(found) if s.root in configured)).sources
     out = []
     with index.reading():  # one snapshot for every count
@@ -54,6 +55,12 @@ def held(app: App) -> list[Held]:
             last = Outcome.from_json(index.meta(BUILD_META + s.root))
             out.append(Held(s, index.page_count(scope), index.footprint(scope), last))
     return out
+
+
+def _version_root(index: Store, root: str) -> Source | None:
+    """A root indexed as a version of a source (`quill@3.2`), named so."""
+    name = index.meta(NAME_META + root)
+    return replace(parse_source(root, missing_ok=True), name=name) if name else None
 
 
 def table(rows: list[Held], where: str) -> str:
@@ -93,4 +100,5 @@ def remove(app: App, name: str) -> str:
     index = _index(app)
     keys = [p.key for p in index.pages(Scope.of([source]))]
     gone = index.forget(BUILD_META + source.root, keys)
+    index.forget(NAME_META + source.root, [])  # a version's name, if it was one
     return f"removed {source.name} ({source.root}): {counted(gone, 'page')}"

@@ -16,6 +16,7 @@ from docs_mcp.crawl.build import Build, BuildRun, ProgressFn
 from docs_mcp.crawl.digest import digest, generated, lower_priority, worker_init
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Source, SourceSet
+from docs_mcp.fetch.versions import NAME_META, SEP
 from docs_mcp.model.progress import Builds, Progress
 from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.settings import Settings
@@ -150,6 +151,10 @@ class Indexer:
             watch = asyncio.create_task(_keep_lock(lock, build, prog))
             try:
                 await build.run()
+                if (
+                    SEP in source.name
+                ):  # a version of a source: `docslice sources` names it so without --source
+                    await asyncio.to_thread(self.index.set_meta, NAME_META + source.root, source.name)
             finally:
                 watch.cancel()
                 lock.release()

@@ -10,7 +10,8 @@ from urllib.parse import unquote, urlsplit
 
 from docs_mcp.settings import GENERIC_FOLDER_NAMES, GENERIC_NAME_PARTS, SOURCE_NAME_MAX
 
-_NAME_RE = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
+#: NAME=…, or NAME@VERSION=… (one version of a source, see versions.py).
+_NAME_RE = re.compile(r"^([A-Za-z0-9_.-]+(?:@[A-Za-z0-9_.+-]+)?)=(.+)$")
 
 
 def explicit_name(spec: str) -> str | None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 from docs_mcp.errors import DocsMCPError, InvalidArgument, URLNotAllowed, echo
 from docs_mcp.fetch.names import default_name, explicit_name, folder_name
-from docs_mcp.fetch.urls import HttpURL, UnsafeURL, decode_name, encode_name, parse_http
+from docs_mcp.fetch.urls import HttpURL, UnsafeURL, climbs_out, decode_name, encode_name, parse_http
+from docs_mcp.fetch.versions import families
 from docs_mcp.settings import LOCAL_SUFFIXES, MAX_URL_CHARS
 
 
@@ -76,19 +78,6 @@ def missing_folder(source: Source) -> bool:
     return source.is_local and not Path(source.root).is_dir()
 
 
-def _climbs_out(relative: str) -> bool:
-    """True when a relative path's ".." segments rise above its starting directory."""
-    depth = 0
-    for seg in relative.split("/"):
-        if seg == "..":
-            depth -= 1
-            if depth < 0:
-                return True
-        elif seg not in ("", "."):
-            depth += 1
-    return False
-
-
 def _unique_names(sources: list[Source], explicit: frozenset[int]) -> list[Source]:
     """Names given with NAME= are kept (twice the same is an error); derived ones that clash get -2, -3…"""
     given = [s.name for i, s in enumerate(sources) if i in explicit]
@@ -111,14 +100,23 @@ def _unique_names(sources: list[Source], explicit: frozenset[int]) -> list[Sourc
 class SourceSet:
     """The configured roots, and the resolution of tool URLs against them."""
 
-    def __init__(self, sources: list[Source], explicit: frozenset[int] = frozenset()):
+    def __init__(
+        self,
+        sources: list[Source],
+        explicit: frozenset[int] = frozenset(),
+        defaults: Mapping[str, str] | None = None,
+    ):
         # Two roots can derive the same name; suffix them so `source=` stays unambiguous.
         self.sources: tuple[Source, ...] = tuple(_unique_names(sources, explicit))
+        #: The sources given as versions of one (`NAME@VERSION=…`), by NAME, each with its default version.
+        self.families = families((s.name for s in self.sources), defaults)
 
     @classmethod
-    def from_specs(cls, specs: list[str], missing_ok: bool = False) -> SourceSet:
+    def from_specs(
+        cls, specs: list[str], missing_ok: bool = False, defaults: Mapping[str, str] | None = None
+    ) -> SourceSet:
         explicit = frozenset(i for i, s in enumerate(specs) if explicit_name(s))
-        return cls([parse_source(s, missing_ok) for s in specs], explicit)
+        return cls([parse_source(s, missing_ok) for s in specs], explicit, defaults)
 
     def get(self, name: str) -> Source:
         for s in self.sources:
@@ -180,6 +178,8 @@ class SourceSet:
         name, sep, rest = url.partition(":")
         if not sep:
             return None
+        if name in self.families:  # `django:page.html`: the page of django's default version
+            name = self.families[name].member(self.families[name].default)
         for s in self.sources:
             if s.name == name:
                 if s.is_local:
@@ -205,7 +205,7 @@ class SourceSet:
         local = [s for s in self.sources if s.is_local]
         if not local:
             remote = self.sources[0]
-            if _climbs_out(unquote(url.split("#", 1)[0].split("?", 1)[0])):
+            if climbs_out(unquote(url.split("#", 1)[0].split("?", 1)[0])):
                 # urljoin would silently clamp "../.." at the root; an attempt to climb out is refused.
                 raise self._refuse(url, "the path escapes the root")
             return self._resolve_http(urljoin(remote.root, url))

@@ -165,3 +165,16 @@ def without_password(url: str) -> str:
         return url if "@" not in url else "(an address holding credentials, not shown)"
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def climbs_out(relative: str) -> bool:
+    """True when a relative path's ".." segments rise above its starting directory."""
+    depth = 0
+    for seg in relative.split("/"):
+        if seg == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif seg not in ("", "."):
+            depth += 1
+    return False

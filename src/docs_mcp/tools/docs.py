@@ -20,6 +20,7 @@ from docs_mcp.tools import specs
 from docs_mcp.tools.cache import DocumentCache
 from docs_mcp.tools.cpu import CPUPool
 from docs_mcp.tools.search_answer import answer, search_cache
+from docs_mcp.tools.versioned import document, elsewhere, search_scope
 
 __all__ = ["DocsTools", "DocumentStore", "SearchHit", "Searcher"]
 
@@ -95,7 +96,7 @@ class DocsTools:
                     "the site or the page is slow: retry later or pick another page"
                 ) from None
 
-        doc = await self.cache.get(loc.key, load)
+        doc = await self.cache.get(loc.uid, load)  # the uid: two local roots may hold the same file name
         # A page that only sends the reader on is named by where it leads, with the unit its refresh names;
         # a page read where it was asked keeps its own name, `#` and all (a local file's name may hold one).
         if not loc.fragment and doc.url != shown and "#" in doc.url:
@@ -119,9 +120,7 @@ class DocsTools:
             return await self.cpu.run(build_document, raw, shown)
         except DocsMCPError:
             raise
-        except (
-            Exception
-        ) as exc:  # a parser failure on a hostile page: that page is unreadable, not the server
+        except Exception as exc:  # a parser failure on a hostile page: unreadable, not the server
             log.exception("converting %s failed", shown)
             raise ParseError(
                 f"{shown} could not be converted ({exc.__class__.__name__}: {str(exc)[:120]}); "
@@ -248,9 +247,10 @@ class DocsTools:
         max_sections: int = C.DEFAULT_MAX_SECTIONS,
         max_length: int = C.DEFAULT_MAX_LENGTH,
         include_code_blocks: bool = False,
+        version: str | None = None,
     ) -> str:
         specs.SEARCH_IN_DOC.check(locals(), self.cap)
-        _, doc = await self.document(url)
+        _, doc = await document(self, url, version)
         limit = window_length(max_length, self.cap)
         return await asyncio.to_thread(
             self._search_in_doc, doc, query, max_sections, limit, include_code_blocks
@@ -268,10 +268,10 @@ class DocsTools:
         max_results: int = C.DEFAULT_MAX_RESULTS,
         include_headings: bool = False,
         source: str | None = None,
+        version: str | None = None,
     ) -> str:
         specs.SEARCH_DOCS.check(locals(), self.cap)
-        if source:
-            self.sources.get(source)  # validates the name
+        source = search_scope(self.sources, source, version)  # a source with versions: the one asked for
         if self.searcher is not None:
             # The status line reads the index too: in the thread, not on the event loop.
             hits, terms, status, searched = await asyncio.to_thread(
@@ -281,8 +281,8 @@ class DocsTools:
             docs = self.cache.documents()
             hits = await asyncio.to_thread(search_cache, docs, query, max_results, source or None)
             note = self.search_note or "no site index; run `docslice index` for site-wide search"
-            status, searched = f"searched the {len(docs)} page(s) read so far, {note}", True
-            terms = []  # no index: no site's terms either
+            status, searched, terms = f"searched the {len(docs)} page(s) read so far, {note}", True, []
+        status += await elsewhere(self, query, source, hits)  # pages only another version holds
         multi = len(self.sources.sources) > 1
         headings = self._headings_for if include_headings else None
         return answer(query, hits, status, multi, headings, self.cap, searched, terms)
@@ -296,5 +296,5 @@ class DocsTools:
             loc = self.sources.resolve(url)
         except DocsMCPError:
             return []
-        doc = self.cache.peek(loc.key)
+        doc = self.cache.peek(loc.uid)
         return [(s.level, s.id, s.title) for s in doc.sections if s.level] if doc else []

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from docs_mcp import settings as C
 from docs_mcp.convert.outline import outline_line
 from docs_mcp.errors import echo
+from docs_mcp.fetch.versions import SEP, version_label
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.text.budget import truncate
@@ -46,7 +47,7 @@ def answer(
     for n, h in enumerate(hits, 1):
         path = " > ".join(h.section_path)
         path = f" — {path}" if path and path != h.title else ""
-        src = f" · source {h.source}" if multi else ""
+        src = f" · {version_label(h.source)}" if multi or SEP in h.source else ""
         anchor = f"#{h.section_id}" if h.section_id else ""
         more = f" (+{len(h.also) - ALSO_SHOWN} more)" if len(h.also) > ALSO_SHOWN else ""
         also = f"\n   also at: {', '.join(h.also[:ALSO_SHOWN])}{more}" if h.also else ""
@@ -82,7 +83,7 @@ def _with_headings(
 
 
 def search_cache(
-    documents: Iterable[Document], query: str, limit: int, source: str | None
+    documents: Iterable[Document], query: str, limit: int, source: str | tuple[str, ...] | None
 ) -> list[SearchHit]:
     """Fallback search over the documents already in memory."""
     from docs_mcp.search.in_page.ranking import page_index
@@ -90,7 +91,7 @@ def search_cache(
 
     hits = []
     for doc in documents:
-        if source and doc.source != source:
+        if source and doc.source not in ((source,) if isinstance(source, str) else source):
             continue
         ranked = page_index(doc).rank(query, meaning=False)  # a page's vectors cost ~100 ms each: not for 50
         if ranked:

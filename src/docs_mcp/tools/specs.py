@@ -160,6 +160,14 @@ HEADINGS = Param(
     "include_headings", bool, f"Add each page's headings (≤{C.HEADINGS_CAP}).", False, "--headings"
 )
 SOURCE = Param("source", str | None, "Only this named source.", None, "--source-name", metavar="NAME")
+VERSION = Param(
+    "version",
+    str | None,
+    "A source's version (default: its newest or configured one).",
+    None,
+    "--doc-version",
+    metavar="V",
+)
 MAX_SECTIONS = Param(
     "max_sections",
     int,
@@ -185,7 +193,7 @@ SEARCH_DOCS = ToolSpec(
     "Search the documentation site(s). Returns pages with the url#section of their best section, its heading "
     "path and a short snippet. Name APIs as written (time.sleep, round(), -O): the page defining them ranks "
     "first. Next: get_doc_section or search_in_doc on a hit.",
-    (QUERY, MAX_RESULTS, HEADINGS, SOURCE),
+    (QUERY, MAX_RESULTS, HEADINGS, SOURCE, VERSION),
 )
 SEARCH_IN_DOC = ToolSpec(
     "search_in_doc",
@@ -194,7 +202,7 @@ SEARCH_IN_DOC = ToolSpec(
     "The sections of one page that best match a query (long sections: only the matching passages, with "
     "offsets for get_doc_section's start_index), then the best unit not shown as a get_doc_section id. "
     "Cheapest way to answer a question from a known page.",
-    (URL, QUERY, MAX_SECTIONS, MAX_LENGTH, CODE),
+    (URL, QUERY, MAX_SECTIONS, MAX_LENGTH, CODE, VERSION),
 )
 GET_DOC_TOC = ToolSpec(
     "get_doc_toc",

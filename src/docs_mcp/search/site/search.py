@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from docs_mcp.errors import DocsMCPError, IndexUnavailable
@@ -120,13 +121,16 @@ class SiteSearch:
         self.ranker = SiteRanker(index)
 
     # --- scope and names -----------------------------------------------------------------------------
-    def scope(self, source: str | None = None) -> Scope:
-        """The configured roots (or one source's): nothing else in a shared index file is visible."""
-        return Scope.of([self.sources.get(source)] if source else self.sources.sources)
+    def scope(self, source: str | Sequence[str] | None = None) -> Scope:
+        """The configured roots (or those of the sources named): nothing else in a shared index file is visible."""
+        return Scope.of(self._named(source) if source else self.sources.sources)
 
-    def locate(self, key: str, prefer: str | None = None) -> Location | None:
-        """The configured source holding an indexed page (the one asked for, else the first), and its key."""
-        candidates = [self.sources.get(prefer)] if prefer else list(self.sources.sources)
+    def _named(self, source: str | Sequence[str]) -> list[Source]:
+        return [self.sources.get(n) for n in ((source,) if isinstance(source, str) else source)]
+
+    def locate(self, key: str, prefer: str | Sequence[str] | None = None) -> Location | None:
+        """The configured source holding an indexed page (one of those asked for, else the first), and its key."""
+        candidates = self._named(prefer) if prefer else list(self.sources.sources)
         for s in candidates:
             prefix = key_prefix(s)
             if key.startswith(prefix):
@@ -134,12 +138,12 @@ class SiteSearch:
                 return Location(s, rel)
         return None
 
-    def search(self, query: str, limit: int, source: str | None = None) -> list[SearchHit]:
+    def search(self, query: str, limit: int, source: str | Sequence[str] | None = None) -> list[SearchHit]:
         """The best pages of the configured sources (or of `source`), each labelled as its source is now."""
         return self.searching(query, limit, source)[0]
 
     def searching(
-        self, query: str, limit: int, source: str | None = None
+        self, query: str, limit: int, source: str | Sequence[str] | None = None
     ) -> tuple[list[SearchHit], list[str]]:
         """`search`'s hits, and the site's terms nearest the query when it matched weakly (vocabulary.py)."""
         found, terms = self.ranker.ranking(query, limit, self.scope(source))
@@ -154,7 +158,7 @@ class SiteSearch:
         return hits, terms
 
     def search_with_status(
-        self, query: str, limit: int, source: str | None
+        self, query: str, limit: int, source: str | Sequence[str] | None
     ) -> tuple[list[SearchHit], list[str], str, bool]:
         """The hits, the site's terms (`searching`), the status line and whether the sources hold any page, read
         in one snapshot: on PostgreSQL one connection and transaction per search_docs, not two (each costs both
@@ -173,6 +177,14 @@ class SiteSearch:
             return [(lv, escaped(sid), escaped(title)) for lv, sid, title in self.index.headings(loc.uid)]
         except IndexUnavailable:  # damaged (now being rebuilt) or unusable: the outline is only a bonus
             return []
+
+    def indexed(self, keys: Sequence[str]) -> set[str] | None:
+        """Those of these pages (by key) that the index holds; None when it cannot say."""
+        try:
+            with self.index.reading() as reads:
+                return {key for key, _ in reads.page_titles(keys)} if keys else set()
+        except IndexUnavailable:
+            return None
 
     def load_document(self, key: str) -> Document | None:
         """A stored page, with the URL and source name of today's configuration (a source may be renamed)."""
