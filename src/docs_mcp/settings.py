@@ -260,6 +260,16 @@ HTTP_MAX_SESSIONS = 500
 HTTP_SESSION_IDLE_TIMEOUT = 600.0
 HTTP_STREAMS_PER_CLIENT, HTTP_MAX_STREAMS = 32, 512  # past either, the oldest stream ends
 
+# --- Session memory (issue 46 item 2) -------------------------------------------------------------------------
+#: Sessions remembered (least recently used forgotten first), idle seconds before one is forgotten, sections
+#: and spans per section remembered (oldest dropped first): a session's memory stays under ~100 KB.
+SESSION_MAX, SESSION_TTL, SESSION_SECTIONS, SESSION_SPANS = 1000, 1800.0, 2000, 64
+#: Shown: this share of a passage sent before. search_in_doc looks at SESSION_EXTRA more sections when the best
+#: were sent; get_doc_section makes a pointer of a run sent before from SESSION_ELIDE_MIN chars.
+SESSION_COVERED, SESSION_EXTRA, SESSION_ELIDE_MIN = 0.9, 4, 200
+#: --session-budget: under this many chars left, answers are outlines and pointers only.
+SESSION_BUDGET_FLOOR = 300
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -282,3 +292,5 @@ class Settings:
     auto_index: bool = True
     #: A PostgreSQL address (`--index-url`, $DOCSLICE_INDEX_URL): the index lives there, not in cache_dir.
     index_url: str | None = None
+    #: `--session-budget`: chars one MCP session may be sent in all (None: no budget).
+    session_budget: int | None = None
