@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from docs_mcp import settings as C
 from docs_mcp.model.document import Document
@@ -27,34 +28,39 @@ class Seen:
         if end <= start:
             return
         spans = self.spans.pop(key, [])  # re-inserted last: the oldest section is the first dropped
-        merged: list[Span] = []
-        for s in sorted([*spans, [start, end, self.calls]]):
-            if merged and s[0] <= merged[-1][1]:
-                last = merged[-1]
-                last[1], last[2] = max(last[1], s[1]), min(last[2], s[2])
-            else:
-                merged.append(list(s))
-        self.spans[key] = merged[-C.SESSION_SPANS :]
+        mine = [s for s in spans if s[2] == self.calls and s[0] <= end and start <= s[1]]
+        rest = [s for s in spans if s not in mine]  # spans of other calls stay theirs: pointers name the call
+        merged = [min([start, *(s[0] for s in mine)]), max([end, *(s[1] for s in mine)]), self.calls]
+        self.spans[key] = sorted([*rest, merged])[-C.SESSION_SPANS :]
         while len(self.spans) > C.SESSION_SECTIONS:
             del self.spans[next(iter(self.spans))]
 
     def covered(self, key: str, start: int, end: int) -> int | None:
-        """The call that showed at least SESSION_COVERED of [start, end), None if none did."""
-        shown, first = 0, None
-        for a, b, call in self.spans.get(key, ()):
-            overlap = min(b, end) - max(a, start)
-            if overlap > 0:
-                shown += overlap
-                first = call if first is None else min(first, call)
-        return first if end > start and shown >= C.SESSION_COVERED * (end - start) else None
+        """The call that showed most of [start, end), if the calls together showed SESSION_COVERED of it."""
+        runs = self.shown_in(key, start, end)
+        shown = sum(b - a for a, b, _ in runs)
+        if end <= start or shown < C.SESSION_COVERED * (end - start):
+            return None
+        share: dict[int, int] = {}
+        for a, b, call in runs:
+            share[call] = share.get(call, 0) + b - a
+        return max(share, key=lambda call: (share[call], -call))
 
     def shown_in(self, key: str, start: int, end: int) -> list[Span]:
-        """The spans shown within [start, end), clipped to it."""
-        out = []
-        for a, b, call in self.spans.get(key, ()):
-            if min(b, end) > max(a, start):
-                out.append([max(a, start), min(b, end), call])
-        return out
+        """The runs of [start, end) shown, disjoint and in order, each with the call that showed it first."""
+        cuts = sorted(
+            {start, end, *(x for a, b, _ in self.spans.get(key, ()) for x in (a, b) if start < x < end)}
+        )
+        runs: list[Span] = []
+        for a, b in pairwise(cuts):
+            calls = [c for x, y, c in self.spans.get(key, ()) if x <= a and b <= y]
+            if not calls:
+                continue
+            if runs and runs[-1][1] == a and runs[-1][2] == min(calls):
+                runs[-1][1] = b
+            else:
+                runs.append([a, b, min(calls)])
+        return runs
 
     def dumps(self) -> str:
         return json.dumps({"c": self.calls, "u": self.used, "s": self.spans}, separators=(",", ":"))

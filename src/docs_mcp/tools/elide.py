@@ -53,11 +53,14 @@ def parts(doc: Document, ref: Ref, code: bool) -> list[Part]:
 
 
 def holes(view: PageView, pieces: list[Part]) -> list[tuple[int, int, str]]:
-    """The runs of the unit's text shown before, in its offsets, each with its pointer line."""
+    """The runs of the unit's text shown before, in its offsets, each with its pointer line. The unit's own
+    text sent whole is not one: asked for by its id (as its pointer says), it is sent again."""
     out = []
-    for p in pieces:
+    for n, p in enumerate(pieces):
         key = view.key(p.i)
         whole = view.seen.covered(key, p.start, p.end)
+        if whole is not None and n == 0:
+            continue
         if whole is not None:
             ident = view.doc.sections[p.i].id if p.start == 0 else ""
             label = f"#{ident}: " if ident else f"{p.end - p.start:,} chars: "

@@ -110,7 +110,11 @@ def _remember(view: PageView, shown: Shown) -> Shown:
 def _pointers(doc: Document, repeats: list[tuple[int, int]]) -> list[str]:
     """One line per best section shown before in the session, in one block (repeat=true shows them again)."""
     lines = [f"#{doc.sections[i].id}: {shown_note(call)}" for i, call in repeats]
-    return ["\n".join([*lines, "(repeat=true shows them again)"])] if lines else []
+    return (
+        ["\n".join([*lines, "(repeat=true, or get_doc_section with the id, shows them again)"])]
+        if lines
+        else []
+    )
 
 
 def _section_piece(
