@@ -203,8 +203,7 @@ AUDIT_PAGES, AUDIT_HITS, AUDIT_SECTIONS_PER_PAGE, AUDIT_SHOWN = 200, 10, 3, 10
 #: of the query's selective words, and none is nearer it than SITE_TERMS_COSINE). Off unless
 #: $DOCSLICE_SITE_TERMS=on: on the tuning halves it did not gain (docs/benchmarks.md, "Site terms").
 SITE_TERMS_ON = env("SITE_TERMS", "off") == "on"
-SITE_TERMS, SITE_TERM_CHARS, SITE_TERMS_TOP = 5, 60, 3
-SITE_TERMS_SHARE, SITE_TERMS_COSINE = 0.5, 0.35
+SITE_TERMS, SITE_TERM_CHARS, SITE_TERMS_TOP, SITE_TERMS_SHARE, SITE_TERMS_COSINE = 5, 60, 3, 0.5, 0.35
 #: Pages whose matched sections offer terms, the chars of a section read for the query's words, and the
 #: defined names a section offers (a Javadoc section defines hundreds).
 SITE_TERM_PAGES, SITE_TERM_TEXT, SITE_TERM_NAMES = 12, 20_000, 3
@@ -297,3 +296,5 @@ class Settings:
     auto_index: bool = True
     #: A PostgreSQL address (`--index-url`, $DOCSLICE_INDEX_URL): the index lives there, not in cache_dir.
     index_url: str | None = None
+    #: `--session-budget`: chars one MCP session may be sent in all (None: no budget).
+    session_budget: int | None = None

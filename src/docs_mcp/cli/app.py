@@ -21,6 +21,7 @@ from docs_mcp.search.site.search import SiteSearch, model_notice
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.opening import open_store
 from docs_mcp.tools.docs import DocsTools
+from docs_mcp.tools.session import LocalSessions, Sessions, SharedSessions
 
 if TYPE_CHECKING:
     from docs_mcp.crawl.indexer import Indexer
@@ -43,6 +44,7 @@ def settings_from(args: argparse.Namespace) -> C.Settings:
         # A replica of a shared index never crawls on start: the crawl is a job of its own (`docslice index`).
         auto_index=not getattr(args, "no_index", False) and not shared,
         index_url=shared,
+        session_budget=getattr(args, "session_budget", None),
     )
 
 
@@ -84,6 +86,12 @@ class App:
         #: The serving loop (set when the server starts): a rebuild after damage is started on it.
         self.loop: asyncio.AbstractEventLoop | None = None
         self._rebuild: asyncio.Future | None = None
+
+    def sessions(self) -> Sessions:
+        """Where sessions' memories are kept: in the shared index (replicas share them), else in this process."""
+        if self.settings.index_url and self.index is not None:
+            return SharedSessions(self.index)  # type: ignore[arg-type]
+        return LocalSessions()
 
     def _after_heal(self, notice: str) -> None:
         """A damaged index was replaced while serving: rebuild it in the background (from any thread)."""

@@ -134,6 +134,12 @@ SERVE = Command(
             "balancer answers any request",
             action="store_true",
         ),
+        Option(
+            "--session-budget",
+            metavar="CHARS",
+            type=int,
+            help="chars one MCP session may be sent in all: each answer says what is left, then outlines only",
+        ),
     ),
 )
 INDEX = Command(

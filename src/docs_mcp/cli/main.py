@@ -82,7 +82,7 @@ def _serve(args: argparse.Namespace) -> int:
     def start_background():
         return asyncio.create_task(_background(app))
 
-    server = build_server(app.tools, start_background)
+    server = build_server(app.tools, start_background, app.sessions())
     if bind is None:
         server.run("stdio")
     else:

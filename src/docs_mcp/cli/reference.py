@@ -45,11 +45,12 @@ def parameters_table() -> str:
     ]
     first: dict[Param, str] = {}  # a parameter shared by several tools is described once
     for spec in TOOLS:
-        for n, p in enumerate(spec.params):
+        for n, p in enumerate((*spec.params, *spec.session)):
             where = f"`{spec.name}` → `docslice {spec.command}`" if n == 0 else ""
             meaning = f"as for `{first[p]}`" if p in first else _cell(p.description)
             first.setdefault(p, spec.name)
-            lines.append(f"| {where} | `{p.name}` | `{_usage(p)}` | {_default(p)} | {meaning} |")
+            usage = "(MCP only)" if p in spec.session else f"`{_usage(p)}`"  # a command has no session
+            lines.append(f"| {where} | `{p.name}` | {usage} | {_default(p)} | {meaning} |")
     return "\n".join(lines) + "\n"
 
 

@@ -85,6 +85,8 @@ class ToolSpec:
     summary: str
     description: str
     params: tuple[Param, ...]
+    #: Parameters of the MCP tool alone: they act on the MCP session (a command has none).
+    session: tuple[Param, ...] = ()
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
@@ -185,6 +187,12 @@ SECTION_ID = Param(
     metavar="ID",
     help="any id on the page (from `toc`, a url's #fragment, a definition like re.sub) or a heading's text",
 )
+REPEAT = Param(
+    "repeat",
+    bool,
+    "Send again what this session was already sent (else it is a one-line pointer).",
+    False,
+)
 
 SEARCH_DOCS = ToolSpec(
     "search_docs",
@@ -203,6 +211,7 @@ SEARCH_IN_DOC = ToolSpec(
     "offsets for get_doc_section's start_index), then the best unit not shown as a get_doc_section id. "
     "Cheapest way to answer a question from a known page.",
     (URL, QUERY, MAX_SECTIONS, MAX_LENGTH, CODE, VERSION),
+    (REPEAT,),
 )
 GET_DOC_TOC = ToolSpec(
     "get_doc_toc",
@@ -217,6 +226,7 @@ GET_DOC_SECTION = ToolSpec(
     "one section of a page, as get_doc_section",
     "One section with its subsections as markdown. When cut, the header gives next_start_index.",
     (URL, SECTION_ID, MAX_LENGTH, START, CODE),
+    (REPEAT,),
 )
 GET_DOC_CONTENT = ToolSpec(
     "get_doc_content",

@@ -22,6 +22,7 @@ from docs_mcp.transport.door import FrontDoor, door_for
 from docs_mcp.transport.health import Health
 from docs_mcp.transport.replica import PostOnly, ReadyGate
 from docs_mcp.transport.requests import StreamBudget, WholeBodies
+from docs_mcp.transport.session_ids import SessionIds
 from docs_mcp.transport.sessions import SessionCap
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ def build_app(
         app = PostOnly(
             ReadyGate(app, serving.unusable, C.HTTP_PATH) if serving.unusable else app, C.HTTP_PATH
         )
+        app = SessionIds(app, C.HTTP_PATH)  # the id that names a session's memory on every replica
     if not serving.stateless:
         app = SessionCap(app, max_sessions, C.HTTP_PATH)
     app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH, max_streams))

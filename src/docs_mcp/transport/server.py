@@ -29,7 +29,10 @@ from docs_mcp.environment import env
 from docs_mcp.errors import DocsMCPError, InvalidArgument, echo
 from docs_mcp.text.budget import truncate
 from docs_mcp.tools.docs import DocsTools
+from docs_mcp.tools.recall import Recall
+from docs_mcp.tools.session import LocalSessions, Sessions
 from docs_mcp.tools.specs import TOOLS, Param, ToolSpec
+from docs_mcp.transport.session_ids import session_key
 
 log = logging.getLogger("docs_mcp")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -214,18 +217,25 @@ def _field(param: Param, cap: int) -> inspect.Parameter:
     )
 
 
-def _tool(tools: DocsTools, spec: ToolSpec) -> Callable[..., Awaitable[str]]:
+def _tool(tools: DocsTools, spec: ToolSpec, recall: Recall | None) -> Callable[..., Awaitable[str]]:
     """The MCP handler of one tool, its signature built from the tool's declaration (see tools/specs.py)."""
 
     async def handler(ctx: Context, **arguments: object) -> str:
         if spec.name in _REPORTS_BUILD:
             await _report_build(tools, ctx)
+        if recall is not None and (session := session_key(ctx)) is not None:
+            return await _call(
+                tools, spec.name, lambda: recall.call(session, spec.name, arguments), **arguments
+            )
+        for p in spec.session:
+            arguments.pop(p.name, None)
         method = getattr(tools, spec.name)
         values = [arguments[p.name] for p in spec.params]  # in call order, as DocsTools declares them
         return await _call(tools, spec.name, lambda: method(*values), **arguments)
 
+    extra = spec.session if recall is not None else ()
     params = [
-        *(_field(p, tools.cap) for p in spec.params),
+        *(_field(p, tools.cap) for p in (*spec.params, *extra)),
         inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
     ]
     handler.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
@@ -243,8 +253,12 @@ async def _report_build(tools: DocsTools, ctx: Context) -> None:
             await ctx.report_progress(done, total, f"indexed {done} of ~{total} pages")
 
 
-def build_server(tools: DocsTools, on_start=None) -> MCPServer:
-    """An MCPServer exposing the five tools over `tools`; `on_start` runs inside the server's lifespan."""
+def build_server(tools: DocsTools, on_start=None, sessions: Sessions | None = None) -> MCPServer:
+    """An MCPServer exposing the five tools over `tools`; `on_start` runs inside the server's lifespan;
+    each session's memory of what it was sent is kept in `sessions` (default: in this process)."""
+    recall = None
+    if C.mechanism_on("session"):
+        recall = Recall(tools, sessions or LocalSessions(), tools.settings.session_budget)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
@@ -267,7 +281,7 @@ def build_server(tools: DocsTools, on_start=None) -> MCPServer:
     mcp.cap = tools.cap
     for spec in TOOLS:
         mcp.add_tool(
-            _tool(tools, spec),
+            _tool(tools, spec, recall),
             description=spec.description,
             annotations=_READ_ONLY,
             structured_output=False,

@@ -11,6 +11,7 @@ from docs_mcp import settings as C
 from docs_mcp.convert.outline import fit_outline, outline_line
 from docs_mcp.errors import echo
 from docs_mcp.model.document import Document
+from docs_mcp.model.seen import SESSION_ELIDE_MIN, SESSION_EXTRA, PageView, shown_note
 from docs_mcp.search.in_page.entry_passages import entry_first
 from docs_mcp.search.in_page.page_map import Shown, page_map
 from docs_mcp.search.in_page.passages import Passage, passages
@@ -42,13 +43,16 @@ def with_table_header(text: str, start: int, passage: str) -> str:
     return "\n".join(header) + "\n" + passage
 
 
-def search_page(doc: Document, query: str, count: int, limit: int, code: bool, cap: int) -> str:
-    """The page's best sections for `query` within `limit` chars (see search_in_doc)."""
+def search_page(
+    doc: Document, query: str, count: int, limit: int, code: bool, cap: int, view: PageView | None = None
+) -> str:
+    """The page's best sections for `query` within `limit` chars (see search_in_doc); with a session's
+    `view`, a section or its passages shown before is a pointer line, and the next best takes its room."""
     idx = page_index(doc)
     ranked = idx.rank(query)
-    scored = select_sections(doc, ranked, count)
+    scored, pointers = _choose(doc, ranked, count, view)
     chosen = [s.index for s in scored]
-    if not chosen:
+    if not chosen and not pointers:
         outline = [(s.level, outline_line(s.level, s.title, s.id)) for s in doc.sections if s.level]
         body, note = fit_outline(outline, min(limit, cap) - 200, cap)
         return (
@@ -57,20 +61,60 @@ def search_page(doc: Document, query: str, count: int, limit: int, code: bool, c
         )
     parts, used = [], 0
     shown: Shown = {}
-    for rank, i in enumerate(chosen):
+    repeats, skipped = pointers, 0
+    for s in scored:
         remaining = limit - used
-        if remaining < 200:
+        if remaining < 200 or len(parts) >= count:
             break
-        piece, size, shown[i] = _section_piece(
-            doc, idx, scored[rank], query, code, limit, remaining, rank, len(chosen), count
+        left = min(count, len(scored) - skipped)  # the sections still to show share the room
+        piece, size, spans = _section_piece(
+            doc, idx, s, query, code, limit, remaining, len(parts), left, count, view
         )
+        if view is not None and (call := view.covered(s.index, spans)) is not None:
+            repeats.append((s.index, call))  # its passages were all shown: the next best section instead
+            skipped += 1
+            continue
+        shown[s.index] = spans
         used += size
-        parts.append(f"{section_label(doc, i)}\n{piece}")
+        parts.append(f"{section_label(doc, s.index)}\n{piece}")
+    found = len(parts)
+    if view is not None:  # what this call sends is remembered; the map leaves out what the session was sent
+        parts = [*_pointers(doc, repeats), *parts]
+        shown = _remember(view, shown)
     # The map's lines count against max_length like the passages: what the passages left is its room.
     more = page_map(doc, idx, [s.index for s in ranked], query, shown, code, limit, used)
     # The query is not echoed: the model has it in the call, and every response repeats it otherwise.
-    head = f"# {doc.title}\n{doc.url} · {len(parts)} best section(s) · total_content_chars={used}"
+    head = f"# {doc.title}\n{doc.url} · {found} best section(s) · total_content_chars={used}"
     return head + "\n\n" + "\n\n".join([*parts, more] if more else parts)
+
+
+def _choose(
+    doc: Document, ranked: list[ScoredSection], count: int, view: PageView | None
+) -> tuple[list[ScoredSection], list[tuple[int, int]]]:
+    """The sections to show (with a session: more, for those whose passages it was sent), and the best ones it
+    was sent whole, with the call that sent each."""
+    if view is None:
+        return select_sections(doc, ranked, count), []
+    fresh = [s for s in ranked if view.whole(s.index) is None]
+    before = [(s.index, view.whole(s.index)) for s in select_sections(doc, ranked, count)]
+    return select_sections(doc, fresh, count + SESSION_EXTRA), [(i, c) for i, c in before if c is not None]
+
+
+def _remember(view: PageView, shown: Shown) -> Shown:
+    """Record what this answer shows; what the session was shown on this page, for the map to leave out."""
+    for i, spans in shown.items():
+        view.record(i, spans)
+    return {**view.shown(), **shown}
+
+
+def _pointers(doc: Document, repeats: list[tuple[int, int]]) -> list[str]:
+    """One line per best section shown before in the session, in one block (repeat=true shows them again)."""
+    lines = [f"#{doc.sections[i].id}: {shown_note(call)}" for i, call in repeats]
+    return (
+        ["\n".join([*lines, "(repeat=true, or get_doc_section with the id, shows them again)"])]
+        if lines
+        else []
+    )
 
 
 def _section_piece(
@@ -84,6 +128,7 @@ def _section_piece(
     rank: int,
     chosen: int,
     count: int,
+    view: PageView | None = None,
 ) -> tuple[str, int, list[tuple[int, int]] | None]:
     """One section's text: whole when it fits its share, else its best passages (the entry that ranked it
     first); its content size; and the spans of its own markdown shown (None: all of it)."""
@@ -111,18 +156,61 @@ def _section_piece(
         if span
         else passages(idx, own, query, n, size, budget, reach, run_on)
     ) or [Passage(0, truncate(own, size)[0])]
+    found, before = _fresh(view, i, found)
     # Passages inside nested definitions share their indentation: it costs chars and says nothing.
     shown = [Passage(p.offset, dedent(p.text)) for p in found]
-    room = remaining - sum(len(p.text) for p in shown)
-    for k, p in enumerate(shown):
+    shown = _headed(own, shown, remaining - sum(len(p.text) for p in shown))
+    piece = (
+        _join(shown, _definitions(doc, i, code))
+        + before
+        + (f"\n[{len(own):,}-char section: get_doc_section {doc.sections[i].id} start_index=offset reads on]")
+    )
+    return piece, sum(len(p.text) for p in shown), [(p.offset, p.offset + len(p.text)) for p in found]
+
+
+def _headed(own: str, shown: list[Passage], room: int) -> list[Passage]:
+    """The passages, each starting inside a table with the table's header while `room` lasts."""
+    out = []
+    for p in shown:
         headed = with_table_header(own, p.offset, p.text)
         if len(headed) - len(p.text) <= room:
             room -= len(headed) - len(p.text)
-            shown[k] = Passage(p.offset, headed)
-    piece = _join(shown, _definitions(doc, i, code)) + (
-        f"\n[{len(own):,}-char section: get_doc_section {doc.sections[i].id} start_index=offset reads on]"
-    )
-    return piece, sum(len(p.text) for p in shown), [(p.offset, p.offset + len(p.text)) for p in found]
+            p = Passage(p.offset, headed)
+        out.append(p)
+    return out
+
+
+def _fresh(view: PageView | None, i: int, found: list[Passage]) -> tuple[list[Passage], str]:
+    """The passages less what the session was sent, and a line for each passage it was sent whole (all sent:
+    all kept, for the caller to make the section a pointer)."""
+    if view is None:
+        return found, ""
+    kept, lines = [], []
+    for p in found:
+        sent = [] if view.repeat else view.seen.shown_in(view.key(i), p.offset, p.offset + len(p.text))
+        call = view.covered(i, [(p.offset, p.offset + len(p.text))])
+        rest = p if not sent else None if call else _trimmed(p, sent)
+        if rest is None:
+            lines.append(f"\n[offset {p.offset}: {shown_note(call or min(c for _, _, c in sent))}]")
+        else:
+            kept.append(rest)
+    if not kept:
+        return found, ""
+    return kept, "".join(lines)
+
+
+def _trimmed(p: Passage, sent: list[list[int]]) -> Passage | None:
+    """The passage without the lines sent before at its head or tail (None: too little is left)."""
+    start, text = p.offset, p.text
+    for a, b, _ in sorted(sent):
+        end = start + len(text)
+        if a <= start < b:  # its head was sent: from the line after
+            cut = text.find("\n", b - start)
+            start, text = (start + cut + 1, text[cut + 1 :]) if cut >= 0 else (end, "")
+        elif a < end <= b or start < a < end:  # its tail (or a run inside it) was sent: up to the line before
+            cut = text.rfind("\n", 0, a - start)
+            text = text[:cut] if cut > 0 else ""
+    return Passage(start, text) if len(text.strip()) >= SESSION_ELIDE_MIN else None
 
 
 def _definitions(doc: Document, i: int, code: bool) -> list[tuple[int, int, str]]:

@@ -8,6 +8,7 @@ import psycopg
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.store.postgres.inbound import INBOUND_MIGRATION
 from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION, KEYWORD_PAGE_KEY
+from docs_mcp.store.postgres.sessions import SESSION_MIGRATION
 from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms, packed_counts, page_words
 
 #: Each entry moves the schema one version up (version = its position + 1): SQL, or a function of the
@@ -63,6 +64,7 @@ MIGRATIONS = (
     "ALTER TABLE page_data DROP COLUMN IF EXISTS terms",
     packed_counts,  # 9: term rows with their counts packed (postings.py), made again from the stored sections
     INBOUND_MIGRATION,  # 10: the words of the site's links to each page (inbound.py); none until pages are rewritten
+    SESSION_MIGRATION,  # 11: what each MCP session was sent, shared by stateless replicas (sessions.py)
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

@@ -22,7 +22,7 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store import interface
 from docs_mcp.store.catalog import SourceCatalog
-from docs_mcp.store.postgres import bundles, catalog, schema, writes
+from docs_mcp.store.postgres import bundles, catalog, schema, sessions, writes
 from docs_mcp.store.postgres.address import Address
 from docs_mcp.store.postgres.breaker import RETRY, Breaker
 from docs_mcp.store.postgres.causes import Cause, cause_of
@@ -206,6 +206,15 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
 
     def remove(self, key: str) -> None:
         self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))
+
+    # --- sessions' memories (tools/session.py) ----------------------------------------------------------
+    def session_load(self, key: str, ttl: float) -> str | None:
+        self._ready()
+        with self._errors(), self.connection() as conn:
+            return sessions.load(conn, key, time.time() - ttl)
+
+    def session_save(self, key: str, body: str, ttl: float, cap: int) -> None:
+        self.write_transaction(lambda db: sessions.save(db, key, body, time.time(), ttl, cap))
 
 
 def open_postgres(url: str, fresh_seconds: float, lazy: bool = False, migrate: bool = False) -> PostgresStore:
