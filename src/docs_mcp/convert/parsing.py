@@ -10,6 +10,7 @@ from lxml import etree
 
 from docs_mcp.convert.hidden import hidden_elements
 from docs_mcp.convert.selectors import SelectorSet, xpath
+from docs_mcp.convert.texinfo import node_navigation
 from docs_mcp.errors import NotDocumentation
 from docs_mcp.settings import MAX_DEPTH, MAX_PAGE_SECTIONS, MAX_TITLE_CHARS
 from docs_mcp.text.tidy import clip, normalize_space
@@ -183,7 +184,7 @@ def strip_noise(main: lxml.html.HtmlElement) -> None:
     for el in hidden_elements(main):
         if el.getparent() is not None:
             el.drop_tree()
-    for el in _NOISE.select(main):
+    for el in [*_NOISE.select(main), *node_navigation(main)]:
         if el.getparent() is None:
             continue
         # An <header> that carries the page's heading (article > header > h1) is unwrapped, not dropped.

@@ -1,0 +1,61 @@
+"""Texinfo's navigation (makeinfo, texi2any, texi2html): the Next / Previous / Up bar before each node, and a
+node's menu when its rows carry no description.
+
+The bar's words ("Next: Command Substitution, Previous: …") end every section and name the neighbours, not the
+section. A menu row without a description is only a subnode's name, which the subnode's own page holds: on
+the parent's page it lets the parent outrank the subnode for its own title. A menu whose rows describe their
+nodes (`table.menu` with a third cell) stays: a description can be the answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from docs_mcp.convert.selectors import xpath
+from docs_mcp.settings import mechanism_on
+from docs_mcp.text.tidy import normalize_space
+
+#: makeinfo 6's `div.header` and Texinfo 7's `div.nav-panel`: a bar when its links say rel next / prev / up
+#: (Doxygen's `div.header` holds the page's title and summary links, no such rel, and is kept).
+LINE_BARS = ("div.header", "div.nav-panel")
+BAR_RELS = frozenset({"next", "prev", "previous", "up"})
+#: texi2html's and texi2any's `table.header`: the arrow bar [ << ] [ < ] [ Up ] [ > ] [ >> ] [Top] [Contents].
+ARROW_BARS = ("table.header",)
+#: An arrow bar's text: nothing but bracketed link words (a table.header holding prose is kept).
+_ONLY_BRACKETS = re.compile(r"(?:\[[^\[\]]{0,40}\]\s*)+")
+
+#: Menus that never carry descriptions (makeinfo 6's `ul.section-toc`, Texinfo 7's `ul.mini-toc`), and
+#: makeinfo's `table.menu`, whose rows hold the node's link, a spacer and the description (often empty).
+BARE_MENUS = ("ul.section-toc", "ul.mini-toc")
+MENU_TABLES = ("table.menu",)
+
+_LINE_BARS = xpath(LINE_BARS)
+_BARE_MENUS = xpath(BARE_MENUS)
+_MENU_TABLES = xpath(MENU_TABLES)
+_DESCRIPTIONS = etree.XPath("descendant::tr/td[position() > 2]")
+_ARROW_BARS = xpath(ARROW_BARS)
+_LINKS = etree.XPath("descendant::a[@rel]")
+
+
+def node_navigation(main: etree._Element) -> list[etree._Element]:
+    """Texinfo's bars and menus without descriptions inside `main` (DOCSLICE_ABLATE=texinfo-nav keeps them)."""
+    if not mechanism_on("texinfo-nav"):
+        return []
+    found = [
+        el
+        for el in _LINE_BARS(main)
+        if any(set(a.get("rel", "").lower().split()) & BAR_RELS for a in _LINKS(el))
+    ]
+    for table in _ARROW_BARS(main):
+        text = normalize_space(table.text_content())
+        if text and _ONLY_BRACKETS.fullmatch(text):
+            found.append(table)
+    found += _BARE_MENUS(main)
+    found += [
+        t
+        for t in _MENU_TABLES(main)
+        if not any(normalize_space(td.text_content()) for td in _DESCRIPTIONS(t))
+    ]
+    return found
