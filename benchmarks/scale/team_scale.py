@@ -89,6 +89,9 @@ def restart_postgres(server, outage: float) -> float:
 def index(root: str, *where: str) -> float:
     """`docslice index` of the docs into an index (`--index-url …` or `--cache-dir …`); wall seconds."""
     t0 = time.perf_counter()
+    if "--index-url" in where:  # a new PostgreSQL database gets its schema from `migrate` alone (0.5.0)
+        migrate = [sys.executable, "-m", "docs_mcp", "migrate", *where]
+        subprocess.run(migrate, check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cmd = [sys.executable, "-m", "docs_mcp", "index", "--source", root, *where]
     subprocess.run(cmd, check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t0

@@ -150,6 +150,12 @@ SQLITE_BUSY_TIMEOUT_MS = 5_000
 #: and seconds a call waits for one (or for the server to come back) before answering "index unavailable".
 PG_POOL_SIZE = int(env("PG_POOL_SIZE", "8"))
 PG_POOL_TIMEOUT = 5.0
+#: search_docs hits kept per process, per (index generation, sources, query, count): a team's agents ask the
+#: same questions, and a repeat costs a lookup instead of a ranking (~20-80 ms of CPU). Any write to the
+#: index starts a new generation; an entry is also dropped after RESULT_CACHE_TTL seconds (a writer of an
+#: older docslice, which starts no generation, is seen within that time).
+RESULT_CACHE_SIZE = 1_024
+RESULT_CACHE_TTL = 60.0
 #: A server's background build runs this much nicer than the server (parsing processes, the thread writing
 #: the index): on a busy machine a search gets a core first.
 WORKER_NICENESS = 10

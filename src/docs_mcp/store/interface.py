@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from docs_mcp.model.document import Document
     from docs_mcp.store.pagerows import PreparedPage
 
+#: The meta key of the index's generation: a new random value in every write transaction (any engine, any
+#: process), so a reader tells in one lookup whether anything changed since it last read (search results
+#: cached per generation stay right across a crawl job elsewhere).
+GENERATION_META = "generation"
 #: A section content held by more pages than this is boilerplate (a footer, "Methods inherited from Object"):
 #: no page copies another by holding it.
 COPIES_CAP = 20

@@ -19,7 +19,8 @@ from docs_mcp.model.hits import SearchHit
 from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
 from docs_mcp.search.semantic.signal import active_model, embedder
 from docs_mcp.search.site.ranker import SiteRanker
-from docs_mcp.store.interface import Scope, Store, key_prefix
+from docs_mcp.search.site.results import ResultCache
+from docs_mcp.store.interface import GENERATION_META, Scope, Store, key_prefix
 from docs_mcp.text.controls import escaped
 from docs_mcp.text.counts import counted
 from docs_mcp.text.dates import ago, utc_clock, utc_minute
@@ -118,6 +119,8 @@ class SiteSearch:
         self.sources = sources
         self.builds = builds or Builds()
         self.ranker = SiteRanker(index)
+        #: Hits per index generation: the same question from another agent costs a lookup.
+        self.results = ResultCache()
 
     # --- scope and names -----------------------------------------------------------------------------
     def scope(self, source: str | None = None) -> Scope:
@@ -153,7 +156,12 @@ class SiteSearch:
         one connection and transaction per search_docs, not two (each costs both processes round trips)."""
         with self.index.reading():
             states = self.states(newest=self.shared)
-            return self.search(query, limit, source), self.status_of(states), any(s.pages for s in states)
+            # The generation and the ranking read the same snapshot: a write after it is a new generation.
+            generation = self.index.meta(GENERATION_META)
+            hits = self.results.get(
+                generation, (query, limit, source), lambda: self.search(query, limit, source)
+            )
+            return hits, self.status_of(states), any(s.pages for s in states)
 
     def headings(self, url: str) -> list[tuple[int, str, str]]:
         try:
