@@ -118,7 +118,7 @@ async def paced(bases, questions, root, found: dict, tools, sessions, calls, pac
 def measure(name, replicas, pgdata, questions, root, found, tools, args, answers=None) -> dict:
     """One paced run with the CPU seconds it cost the replicas and PostgreSQL."""
     pids = [r.proc.pid for r in replicas]
-    pg = [postmaster_pid(pgdata)]
+    pg = [postmaster_pid(pgdata)] if pgdata else []  # SQLite replicas: no server
     before = cpu_seconds(pids), cpu_seconds(pg)
     bases = [r.base for r in replicas]
     run = paced(bases, questions, root, found, tools, args.sessions, args.calls, args.pace, answers)
@@ -188,6 +188,7 @@ def report(rows: list[dict], build: dict, args, commit: str) -> str:
         f"PYTHONPATH=src nice -n 10 python benchmarks/scale/team_scale.py --per-tool --sessions {args.sessions} "
         f"--calls {args.calls} --pace {lo:g}-{hi:g}"
         + (" --semantic" if args.semantic else "")
+        + (" --engine sqlite" if getattr(args, "engine", "postgres") == "sqlite" else "")
         + (f" --cache-mb {args.cache_mb}" if args.cache_mb else "")
     )
     lines = [

@@ -89,6 +89,9 @@ def restart_postgres(server, outage: float) -> float:
 def index(root: str, *where: str) -> float:
     """`docslice index` of the docs into an index (`--index-url …` or `--cache-dir …`); wall seconds."""
     t0 = time.perf_counter()
+    if "--index-url" in where:  # a new PostgreSQL database gets its schema from `migrate` alone (0.5.0)
+        migrate = [sys.executable, "-m", "docs_mcp", "migrate", *where]
+        subprocess.run(migrate, check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cmd = [sys.executable, "-m", "docs_mcp", "index", "--source", root, *where]
     subprocess.run(cmd, check=True, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t0
@@ -116,7 +119,7 @@ def quality(root: str, questions: list[dict], *where: str) -> dict:
 class Replica:
     """`docslice serve --http --stateless --index-url …` on its own loopback port."""
 
-    def __init__(self, url: str, root: str, cache_mb: int | None = None):
+    def __init__(self, url: str, root: str, cache_mb: int | None = None, where: list[str] | None = None):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "docs_mcp", "serve", "--http", str(self.port), "--stateless"]
@@ -124,7 +127,7 @@ class Replica:
         # replica converted them again and again); docs/deploy.md, "Sizing".
         cmd += ["--cache-size", str(CACHE_SIZE)] + (["--cache-mb", str(cache_mb)] if cache_mb else [])
         self.proc = subprocess.Popen(
-            [*cmd, "--index-url", url, "--source", root],
+            [*cmd, *(where or ["--index-url", url]), "--source", root],
             env=ENV,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -350,11 +353,15 @@ def per_tool_main(args) -> None:
         with psycopg.connect(url) as conn:
             build["pages"] = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
             build["pg_version"] = conn.execute("SHOW server_version").fetchone()[0].split()[0]
-        replicas = [Replica(url, root, args.cache_mb) for _ in range(3)]
+        # --engine sqlite: the same replicas over one SQLite file (PostgreSQL's figures are then 0).
+        where = ["--cache-dir", str(folder)] if args.engine == "sqlite" else None
+        if where:
+            index(root, *where)
+        replicas = [Replica(url, root, args.cache_mb, where) for _ in range(3)]
         try:
             for r in replicas:
                 r.wait_ready()
-            rows = team_cpu.per_tool(replicas, server.pgdata, questions, root, args)
+            rows = team_cpu.per_tool(replicas, None if where else server.pgdata, questions, root, args)
             build["rss"] = [replica_rss_mb(r) for r in replicas]
             build["filled"] = team_cpu.fill(replicas[0].base, root, DOCS_DIR, CACHE_SIZE)
             build["rss_full"] = replica_rss_mb(replicas[0])
@@ -392,6 +399,12 @@ def main() -> None:
         type=int,
         default=CACHE_MB,
         help="--per-tool: the replicas' --cache-mb (0: their default)",
+    )
+    ap.add_argument(
+        "--engine",
+        choices=("postgres", "sqlite"),
+        default="postgres",
+        help="--per-tool: the replicas' index (sqlite: one file, for the PostgreSQL / SQLite ratio)",
     )
     ap.add_argument(
         "--answers", default=None, help="--per-tool: write each tool's answer per question (JSON)"

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from docs_mcp.model.document import Document
     from docs_mcp.store.pagerows import PreparedPage
 
+#: The meta key of the index's generation: new in every write transaction (search/site/results.py keys hits by it).
+GENERATION_META = "generation"
 #: A section content held by more pages than this is boilerplate (a footer, "Methods inherited from Object"):
 #: no page copies another by holding it.
 COPIES_CAP = 20

@@ -20,7 +20,8 @@ from docs_mcp.model.hits import SearchHit
 from docs_mcp.model.progress import BUILD_META, Builds, Outcome, Progress
 from docs_mcp.search.semantic.signal import active_model, embedder
 from docs_mcp.search.site.ranker import SiteRanker
-from docs_mcp.store.interface import Scope, Store, key_prefix
+from docs_mcp.search.site.results import ResultCache
+from docs_mcp.store.interface import GENERATION_META, Scope, Store, key_prefix
 from docs_mcp.text.controls import escaped
 from docs_mcp.text.counts import counted
 from docs_mcp.text.dates import ago, utc_clock, utc_minute
@@ -119,6 +120,8 @@ class SiteSearch:
         self.sources = sources
         self.builds = builds or Builds()
         self.ranker = SiteRanker(index)
+        #: Hits per index generation: the same question from another agent costs a lookup.
+        self.results = ResultCache()
 
     # --- scope and names -----------------------------------------------------------------------------
     def scope(self, source: str | Sequence[str] | None = None) -> Scope:
@@ -165,8 +168,18 @@ class SiteSearch:
         processes round trips)."""
         with self.index.reading():
             states = self.states(newest=self.shared)
-            hits, terms = self.searching(query, limit, source)
-            return hits, terms, self.status_of(states), any(s.pages for s in states)
+            # The generation and the ranking read the same snapshot: a write after it is a new generation.
+            generation = self.index.meta(GENERATION_META)
+            named = source if source is None or isinstance(source, str) else tuple(source)  # a key: hashable
+            hits, terms = self.results.get(
+                generation, (query, limit, named), lambda: self._kept(query, limit, source)
+            )
+            return list(hits), list(terms), self.status_of(states), any(s.pages for s in states)
+
+    def _kept(self, query: str, limit: int, source: str | Sequence[str] | None) -> tuple[tuple, tuple]:
+        """`searching`'s hits and terms as the result cache keeps them: tuples, shared by every caller."""
+        hits, terms = self.searching(query, limit, source)
+        return tuple(hits), tuple(terms)
 
     def headings(self, url: str) -> list[tuple[int, str, str]]:
         try:

@@ -190,7 +190,9 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
                     self.connection() as conn,
                     conn.transaction(),
                 ):
-                    return work(conn)
+                    done = work(conn)
+                    writes.new_generation(conn)  # cached results of the old generation are not used again
+                    return done
             except RETRY:
                 pass
             time.sleep(delay * (1 + random.random()))

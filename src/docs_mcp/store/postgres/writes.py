@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from docs_mcp.store.interface import GENERATION_META
 from docs_mcp.store.pagerows import PreparedPage, fts_rows, term_counts, unpack_links
 from docs_mcp.store.postgres import bundles, text
 from docs_mcp.store.postgres.inbound import put_link_words
@@ -202,6 +203,15 @@ def touch_page(db: psycopg.Connection, key: str, when: float) -> None:
 def put_meta(db: psycopg.Connection, key: str, value: str) -> None:
     db.execute(
         "INSERT INTO meta VALUES (%s,%s) ON CONFLICT(key) DO UPDATE SET value=excluded.value", (key, value)
+    )
+
+
+def new_generation(db: psycopg.Connection) -> None:
+    """A new random generation, in the write transaction it marks: readers see it with the rows it covers."""
+    db.execute(
+        "INSERT INTO meta VALUES (%s, md5(random()::text || clock_timestamp()::text)) "
+        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        (GENERATION_META,),
     )
 
 

@@ -230,7 +230,9 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
 
         def attempt() -> T:
             with self._transaction() as db:
-                return work(db)
+                done = work(db)
+                writes.new_generation(db)  # cached search results of the old generation are not used again
+                return done
 
         with self._write_lock:
             return self._retry(attempt)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from docs_mcp.store.interface import GENERATION_META
 from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
 from docs_mcp.store.sqlite.inbound import put_link_words
 from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
@@ -121,6 +122,11 @@ def touch_page(db: sqlite3.Connection, key: str, when: float) -> None:
 
 def put_meta(db: sqlite3.Connection, key: str, value: str) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES (?,?)", (key, value))
+
+
+def new_generation(db: sqlite3.Connection) -> None:
+    """A new random generation, in the write transaction it marks (random: a rebuilt file never repeats one)."""
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, lower(hex(randomblob(16))))", (GENERATION_META,))
 
 
 def put_vectors(db: sqlite3.Connection, model: str, rows: list[tuple[int, bytes]]) -> int:
