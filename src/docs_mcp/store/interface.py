@@ -99,8 +99,9 @@ class Reads(PageReads, Protocol):
 
     # --- ranking: a full-text match scores BM25 over the title, path (headings), body and names columns,
     # weighted by settings.SECTION_WEIGHTS (PAGE_WEIGHTS for pages); higher is better, best first ---
-    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Listed sections holding each term (terms in none left out), and the number of listed sections."""
+    def doc_freq(self, terms: Sequence[str], scope: Scope) -> tuple[dict[str, int], int]:
+        """The scope's listed sections holding each term (terms in none left out), and its number of listed
+        sections: each statistic of ranking is the scope's own, so another source's pages never move its hits."""
         ...
 
     def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:

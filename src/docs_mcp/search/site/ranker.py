@@ -100,7 +100,7 @@ class SiteRanker:
             site = self._site_words(reads, scope)
             terms = [t for t in terms if not names_site(t, site)] or terms
         compounds = [t for t in compound_terms(query) if t not in terms] if mechanism_on("compounds") else []
-        df, total = reads.doc_freq(terms + compounds)
+        df, total = reads.doc_freq(terms + compounds, scope)
         # A compound counts only where the index has it: `hash map` finds the HashMap page.
         terms += [t for t in compounds if t in df][: max(0, MAX_QUERY_TERMS - len(terms))]
         selected = selective_terms(terms, df, total)

@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 class PostgresReads(AuditReads):
     """The `Reads` of the store on one snapshot; made by `PostgresStore.reading()`."""
 
-    def __init__(self, conn: psycopg.Connection, fresh_seconds: float):
+    def __init__(self, conn: psycopg.Connection, fresh_seconds: float, totals_memo: dict | None = None):
         self.db = conn
         self.fresh_seconds = fresh_seconds
-        self.rank = Ranking(conn)
+        self.rank = Ranking(conn, totals_memo)
 
     def _all(self, sql: str, args: Sequence[object] | dict = ()) -> list[tuple]:
         return self.db.execute(sql, args).fetchall()
@@ -99,8 +99,15 @@ class PostgresReads(AuditReads):
         return [(pid, key) for pid, key in rows]
 
     # --- ranking: FTS5's BM25 (rank.py) ------------------------------------------------------------
-    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Listed sections holding each term (terms in none left out), and the number of listed sections."""
+    def doc_freq(self, terms: Sequence[str], scope: Scope) -> tuple[dict[str, int], int]:
+        """The scope's listed sections holding each term (terms in none left out), and its number of listed
+        sections: the vocabulary's counts where the scope is the whole index, else counted from its rows."""
+        where, args = scope_sql(scope)
+        if not self.rank.whole(where, args):
+            counts = self.rank.section_counts(terms, where, args)
+            return {t: n for t, n in counts.items() if n > 0}, self.rank.scope_totals(
+                "sections", where, args
+            )[0] or 1
         rows = dict(self._all("SELECT term, df FROM vocab WHERE term = ANY(%s)", ([TOTAL, *terms],)))
         total = rows.pop(TOTAL, 0) or 1
         return {t: n for t, n in rows.items() if n > 0}, total
@@ -124,7 +131,7 @@ class PostgresReads(AuditReads):
 
     def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
-        hits = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1)
+        hits = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1, whole=True)
         found = self._sections_at(hits)
         return found[0][1] if found else None
 
@@ -149,8 +156,8 @@ class PostgresReads(AuditReads):
     ) -> list[tuple[int, str, str, float]]:
         """(target page id, anchor, term tokens, BM25) of the keyword-index entries holding any of the terms
         whose target is a listed page of the scope, best first."""
-        where, args = scope_sql(scope)
-        return keywords.keyword_matches(self.db, terms, where, args, limit)
+        listing, _ = scope_sql(scope, "q.key")  # the same parameters, on the listing index page's key
+        return keywords.keyword_matches(self.db, terms, scope_sql(scope), listing, limit)
 
     def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
         """(page id, term) of these terms that other pages' links to these pages say."""
