@@ -16,7 +16,7 @@ from docs_mcp.crawl.indexer import Indexer
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.settings import Settings
-from docs_mcp.store.interface import Scope
+from docs_mcp.store.interface import COPIES_CAP, Scope
 from docs_mcp.store.sqlite.store import SiteIndex
 from docs_mcp.text.terms import tokenize
 
@@ -326,6 +326,13 @@ def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes
         assert r.shared_digests(page, Scope(("https://elsewhere.invalid/",))) == 0
         assert r.shared_digests(page, scope, most=digested) == digested
         assert r.shared_digests(page, scope, most=digested - 1) == 0
+    # Another root holding the page COPIES_CAP times over: boilerplate there, still a copy here.
+    theirs = [f"https://other.example/docs/{n}/sphinx.html" for n in range(COPIES_CAP)]
+    index.write_many([prepare_page(key, index.load_document(target)) for key in theirs])
+    with index.reading() as r:
+        assert r.section_copies(ids, scope) == copies
+    for key in theirs:
+        index.remove(key)
     index.remove(copy)
     with index.reading() as r:
         assert r.section_copies(ids, scope) == [] and r.page_shapes([other]) == {}

@@ -161,7 +161,8 @@ class Reads(PageReads, Protocol):
 
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id) for each listed page of the scope holding a section with
-        the same content digest as one of these; a digest on more than COPIES_CAP pages is boilerplate, left out."""
+        the same content digest as one of these; a digest on more than COPIES_CAP pages of the scope is boilerplate,
+        left out."""
         ...
 
     def shared_digests(

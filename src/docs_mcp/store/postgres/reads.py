@@ -236,13 +236,15 @@ class PostgresReads(AuditReads):
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""
         where, args = scope_sql(scope)
+        held, _ = scope_sql(scope, "q.key")  # the same parameters
         sql = (
             "SELECT a.id, b.page_id, b.id FROM section_digests a "
             "JOIN section_digests b ON b.digest=a.digest AND b.page_id<>a.page_id JOIN pages p ON p.id=b.page_id "
             f"WHERE a.id = ANY(%(ids)s) AND p.listed AND {where} AND "
-            # Counted no further than the cap: a footer's digest is on thousands of pages.
-            "(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest "
-            f"LIMIT {COPIES_CAP + 1}) AS held) <= {COPIES_CAP}"
+            # Counted among the scope's pages (another source's footer is not this one's), no further than the
+            # cap: a footer's digest is on thousands of pages.
+            "(SELECT count(*) FROM (SELECT 1 FROM section_digests c JOIN pages q ON q.id=c.page_id "
+            f"WHERE c.digest=a.digest AND {held} LIMIT {COPIES_CAP + 1}) AS held) <= {COPIES_CAP}"
         )
         return [tuple(r) for r in self._all(sql, {**args, "ids": list(section_ids)})]
 

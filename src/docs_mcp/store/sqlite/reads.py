@@ -249,15 +249,17 @@ class SQLiteReads(AuditReads):
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""
         where, args = scope_sql(scope)
+        held, _ = scope_sql(scope, "q.key")
         sql = (
             f"SELECT a.id, b.page_id, b.id FROM section_digests a "
             f"JOIN section_digests b ON b.digest=a.digest AND b.page_id!=a.page_id JOIN pages p ON p.id=b.page_id "
             f"WHERE a.id IN ({marks(section_ids)}) AND p.listed=1 AND {where} AND "
-            # Counted no further than the cap: a footer's digest is on thousands of pages.
-            f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest LIMIT {COPIES_CAP + 1})) "
-            f"<= {COPIES_CAP}"
+            # Counted among the scope's pages (another source's footer is not this one's), no further than the
+            # cap: a footer's digest is on thousands of pages.
+            f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c JOIN pages q ON q.id=c.page_id "
+            f"WHERE c.digest=a.digest AND {held} LIMIT {COPIES_CAP + 1})) <= {COPIES_CAP}"
         )
-        return self.db.execute(sql, [*section_ids, *args]).fetchall()
+        return self.db.execute(sql, [*section_ids, *args, *args]).fetchall()
 
     def shared_digests(
         self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
