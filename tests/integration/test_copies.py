@@ -179,7 +179,7 @@ async def test_an_all_in_one_page_folds_into_the_chapter_it_holds_not_a_smaller_
             }
             # The all-in-one page's hit alone, as the ranker hands it over when the query's words found only it.
             page = ids["print.md"]
-            section = reads.best_section(page, terms)
+            section = reads.best_section(page, terms, scope)
             folded = fold_copies(reads, [page], {page: section}, {page: 1.0}, {page: scope.prefixes[0]})
             [target] = folded.ranked
             [row] = reads.section_rows([folded.section_of[target]])
@@ -256,7 +256,7 @@ async def test_a_hit_on_a_heading_alone_in_an_all_in_one_page_points_at_the_chap
             }
             page = ids["print.md"]
             # The all-in-one page's hit on its heading "Droughts" alone (too short for a digest).
-            section = reads.best_section(page, ["drought"])
+            section = reads.best_section(page, ["drought"], scope)
             [row] = reads.section_rows([section])
             folded = fold_copies(reads, [page], {page: section}, {page: 1.0}, {page: scope.prefixes[0]})
     finally:

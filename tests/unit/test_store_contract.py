@@ -197,6 +197,7 @@ def test_another_roots_pages_and_entries_leave_a_scopes_statistics_and_scores_as
                 [(key_of[p], s) for p, s in r.page_matches(terms, scope, 50)],
                 [(key_of[p], n) for p, _, n in r.name_matches(phrases, scope, 50)],
                 [(key_of[p], a, s) for p, a, _, s in r.keyword_matches(terms, scope, 10)],
+                [r.best_section(p, terms, scope) for p, _ in r.page_matches(terms, scope, 10)],
             )
 
     alone = seen()
@@ -420,8 +421,12 @@ def test_postgres_ranks_exactly_as_sqlite_fts5(sqlite_site, request, tmp_path):
         for name, store in (("sqlite", reference), ("postgres", index)):
             with store.reading() as r:
                 matches = r.name_matches(phrases, scope, 50)
-                best = r.best_section(matches[0][0], ["tidepool"])
+                best = r.best_section(matches[0][0], ["tidepool"], scope)
                 in_part = [(key_of[name][p], n) for p, _, n in r.name_matches(phrases, part, 50)]
+                in_part += [
+                    r.section_rows([r.best_section(p, ["gauge", "data"], part)])[0][2:]
+                    for p, _ in r.page_matches(["gauge", "data"], part, 10)
+                ]
                 found[name] = (
                     [(key_of[name][p], n) for p, _, n in matches],
                     r.section_rows([best])[0][2:],

@@ -129,8 +129,8 @@ class Reads(PageReads, Protocol):
         pages say (their texts' words); an index written before schema 12 (SQLite) / 10 (PostgreSQL) has none."""
         ...
 
-    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
-        """The page's best section holding any of the terms."""
+    def best_section(self, page_id: int, terms: Sequence[str], scope: Scope) -> int | None:
+        """The page's best section holding any of the terms, by the scope's statistics."""
         ...
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:

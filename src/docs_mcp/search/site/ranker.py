@@ -140,7 +140,7 @@ class SiteRanker:
         if model is not None:
             self._nearest_sections(reads, model, qvec, ranked, section_of)
         return build_hits(
-            reads, [(pid, section_of[pid], folded.score[pid]) for pid in ranked], query, folded.also
+            reads, [(pid, section_of[pid], folded.score[pid]) for pid in ranked], query, scope, folded.also
         )
 
     def _evidence(

@@ -207,11 +207,11 @@ class Ranking:
         args: dict,
         limit: int,
         names_only: bool = False,
-        whole: bool = False,
+        statistics: tuple[str, dict] | None = None,
     ) -> list[tuple[int, float]]:
         """(row key, score) of the best rows matching any term under `where`, best first: a page's id, or a
         section's page id × 2**32 + its ord (`section_key`). The statistics are those of the rows under
-        `where`, or the whole index's (`whole`: one page's best section, as FTS5 ranks it in SQLite)."""
+        `where`, or under `statistics` (a condition and its parameters: one page's best section by its scope's)."""
         pieces = [p for p in (text.tokens(t) for t in terms) if p]
         if not pieces:
             return []
@@ -223,13 +223,14 @@ class Ranking:
         weights = SECTION_WEIGHTS if kind == "sections" else PAGE_WEIGHTS
         if names_only:  # a column filter: only the names column's occurrences count
             weights = (0, 0, 0, weights[3])
-        n_rows, avgdl = self._totals(kind) if whole else self.scope_totals(kind, where, args)
+        n_rows, avgdl = self.scope_totals(kind, *(statistics or (where, args)))
+        holding = self.section_counts(terms, *statistics) if statistics else {}
         keys, scores = [], []
-        for term_pieces in pieces:
+        for term, term_pieces in zip([t for t in terms if text.tokens(t)], pieces, strict=True):
             m = self._term_matches(kind, term_pieces, by_term, data, weights)
             if names_only and len(term_pieces) > 1:
                 m = self._in_order(m, term_pieces)
-            weight = idf(n_rows, len(m.keys) if whole else int(m.in_scope.sum()))
+            weight = idf(n_rows, holding[term] if statistics else int(m.in_scope.sum()))
             f = m.f[m.in_scope]
             keys.append(m.keys[m.in_scope])
             scores.append(term_score(weight, f, m.length[m.in_scope], avgdl))

@@ -129,9 +129,10 @@ class PostgresReads(AuditReads):
         hits = self.rank.scored("sections", phrases, where, args, limit, names_only=True)
         return [(p, s, names) for p, s, names, _ in self._sections_at(hits)]
 
-    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
+    def best_section(self, page_id: int, terms: Sequence[str], scope: Scope) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
-        hits = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1, whole=True)
+        page = ("p.id = %(page)s", {"page": page_id})
+        hits = self.rank.scored("sections", terms, *page, 1, statistics=scope_sql(scope))
         found = self._sections_at(hits)
         return found[0][1] if found else None
 

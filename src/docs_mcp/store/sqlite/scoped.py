@@ -33,6 +33,8 @@ OCCURRENCE_TABLES = [
     for table, name in _OCCURRENCES.items()
 ]
 _FTS_COLUMNS = 4
+#: Rows of phrases memoized per scope and version of the index, at most (emptied past this: ~30 MB).
+FREQ_MEMO_ROWS = 300_000
 #: The full-text tables' column names, as fts5vocab names them.
 _COLUMNS = {
     "sections_fts": ("title", "path", "body", "names"),
@@ -62,6 +64,9 @@ class ScopeStats:
         #: Per table: the scope's rows and their lengths in tokens, read on first use.
         self._rows: dict[str, dict[int, int]] = {}
         self._df: dict[str, int] = {}
+        #: Per table, phrase, weights and columns: the scope's rows holding it and its f there.
+        self._freqs: dict[tuple, dict[int, float]] = {}
+        self._memo_rows = 0
 
     def rows(self, table: str) -> dict[int, int]:
         rows = self._rows.get(table)
@@ -100,12 +105,29 @@ class ScopeStats:
             pieces = tokens(term)
             if not pieces:
                 continue
-            freq = {r: f for r, f in self._phrase(table, pieces, weights, columns).items() if r in rows}
+            freq = self._freq(table, tuple(pieces), tuple(weights), columns)
             weight = idf(len(rows), len(freq))
             for r, f in freq.items():
                 if within is None or within[0] <= r <= within[1]:
                     scores[r] = scores.get(r, 0.0) + term_score(weight, f, rows[r], avgdl)
         return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+    def _freq(
+        self, table: str, pieces: tuple[str, ...], weights: tuple[float, ...], columns: range
+    ) -> dict[int, float]:
+        """The scope's rows holding the phrase, with its f: memoized for this version of the index (the
+        same words come back with the next question, and one page's best section asks them again)."""
+        key = (table, pieces, weights, columns)
+        freq = self._freqs.get(key)
+        if freq is None:
+            rows = self.rows(table)
+            freq = {r: f for r, f in self._phrase(table, list(pieces), weights, columns).items() if r in rows}
+            self._memo_rows += len(freq)
+            if self._memo_rows > FREQ_MEMO_ROWS:
+                self._freqs.clear()
+                self._memo_rows = len(freq)
+            self._freqs[key] = freq
+        return freq
 
     def _phrase(
         self, table: str, pieces: list[str], weights: Sequence[float], columns: range
