@@ -15,13 +15,11 @@ from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.copies import shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, marks
 from docs_mcp.store.sqlite.keywords import keyword_matches, scored_entries
-from docs_mcp.store.sqlite.scoped import ScopeStats
+from docs_mcp.store.sqlite.scoped import ScopeStats, scope_stats
 from docs_mcp.store.sqlite.scoping import match_expression, scope_sql
 
 _SECTION_BM25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
 _PAGE_BM25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
-#: Scopes' statistics memoized at most (per index; emptied past this).
-_SCOPE_MEMO_SIZE = 64
 #: The names column alone (a names phrase matches there only).
 _NAMES = range(3, 4)
 
@@ -286,17 +284,5 @@ class SQLiteReads(AuditReads):
         return [pid for (pid,) in rows]
 
     def _stats(self, scope: Scope) -> ScopeStats:
-        """The scope's ranking statistics in this snapshot (scoped.py): whether every page of the index is in
-        scope (one server per cache dir, the usual case: FTS5's own table-wide bm25 is then the scope's, and
-        ranking needs no join to the pages table), else its own counts. Made once per snapshot that changed."""
-        version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        key = (id(self.db), version, scope)
-        stats = self._scope_memo.get(key)
-        if stats is None:
-            inside = self.page_count(scope)
-            whole = inside == self.db.execute("SELECT count(*) FROM pages").fetchone()[0]
-            stats = ScopeStats(self.db, scope, whole)
-            if len(self._scope_memo) > _SCOPE_MEMO_SIZE:
-                self._scope_memo.clear()
-            self._scope_memo[key] = stats
-        return stats
+        """The scope's ranking statistics in this snapshot (scoped.scope_stats)."""
+        return scope_stats(self.db, scope, self._scope_memo)

@@ -33,6 +33,8 @@ OCCURRENCE_TABLES = [
     for table, name in _OCCURRENCES.items()
 ]
 _FTS_COLUMNS = 4
+#: Scopes' statistics memoized at most (per index; emptied past this).
+SCOPE_MEMO_SIZE = 64
 #: Rows of phrases memoized per scope and version of the index, at most (emptied past this: ~30 MB).
 FREQ_MEMO_ROWS = 300_000
 #: The full-text tables' column names, as fts5vocab names them.
@@ -154,3 +156,20 @@ class ScopeStats:
             if all((doc, col, offset + k) in places[k] for k in range(1, len(pieces))):
                 freq[doc] = freq.get(doc, 0.0) + weights[col]
         return freq
+
+
+def scope_stats(db: sqlite3.Connection, scope: Scope, memo: dict) -> ScopeStats:
+    """The scope's statistics in this snapshot: whether every page of the index is in scope (one server per
+    cache dir, the usual case: FTS5's own table-wide bm25 is then the scope's, and ranking needs no join to the
+    pages table), else its own counts. Made once per connection and version of the index (`memo`: the store's)."""
+    version = db.execute("PRAGMA data_version").fetchone()[0]
+    key = (id(db), version, scope)
+    stats = memo.get(key)
+    if stats is None:
+        where, args = scope_sql(scope, "key")
+        inside = db.execute(f"SELECT count(*) FROM pages WHERE {where}", args).fetchone()[0]
+        stats = ScopeStats(db, scope, inside == db.execute("SELECT count(*) FROM pages").fetchone()[0])
+        if len(memo) > SCOPE_MEMO_SIZE:
+            memo.clear()
+        memo[key] = stats
+    return stats
