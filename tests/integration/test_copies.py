@@ -179,7 +179,7 @@ async def test_an_all_in_one_page_folds_into_the_chapter_it_holds_not_a_smaller_
             }
             # The all-in-one page's hit alone, as the ranker hands it over when the query's words found only it.
             page = ids["print.md"]
-            section = reads.best_section(page, terms)
+            section = reads.best_section(page, terms, scope)
             folded = fold_copies(reads, [page], {page: section}, {page: 1.0}, {page: scope.prefixes[0]})
             [target] = folded.ranked
             [row] = reads.section_rows([folded.section_of[target]])

@@ -16,7 +16,7 @@ from docs_mcp.crawl.indexer import Indexer
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.settings import Settings
-from docs_mcp.store.interface import Scope
+from docs_mcp.store.interface import COPIES_CAP, Scope
 from docs_mcp.store.sqlite.store import SiteIndex
 from docs_mcp.text.terms import tokenize
 
@@ -91,10 +91,10 @@ def test_page_ids_are_never_reused_and_a_removed_page_takes_its_terms_back(store
     key = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
     with index.reading() as r:
         before = {row.key: row.id for row in r.page_rows(range(1, 10_000))}
-        df_before, total_before = r.doc_freq(["sphinx"])
+        df_before, total_before = r.doc_freq(["sphinx"], scope)
     index.remove(key)
     with index.reading() as r:
-        df_after, total_after = r.doc_freq(["sphinx"])
+        df_after, total_after = r.doc_freq(["sphinx"], scope)
         assert key not in {row.key for row in r.page_rows(range(1, 10_000))}
     assert total_after < total_before and df_after.get("sphinx", 0) <= df_before.get("sphinx", 0)
     asyncio.run(Indexer(*_parts(), index, workers=1).run())  # the page comes back
@@ -175,6 +175,45 @@ def test_keyword_entries_lift_their_target_best_first_and_go_with_their_index_pa
     index.remove(listing)
     with index.reading() as r:
         assert r.keyword_matches(tokenize("gauge datum"), scope, 10) == []
+
+
+def test_another_roots_pages_and_entries_leave_a_scopes_statistics_and_scores_as_they_were(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    keys = sorted(p.key for p in index.pages(scope))
+    target = next(k for k in keys if k.endswith("sphinx.html"))
+    entries = [("tide gauge datum", target, "datum"), ("gauge", target, "gauge")]
+    listing = target.rsplit("/", 1)[0] + "/genindex-contract.html"
+    index.write(prepare_page(listing, index.load_document(target), listed=False, keywords=entries))
+    terms, phrases = tokenize("tidepool load gauge datum records"), [" ".join(tokenize(n)) for n in NAMES]
+
+    def seen() -> tuple:
+        with index.reading() as r:
+            key_of = {row.id: row.key for row in r.page_rows(range(1, 10_000))}
+            return (
+                r.doc_freq(terms, scope),
+                [(key_of[p], s) for p, _, s in r.section_matches(terms, scope, 50)],
+                [(key_of[p], s) for p, s in r.page_matches(terms, scope, 50)],
+                [(key_of[p], n) for p, _, n in r.name_matches(phrases, scope, 50)],
+                [(key_of[p], a, s) for p, a, _, s in r.keyword_matches(terms, scope, 10)],
+                [r.best_section(p, terms, scope) for p, _ in r.page_matches(terms, scope, 10)],
+            )
+
+    alone = seen()
+    assert all(alone) and alone[4][0][1] == "datum"
+    # Another root with the same words: copies of the site's pages, and an index of its own listing them.
+    copied = [k for k in keys if k.endswith(("sphinx.html", "api-1.html", "index.html", "mkdocs.html"))]
+    other = [f"https://other.example/docs/{k.rsplit('/', 1)[1]}" for k in copied]
+    for key, theirs in zip(copied, other, strict=True):
+        index.write(prepare_page(theirs, index.load_document(key)))
+    listing_there = "https://other.example/docs/genindex.html"
+    doc = index.load_document(target)
+    index.write(prepare_page(listing_there, doc, listed=False, keywords=[("gauge", other[0], "x")] * 5))
+    assert seen() == alone
+    for key in [*other, listing_there]:
+        index.remove(key)
+    assert seen() == alone
 
 
 def test_an_index_page_rewritten_lists_exactly_its_new_entries(store):
@@ -288,6 +327,13 @@ def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes
         assert r.shared_digests(page, Scope(("https://elsewhere.invalid/",))) == 0
         assert r.shared_digests(page, scope, most=digested) == digested
         assert r.shared_digests(page, scope, most=digested - 1) == 0
+    # Another root holding the page COPIES_CAP times over: boilerplate there, still a copy here.
+    theirs = [f"https://other.example/docs/{n}/sphinx.html" for n in range(COPIES_CAP)]
+    index.write_many([prepare_page(key, index.load_document(target)) for key in theirs])
+    with index.reading() as r:
+        assert r.section_copies(ids, scope) == copies
+    for key in theirs:
+        index.remove(key)
     index.remove(copy)
     with index.reading() as r:
         assert r.section_copies(ids, scope) == [] and r.page_shapes([other]) == {}
@@ -312,7 +358,7 @@ def test_the_sources_held_are_listed_sized_and_one_is_forgotten_whole(store):
     assert index.page_count(scope) == 0 and index.footprint(scope) == 0
     assert [k for k, _ in index.metas(BUILD_META)] == [BUILD_META + "https://other.example/docs/"]
     with index.reading() as r:
-        assert r.doc_freq(["sphinx"])[0].get("sphinx", 0) == 0  # its terms went with the pages
+        assert r.doc_freq(["sphinx"], scope)[0].get("sphinx", 0) == 0  # its terms went with the pages
     assert index.meta("schema-like") == "x"
 
 
@@ -346,6 +392,7 @@ def test_one_build_lock_per_root_and_the_holder_is_named(store):
 
 
 @pytest.mark.postgres
+@pytest.mark.timeout(120)  # the whole index and a part of it, each query on both engines
 def test_postgres_ranks_exactly_as_sqlite_fts5(sqlite_site, request, tmp_path):
     reference, scope = sqlite_site
     index, _ = _indexed(_open("postgres", request, tmp_path))
@@ -354,28 +401,41 @@ def test_postgres_ranks_exactly_as_sqlite_fts5(sqlite_site, request, tmp_path):
         for name, store in (("sqlite", reference), ("postgres", index)):
             with store.reading() as r:
                 key_of[name] = {row.id: row.key for row in r.page_rows(range(1, 10_000))}
-        for query in QUERIES:
+        # The whole index (FTS5's own bm25 in SQLite), and a part of it: the scope's own statistics.
+        part = Scope((scope.prefixes[0] + "api-", scope.prefixes[0] + "s"))
+        for query, within in [(q, w) for q in QUERIES for w in (scope, part)]:
             terms = sorted(set(tokenize(query)))
             got = {}
             for name, store in (("sqlite", reference), ("postgres", index)):
                 with store.reading() as r:
-                    pages = r.page_matches(terms, scope, 50)
-                    sections = r.section_matches(terms, scope, 50)
+                    # Every match of the part (its copies of api pages tie: no cut-off between them).
+                    limit = 50 if within == scope else 1000
+                    pages = r.page_matches(terms, within, limit)
+                    sections = r.section_matches(terms, within, limit)
                     got[name] = (
                         sorted((key_of[name][p], round(s, 9)) for p, s in pages),
                         sorted((key_of[name][p], round(s, 9)) for p, _, s in sections),
-                        r.doc_freq(terms),
+                        r.doc_freq(terms, within),
                     )
-            assert got["postgres"] == got["sqlite"], query
-            assert got["sqlite"][0] and got["sqlite"][1], query  # the comparison is not vacuous
+            assert got["postgres"] == got["sqlite"], (query, within)
+            assert within == part or (got["sqlite"][0] and got["sqlite"][1]), query  # not vacuous
         phrases = [" ".join(tokenize(n)) for n in NAMES]
         found = {}
         for name, store in (("sqlite", reference), ("postgres", index)):
             with store.reading() as r:
                 matches = r.name_matches(phrases, scope, 50)
-                best = r.best_section(matches[0][0], ["tidepool"])
-                found[name] = ([(key_of[name][p], n) for p, _, n in matches], r.section_rows([best])[0][2:])
-        assert found["postgres"] == found["sqlite"] and len(found["sqlite"][0]) >= 4
+                best = r.best_section(matches[0][0], ["tidepool"], scope)
+                in_part = [(key_of[name][p], n) for p, _, n in r.name_matches(phrases, part, 50)]
+                in_part += [
+                    r.section_rows([r.best_section(p, ["gauge", "data"], part)])[0][2:]
+                    for p, _ in r.page_matches(["gauge", "data"], part, 10)
+                ]
+                found[name] = (
+                    [(key_of[name][p], n) for p, _, n in matches],
+                    r.section_rows([best])[0][2:],
+                    in_part,
+                )
+        assert found["postgres"] == found["sqlite"] and len(found["sqlite"][0]) >= 4 and found["sqlite"][2]
         words = sorted({t for text in (*QUERIES, *NAMES) for t in tokenize(text)})
         said = {}  # the words the fixture site's own links give its pages, as each engine stored them
         for name, store in (("sqlite", reference), ("postgres", index)):

@@ -101,8 +101,8 @@ class Reads(PageReads, Protocol):
 
     # --- ranking: a full-text match scores BM25 over the title, path (headings), body and names columns,
     # weighted by settings.SECTION_WEIGHTS (PAGE_WEIGHTS for pages); higher is better, best first ---
-    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Listed sections holding each term (terms in none left out), and the number of listed sections."""
+    def doc_freq(self, terms: Sequence[str], scope: Scope) -> tuple[dict[str, int], int]:
+        """The scope's listed sections holding each term (terms in none left out), and its number of listed sections."""
         ...
 
     def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:
@@ -130,8 +130,8 @@ class Reads(PageReads, Protocol):
         pages say (their texts' words); an index written before schema 12 (SQLite) / 10 (PostgreSQL) has none."""
         ...
 
-    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
-        """The page's best section holding any of the terms."""
+    def best_section(self, page_id: int, terms: Sequence[str], scope: Scope) -> int | None:
+        """The page's best section holding any of the terms, by the scope's statistics."""
         ...
 
     def pages_holding(self, term: str, page_ids: Sequence[int]) -> list[int]:
@@ -161,8 +161,8 @@ class Reads(PageReads, Protocol):
         ...
 
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
-        """(section id, other page id, its section id) for each listed page of the scope holding a section with
-        the same content digest as one of these; a digest on more than COPIES_CAP pages is boilerplate, left out."""
+        """(section id, other page id, its section id) for each listed page of the scope holding a section with the
+        same content digest as one of these; a digest on more than COPIES_CAP of the scope's pages is boilerplate."""
         ...
 
     def shared_digests(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.site.snippets import snippet
-from docs_mcp.store.interface import Reads
+from docs_mcp.store.interface import Reads, Scope
 from docs_mcp.text.terms import query_terms
 
 #: Sections read below a hit's heading that has no text of its own, for its snippet.
@@ -32,6 +32,7 @@ def build_hits(
     reads: Reads,
     ranked: list[tuple[int, int | None, float]],
     query: str,
+    scope: Scope,
     also: dict[int, list[int]] | None = None,
 ) -> list[SearchHit]:
     """Build the hits with two reads in all (pages, sections), not two per hit; `also` names, per page, the
@@ -39,7 +40,8 @@ def build_hits(
     also = also or {}
     terms = query_terms(query)
     ranked = [
-        (pid, sid if sid is not None else reads.best_section(pid, terms), score) for pid, sid, score in ranked
+        (pid, sid if sid is not None else reads.best_section(pid, terms, scope), score)
+        for pid, sid, score in ranked
     ]
     wanted = [pid for pid, _, _ in ranked] + [o for pid, _, _ in ranked for o in also.get(pid, ())]
     pages = {row.id: row for row in reads.page_rows(wanted)}

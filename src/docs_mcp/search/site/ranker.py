@@ -108,7 +108,7 @@ class SiteRanker:
             site = self._site_words(reads, scope)
             terms = [t for t in terms if not names_site(t, site)] or terms
         compounds = [t for t in compound_terms(query) if t not in terms] if mechanism_on("compounds") else []
-        df, total = reads.doc_freq(terms + compounds)
+        df, total = reads.doc_freq(terms + compounds, scope)
         # A compound counts only where the index has it: `hash map` finds the HashMap page.
         terms += [t for t in compounds if t in df][: max(0, MAX_QUERY_TERMS - len(terms))]
         selected = selective_terms(terms, df, total)
@@ -148,7 +148,7 @@ class SiteRanker:
         if model is not None:
             self._nearest_sections(reads, model, qvec, ranked, section_of)
         scored = [(pid, section_of[pid], folded.score[pid]) for pid in ranked]
-        hits = build_hits(reads, scored, query, folded.also)
+        hits = build_hits(reads, scored, query, scope, folded.also)
         weak = site_terms_on() and views(told_phrases(query, terms, df, total), lexical, cosine, holding).weak
         return hits, site_terms(reads, query, selected, ordered, found.sections, hits) if weak else []
 

@@ -9,13 +9,12 @@ cannot be reused by that transaction)."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from docs_mcp.store.fts5 import idf, term_score
 from docs_mcp.store.postgres import text
-from docs_mcp.store.postgres.rank import K1, B
 
 if TYPE_CHECKING:
     import psycopg
@@ -78,31 +77,39 @@ def _count(tokens: list[str], piece: list[str]) -> int:
 
 
 def keyword_matches(
-    db: psycopg.Connection, terms: Sequence[str], scope_where: str, scope_args: dict, limit: int
+    db: psycopg.Connection,
+    terms: Sequence[str],
+    scope: tuple[str, dict],
+    listing: str,
+    limit: int,
 ) -> list[tuple[int, str, str, float]]:
     """(target page id, anchor, term tokens, BM25) of the entries holding any of the terms whose target is a
-    listed page of the scope, best first (N, n and the average length over every entry, as FTS5 counts)."""
+    listed page of the scope (`scope`: its condition on `p.key` and the parameters), best first. N, n and the
+    average length count the entries the scope's own index pages list (`listing`: the same condition on
+    `q.key`), as FTS5 counts a table holding the scope alone."""
     tsq, pieces = text.query(terms)
     if not pieces:
         return []
-    n_rows, tokens = db.execute("SELECT count(*), coalesce(sum(len), 0) FROM keywords").fetchone()
+    scope_where, scope_args = scope
+    mine = f"k.page IN (SELECT hashtextextended(q.key, 0) FROM pages q WHERE {listing})"
+    n_rows, tokens = db.execute(
+        f"SELECT count(*), coalesce(sum(len), 0)::bigint FROM keywords k WHERE {mine}", scope_args
+    ).fetchone()
     rows = db.execute(
         f"SELECT k.term, k.len, p.id, k.anchor, coalesce(p.listed AND {scope_where}, false) FROM keywords k "
-        "LEFT JOIN pages p ON p.key=k.target WHERE k.tsv @@ %(q)s::tsquery",
+        f"LEFT JOIN pages p ON p.key=k.target WHERE k.tsv @@ %(q)s::tsquery AND {mine}",
         {**scope_args, "q": tsq},
     ).fetchall()
     counted = [(row, [_count(text.tokens(row[0]), p) for p in pieces]) for row in rows]
-    idf = []
-    for j in range(len(pieces)):
-        n = sum(1 for _, f in counted if f[j])
-        value = math.log((n_rows - n + 0.5) / (n + 0.5))
-        idf.append(value if value > 0 else 1e-6)
+    weights = [idf(n_rows, sum(1 for _, f in counted if f[j])) for j in range(len(pieces))]
     avg = tokens / n_rows if n_rows else 1.0
     out = []
     for (term, length, page_id, anchor, wanted), f in counted:
         if wanted:
-            norm = K1 * (1 - B + B * length / avg)
-            score = sum(w * x * (K1 + 1) / (x + norm) for w, x in zip(idf, f, strict=True) if x)
+            score = 0.0
+            for w, x in zip(weights, f, strict=True):
+                if x:
+                    score += term_score(w, float(x), length, avg)
             out.append((page_id, anchor, term, score))
     out.sort(key=lambda r: -r[3])
     return out[:limit]

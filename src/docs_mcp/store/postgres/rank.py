@@ -1,18 +1,18 @@
 """FTS5's BM25 over the PostgreSQL index's packed term rows (postings.py), summed with numpy.
 
-The rows of the query's terms are read in one statement, each flagged in or out of the scope; a term's n
-(the full-text rows holding it) counts every row, as FTS5 counts its whole table. Per matched row and query
-term, the frequency f is the sum of the column weights times the term's count in each column; the row's
-length is its token count; N and the average length are FTS5's (all full-text rows, all their tokens: kept in
-`fts_totals` by every write). score = Σ idf · f(k1+1) / (f + k1(1 − b + b·len/avglen)), idf = ln((N − n +
-½) / (n + ½)) floored at 1e-6, as fts5_aux.c computes it. A term of several tokens (a word with an apostrophe:
+The rows of the query's terms are read in one statement, each flagged in or out of the scope. Per matched row
+and query term, the frequency f is the sum of the column weights times the term's count in each column; the
+row's length is its token count. The statistics are the scope's own, as FTS5 would count a table holding the
+scope alone (SQLite computes the same where its table holds more: sqlite/scoped.py): a term's n counts the
+scope's rows holding it, N and the average length its full-text rows and their tokens (the whole index's kept
+in `fts_totals` by every write). score = Σ idf · f(k1+1) / (f + k1(1 − b + b·len/avglen)), idf = ln((N − n +
+½) / (n + ½)) floored at 1e-6, as fts5_aux.c computes it (store/fts5.py). A term of several tokens (a word with an apostrophe:
 FTS5 splits it) matches a row holding all of them, with its rarest token's frequency; a names phrase (`names
 only`) also needs them in a row in that order in the names column, checked on the stored names.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
+from docs_mcp.store.fts5 import idf, term_score
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.postgres import text
 from docs_mcp.store.postgres.postings import decode
@@ -30,13 +31,19 @@ if TYPE_CHECKING:
 
 #: Above every character: `prefix <= key < prefix + _TOP` (collation C) holds exactly the keys under prefix.
 _TOP = "\U0010ffff"
-#: FTS5's bm25 parameters.
-K1, B = 1.2, 0.75
 #: A section's key while scoring: page id × this + its ord (ords stay below it; page ids below 2**31).
 _ORD_SPAN = 1 << 32
 _ROWS = "SELECT term, bundle, data FROM terms WHERE term = ANY(%s)"
 #: The pages named by the rows read: listed ones still in the index, with their length, in the scope or not.
 _PAGES = "SELECT p.id, p.len, {where} FROM pages p WHERE p.id = ANY(%(ids)s) AND p.len IS NOT NULL"
+#: Of a scope's listed pages: how many full-text rows of each kind, and their tokens.
+_SCOPE_TOTALS = (
+    "SELECT count(*), coalesce(sum(p.len), 0)::bigint, coalesce(sum(s.n), 0)::bigint, "
+    "coalesce(sum(s.tokens), 0)::bigint FROM pages p LEFT JOIN LATERAL (SELECT count(*) AS n, sum(len) AS tokens "
+    "FROM sections WHERE page_id = p.id AND len IS NOT NULL) s ON true WHERE p.len IS NOT NULL AND {where}"
+)
+#: Scopes' totals memoized at most (per store; emptied past this).
+_TOTALS_MEMO_SIZE = 64
 
 
 def scope_sql(scope: Scope, column: str = "p.key") -> tuple[str, dict[str, str]]:
@@ -68,8 +75,10 @@ class Ranking:
     bonus and rank safety ask whether pages hold the query's words); each statement costs both processes CPU.
     """
 
-    def __init__(self, db: psycopg.Connection):
+    def __init__(self, db: psycopg.Connection, totals_memo: dict | None = None):
         self.db = db
+        #: Shared by the store's snapshots: each scope's totals, per state of the whole index's (`fts_totals`).
+        self._totals_memo = {} if totals_memo is None else totals_memo
         #: Per term: its rows (bundle, packed data), in the order read.
         self._term_rows: dict[str, list[tuple[int, bytes]]] = {}
         #: Per term: the pages whose own text holds it (page counts not all 0), of the rows read.
@@ -84,6 +93,43 @@ class Ranking:
             self._fts_totals = {k: (n, (tokens / n if n else 1.0)) for k, n, tokens in rows}
         # A kind with no row (an empty index) reads as FTS5 reads its empty table.
         return self._fts_totals.get(kind, (0, 1.0))
+
+    def scope_totals(self, kind: str, where: str, args: dict) -> tuple[int, float]:
+        """N and the average length of the scope's full-text rows of this kind: the whole index's when the
+        scope holds every row. Counted once per state of the index (its totals change with every write)."""
+        self._totals("pages")
+        state = tuple(sorted(self._fts_totals.items()))  # type: ignore[union-attr]
+        key = (where, tuple(sorted(args.items())), state)
+        found = self._totals_memo.get(key)
+        if found is None:
+            pages, page_tokens, sections, section_tokens = self.db.execute(
+                _SCOPE_TOTALS.format(where=where), args
+            ).fetchone()
+            found = {"pages": (pages, page_tokens), "sections": (sections, section_tokens)}
+            if len(self._totals_memo) > _TOTALS_MEMO_SIZE:
+                self._totals_memo.clear()
+            self._totals_memo[key] = found
+        n, tokens = found[kind]
+        return n, (tokens / n if n else 1.0)
+
+    def whole(self, where: str, args: dict) -> bool:
+        """Whether the scope holds every full-text row of the index (its statistics are then the index's)."""
+        return all(self.scope_totals(k, where, args)[0] == self._totals(k)[0] for k in ("pages", "sections"))
+
+    def section_counts(self, terms: Sequence[str], where: str, args: dict) -> dict[str, int]:
+        """The scope's full-text sections holding each term (every token of it)."""
+        pieces = {t: p for t in terms if (p := text.tokens(t))}
+        lexemes = sorted({p for ps in pieces.values() for p in ps})
+        if not lexemes:
+            return {}
+        data, terms_of = self._rows(lexemes, where, args)
+        by_term: dict[str, list[int]] = {}
+        for seg, row in enumerate(data.row.tolist()):
+            by_term.setdefault(terms_of[row], []).append(seg)
+        return {
+            t: int(self._term_matches("sections", ps, by_term, data, (1, 1, 1, 1)).in_scope.sum())
+            for t, ps in pieces.items()
+        }
 
     def term_rows(self, lexemes: Sequence[str]) -> list[tuple[str, int, bytes]]:
         """(term, bundle, data) of the rows of these terms, those not read yet in one statement."""
@@ -154,10 +200,18 @@ class Ranking:
         )
 
     def scored(
-        self, kind: str, terms: Sequence[str], where: str, args: dict, limit: int, names_only: bool = False
+        self,
+        kind: str,
+        terms: Sequence[str],
+        where: str,
+        args: dict,
+        limit: int,
+        names_only: bool = False,
+        statistics: tuple[str, dict] | None = None,
     ) -> list[tuple[int, float]]:
         """(row key, score) of the best rows matching any term under `where`, best first: a page's id, or a
-        section's page id × 2**32 + its ord (`section_key`)."""
+        section's page id × 2**32 + its ord (`section_key`). The statistics are those of the rows under
+        `where`, or under `statistics` (a condition and its parameters: one page's best section by its scope's)."""
         pieces = [p for p in (text.tokens(t) for t in terms) if p]
         if not pieces:
             return []
@@ -169,17 +223,17 @@ class Ranking:
         weights = SECTION_WEIGHTS if kind == "sections" else PAGE_WEIGHTS
         if names_only:  # a column filter: only the names column's occurrences count
             weights = (0, 0, 0, weights[3])
-        n_rows, avgdl = self._totals(kind)
+        n_rows, avgdl = self.scope_totals(kind, *(statistics or (where, args)))
+        holding = self.section_counts(terms, *statistics) if statistics else {}
         keys, scores = [], []
-        for term_pieces in pieces:
+        for term, term_pieces in zip([t for t in terms if text.tokens(t)], pieces, strict=True):
             m = self._term_matches(kind, term_pieces, by_term, data, weights)
             if names_only and len(term_pieces) > 1:
                 m = self._in_order(m, term_pieces)
-            idf = math.log((n_rows - len(m.keys) + 0.5) / (len(m.keys) + 0.5))
-            idf = idf if idf > 0 else 1e-6
+            weight = idf(n_rows, holding[term] if statistics else int(m.in_scope.sum()))
             f = m.f[m.in_scope]
             keys.append(m.keys[m.in_scope])
-            scores.append(idf * f * (K1 + 1) / (f + K1 * ((1 - B) + B * m.length[m.in_scope] / avgdl)))
+            scores.append(term_score(weight, f, m.length[m.in_scope], avgdl))
         all_keys, inverse = np.unique(np.concatenate(keys), return_inverse=True)
         total = np.bincount(inverse, weights=np.concatenate(scores), minlength=len(all_keys))
         best = np.lexsort((all_keys, -total))[:limit]

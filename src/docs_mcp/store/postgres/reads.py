@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 class PostgresReads(AuditReads):
     """The `Reads` of the store on one snapshot; made by `PostgresStore.reading()`."""
 
-    def __init__(self, conn: psycopg.Connection, fresh_seconds: float):
+    def __init__(self, conn: psycopg.Connection, fresh_seconds: float, totals_memo: dict | None = None):
         self.db = conn
         self.fresh_seconds = fresh_seconds
-        self.rank = Ranking(conn)
+        self.rank = Ranking(conn, totals_memo)
 
     def _all(self, sql: str, args: Sequence[object] | dict = ()) -> list[tuple]:
         return self.db.execute(sql, args).fetchall()
@@ -99,8 +99,15 @@ class PostgresReads(AuditReads):
         return [(pid, key) for pid, key in rows]
 
     # --- ranking: FTS5's BM25 (rank.py) ------------------------------------------------------------
-    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Listed sections holding each term (terms in none left out), and the number of listed sections."""
+    def doc_freq(self, terms: Sequence[str], scope: Scope) -> tuple[dict[str, int], int]:
+        """The scope's listed sections holding each term (terms in none left out), and its number of listed
+        sections: the vocabulary's counts where the scope is the whole index, else counted from its rows."""
+        where, args = scope_sql(scope)
+        if not self.rank.whole(where, args):
+            counts = self.rank.section_counts(terms, where, args)
+            return {t: n for t, n in counts.items() if n > 0}, self.rank.scope_totals(
+                "sections", where, args
+            )[0] or 1
         rows = dict(self._all("SELECT term, df FROM vocab WHERE term = ANY(%s)", ([TOTAL, *terms],)))
         total = rows.pop(TOTAL, 0) or 1
         return {t: n for t, n in rows.items() if n > 0}, total
@@ -122,9 +129,10 @@ class PostgresReads(AuditReads):
         hits = self.rank.scored("sections", phrases, where, args, limit, names_only=True)
         return [(p, s, names) for p, s, names, _ in self._sections_at(hits)]
 
-    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
+    def best_section(self, page_id: int, terms: Sequence[str], scope: Scope) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
-        hits = self.rank.scored("sections", terms, "p.id = %(page)s", {"page": page_id}, 1)
+        page = ("p.id = %(page)s", {"page": page_id})
+        hits = self.rank.scored("sections", terms, *page, 1, statistics=scope_sql(scope))
         found = self._sections_at(hits)
         return found[0][1] if found else None
 
@@ -149,8 +157,8 @@ class PostgresReads(AuditReads):
     ) -> list[tuple[int, str, str, float]]:
         """(target page id, anchor, term tokens, BM25) of the keyword-index entries holding any of the terms
         whose target is a listed page of the scope, best first."""
-        where, args = scope_sql(scope)
-        return keywords.keyword_matches(self.db, terms, where, args, limit)
+        listing, _ = scope_sql(scope, "q.key")  # the same parameters, on the listing index page's key
+        return keywords.keyword_matches(self.db, terms, scope_sql(scope), listing, limit)
 
     def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
         """(page id, term) of these terms that other pages' links to these pages say."""
@@ -229,13 +237,15 @@ class PostgresReads(AuditReads):
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""
         where, args = scope_sql(scope)
+        held, _ = scope_sql(scope, "q.key")  # the same parameters
         sql = (
             "SELECT a.id, b.page_id, b.id FROM section_digests a "
             "JOIN section_digests b ON b.digest=a.digest AND b.page_id<>a.page_id JOIN pages p ON p.id=b.page_id "
             f"WHERE a.id = ANY(%(ids)s) AND p.listed AND {where} AND "
-            # Counted no further than the cap: a footer's digest is on thousands of pages.
-            "(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest "
-            f"LIMIT {COPIES_CAP + 1}) AS held) <= {COPIES_CAP}"
+            # Counted among the scope's pages (another source's footer is not this one's), no further than the
+            # cap: a footer's digest is on thousands of pages.
+            "(SELECT count(*) FROM (SELECT 1 FROM section_digests c JOIN pages q ON q.id=c.page_id "
+            f"WHERE c.digest=a.digest AND {held} LIMIT {COPIES_CAP + 1}) AS held) <= {COPIES_CAP}"
         )
         return [tuple(r) for r in self._all(sql, {**args, "ids": list(section_ids)})]
 

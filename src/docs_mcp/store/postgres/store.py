@@ -66,6 +66,8 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
         self.url, self.location = url, self.address.shown
         self.fresh_seconds = fresh_seconds
         self._local = threading.local()
+        #: Shared by the snapshots' rankings: each scope's full-text totals per state of the index (rank.py).
+        self._totals_memo: dict = {}
         self._checked = False
         self._migrate = migrate
         #: (schema found, schema now) once `migrate` ran.
@@ -159,7 +161,7 @@ class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, Sour
             begin += f"; SET LOCAL statement_timeout = {int(left * 1000) + 1}"
         with self._errors(), self.connection() as conn:
             conn.execute(begin)
-            self._local.reads = PostgresReads(conn, self.fresh_seconds)
+            self._local.reads = PostgresReads(conn, self.fresh_seconds, self._totals_memo)
             try:
                 yield self._local.reads
             except psycopg.errors.QueryCanceled:

@@ -3,44 +3,16 @@ PostgreSQL text search configuration), so matching and BM25 see exactly the term
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
-from functools import lru_cache
 
+from docs_mcp.store.fts5 import fold as fold  # re-exported: the tokens both engines see
+from docs_mcp.store.fts5 import tokens
 from docs_mcp.store.pagerows import unpack_text
 
 #: tsvector weight labels of the four full-text columns (title, path/headings, body, names).
 LABELS = "ABCD"
-#: PostgreSQL keeps at most this many positions per lexeme, up to this position, lexemes up to this size.
-MAX_POSITIONS, MAX_POSITION, MAX_LEXEME_BYTES = 256, 16383, 2047
-#: FTS5's unicode61 tokenizer separates at apostrophes (the house tokenizer keeps "don't" whole).
-_SPLIT = re.compile(r"['’]")
-
-
-def _fold_char(ch: str) -> str:
-    """unicode61 on one lowercase character: a few case foldings (`ς` → `σ`), then a Latin letter's one
-    diacritic off (`é` → `e`; a letter with two marks keeps them)."""
-    if ord(ch) < 0x1000:
-        folded = ch.casefold()
-        ch = folded if len(folded) == 1 else ch
-    parts = unicodedata.normalize("NFD", ch)
-    if len(parts) == 2 and parts[0].isascii() and unicodedata.combining(parts[1]):
-        return parts[0]
-    return ch
-
-
-@lru_cache(maxsize=200_000)
-def fold(token: str) -> tuple[str, ...]:
-    """What FTS5's unicode61 makes of one stored token: split at apostrophes, letters folded as it folds them."""
-    if not token.isascii():
-        token = "".join(map(_fold_char, token))
-    return tuple(p for p in _SPLIT.split(token) if p and len(p.encode()) <= MAX_LEXEME_BYTES)
-
-
-def tokens(column: str) -> list[str]:
-    """The terms of one stored full-text column (tokens joined by spaces)."""
-    return [t for token in column.split() for t in fold(token)]
+#: PostgreSQL keeps at most this many positions per lexeme, up to this position.
+MAX_POSITIONS, MAX_POSITION = 256, 16383
 
 
 def column_counts(columns: Sequence[str]) -> tuple[int, dict[str, list[int]]]:

@@ -36,7 +36,7 @@ class Healing:
     _readers_lock: threading.Lock
     _readers: list[sqlite3.Connection]
     _local: threading.local
-    _whole_memo: dict
+    _scope_memo: dict
     _file: tuple[int, int] | None
     _healed_at: float
     _heal_notice: str
@@ -73,7 +73,7 @@ class Healing:
         with self._readers_lock:
             self._readers = []
         self._local = threading.local()  # readers open new connections, now that the schema is there
-        self._whole_memo.clear()
+        self._scope_memo.clear()
 
     def _follow_file(self) -> SQLiteReads:
         """The file is not the one opened: deleted (healed as damaged: the rebuild message), or put in its place

@@ -14,23 +14,24 @@ from docs_mcp.store.pagerows import TOTAL, like_pattern, unpack_links, unpack_te
 from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.copies import shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, marks
-from docs_mcp.store.sqlite.keywords import keyword_matches
+from docs_mcp.store.sqlite.keywords import keyword_matches, scored_entries
+from docs_mcp.store.sqlite.scoped import ScopeStats, scope_stats
 from docs_mcp.store.sqlite.scoping import match_expression, scope_sql
 
 _SECTION_BM25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
 _PAGE_BM25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
-#: Scopes memoized as whole-index or not, at most (per index; emptied past this).
-_WHOLE_MEMO_SIZE = 64
+#: The names column alone (a names phrase matches there only).
+_NAMES = range(3, 4)
 
 
 class SQLiteReads(AuditReads):
     """The `Reads` of the store on one snapshot; made by `SiteIndex.reading()`."""
 
-    def __init__(self, db: sqlite3.Connection, fresh_seconds: float, whole_memo: dict):
+    def __init__(self, db: sqlite3.Connection, fresh_seconds: float, scope_memo: dict):
         self.db = db
         self.fresh_seconds = fresh_seconds
         #: (connection, data_version, scope) → whether the scope holds every page of the index.
-        self._whole_memo = whole_memo
+        self._scope_memo = scope_memo
 
     # --- pages and builds ------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -104,8 +105,12 @@ class SQLiteReads(AuditReads):
         ).fetchall()
 
     # --- ranking -----------------------------------------------------------------------------------
-    def doc_freq(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Listed sections holding each term (terms in none are left out), and the number of listed sections."""
+    def doc_freq(self, terms: Sequence[str], scope: Scope) -> tuple[dict[str, int], int]:
+        """The scope's listed sections holding each term (terms in none left out), and its number of listed
+        sections: the vocabulary's counts where the scope is the whole index, else the scope's own."""
+        stats = self._stats(scope)
+        if not stats.whole:
+            return stats.doc_freq(terms)
         sql = f"SELECT term, df FROM vocab WHERE term IN ({marks([TOTAL, *terms])})"
         rows = dict(self.db.execute(sql, [TOTAL, *terms]).fetchall())
         total = rows.pop(TOTAL, 0) or 1
@@ -113,41 +118,37 @@ class SQLiteReads(AuditReads):
 
     def section_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, float]]:
         """(page id, section id, BM25) of the best sections of the scope holding any of the terms, best first."""
-        expr = match_expression(terms)
-        if not self._whole_index(scope):
-            where, args = scope_sql(scope)
-            return self.db.execute(
-                f"SELECT s.page_id, s.id, {_SECTION_BM25} AS score FROM sections_fts f "
-                f"JOIN sections s ON s.id=f.rowid JOIN pages p ON p.id=s.page_id "
-                f"WHERE sections_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
-                (expr, *args, limit),
+        stats = self._stats(scope)
+        if not stats.whole:  # the scope's own statistics (scoped.py), not the whole table's
+            top = stats.scored("sections_fts", terms, SECTION_WEIGHTS)[:limit]
+        else:  # rank inside FTS alone, then look up only the rows kept: joining every match costs more
+            top = self.db.execute(
+                f"SELECT rowid, {_SECTION_BM25} AS score FROM sections_fts WHERE sections_fts MATCH ? "
+                "ORDER BY score DESC LIMIT ?",
+                (match_expression(terms), limit),
             ).fetchall()
-        # Rank inside FTS alone, then look up only the rows kept: joining every match costs more.
-        top = self.db.execute(
-            f"SELECT rowid, {_SECTION_BM25} AS score FROM sections_fts WHERE sections_fts MATCH ? "
-            "ORDER BY score DESC LIMIT ?",
-            (expr, limit),
-        ).fetchall()
         sql = f"SELECT id, page_id FROM sections WHERE id IN ({marks(top)})"
         owner = dict(self.db.execute(sql, [r for r, _ in top]))
         return [(owner[r], r, score) for r, score in top if r in owner]
 
     def page_matches(self, terms: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, float]]:
         """(page id, BM25) of the best pages of the scope holding any of the terms, best first."""
-        expr = match_expression(terms)
-        if self._whole_index(scope):  # a page's FTS rowid is its id: no join needed
-            sql = f"SELECT rowid, {_PAGE_BM25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
-            return self.db.execute(sql, (expr, limit)).fetchall()
-        where, args = scope_sql(scope)
-        return self.db.execute(
-            f"SELECT p.id, {_PAGE_BM25} AS score FROM pages_fts f JOIN pages p ON p.id=f.rowid "
-            f"WHERE pages_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?",
-            (expr, *args, limit),
-        ).fetchall()
+        stats = self._stats(scope)
+        if not stats.whole:
+            return stats.scored("pages_fts", terms, PAGE_WEIGHTS)[:limit]
+        # A page's FTS rowid is its id: no join needed.
+        sql = f"SELECT rowid, {_PAGE_BM25} AS score FROM pages_fts WHERE pages_fts MATCH ? ORDER BY score DESC LIMIT ?"
+        return self.db.execute(sql, (match_expression(terms), limit)).fetchall()
 
     def name_matches(self, phrases: Sequence[str], scope: Scope, limit: int) -> list[tuple[int, int, str]]:
         """(page id, section id, defined names) of the sections of the scope whose names hold one of the phrases
         (space-separated tokens), best first."""
+        stats = self._stats(scope)
+        if not stats.whole:
+            top = [r for r, _ in stats.scored("sections_fts", phrases, SECTION_WEIGHTS, _NAMES)[:limit]]
+            sql = f"SELECT id, page_id, names FROM sections WHERE id IN ({marks(top)})"
+            found = {sid: (pid, sid, names) for sid, pid, names in self.db.execute(sql, top)}
+            return [found[r] for r in top if r in found]
         where, args = scope_sql(scope)
         return self.db.execute(
             "SELECT s.page_id, s.id, s.names FROM sections_fts f JOIN sections s ON s.id=f.rowid "
@@ -161,19 +162,28 @@ class SQLiteReads(AuditReads):
         """(target page id, anchor, term tokens, BM25) of the keyword-index entries holding any of the terms
         whose target is a listed page of the scope, best first."""
         where, args = scope_sql(scope)
+        stats = self._stats(scope)
+        if not stats.whole:  # the scope's own entries' statistics (scoped.py)
+            return scored_entries(
+                self.db, stats.scored("keywords_fts", terms, (1.0,), range(1)), where, args, limit
+            )
         return keyword_matches(self.db, match_expression(terms), where, args, limit)
 
     def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
         """(page id, term) of these terms that other pages' links to these pages say."""
         return inbound_terms(self.db, page_ids, terms)
 
-    def best_section(self, page_id: int, terms: Sequence[str]) -> int | None:
+    def best_section(self, page_id: int, terms: Sequence[str], scope: Scope) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
         lo, hi = self.db.execute(
             "SELECT min(id), max(id) FROM sections WHERE page_id=?", (page_id,)
         ).fetchone()
         if lo is None:
             return None
+        stats = self._stats(scope)
+        if not stats.whole:
+            top = stats.scored("sections_fts", terms, SECTION_WEIGHTS, within=(lo, hi))
+            return top[0][0] if top else None
         # A page's sections are written together, so their ids are one range: FTS5 seeks to it instead of
         # ranking every match in the index (37 → 1.2 ms at 50,000 sections). No join: with one, SQLite
         # applies the range after the full-text scan.
@@ -241,15 +251,17 @@ class SQLiteReads(AuditReads):
     def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""
         where, args = scope_sql(scope)
+        held, _ = scope_sql(scope, "q.key")
         sql = (
             f"SELECT a.id, b.page_id, b.id FROM section_digests a "
             f"JOIN section_digests b ON b.digest=a.digest AND b.page_id!=a.page_id JOIN pages p ON p.id=b.page_id "
             f"WHERE a.id IN ({marks(section_ids)}) AND p.listed=1 AND {where} AND "
-            # Counted no further than the cap: a footer's digest is on thousands of pages.
-            f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c WHERE c.digest=a.digest LIMIT {COPIES_CAP + 1})) "
-            f"<= {COPIES_CAP}"
+            # Counted among the scope's pages (another source's footer is not this one's), no further than the
+            # cap: a footer's digest is on thousands of pages.
+            f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c JOIN pages q ON q.id=c.page_id "
+            f"WHERE c.digest=a.digest AND {held} LIMIT {COPIES_CAP + 1})) <= {COPIES_CAP}"
         )
-        return self.db.execute(sql, [*section_ids, *args]).fetchall()
+        return self.db.execute(sql, [*section_ids, *args, *args]).fetchall()
 
     def shared_digests(
         self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
@@ -271,16 +283,6 @@ class SQLiteReads(AuditReads):
         )
         return [pid for (pid,) in rows]
 
-    def _whole_index(self, scope: Scope) -> bool:
-        """Whether every page of the index is in scope (one server per cache dir, the usual case): then
-        ranking needs no join to the pages table. Counted once per snapshot that changed."""
-        version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        key = (id(self.db), version, scope)
-        whole = self._whole_memo.get(key)
-        if whole is None:
-            inside = self.page_count(scope)
-            whole = inside == self.db.execute("SELECT count(*) FROM pages").fetchone()[0]
-            if len(self._whole_memo) > _WHOLE_MEMO_SIZE:
-                self._whole_memo.clear()
-            self._whole_memo[key] = whole
-        return whole
+    def _stats(self, scope: Scope) -> ScopeStats:
+        """The scope's ranking statistics in this snapshot (scoped.scope_stats)."""
+        return scope_stats(self.db, scope, self._scope_memo)

@@ -37,6 +37,7 @@ from docs_mcp.store.sqlite.healing import Healing
 from docs_mcp.store.sqlite.locks import build_lock
 from docs_mcp.store.sqlite.reads import SQLiteReads
 from docs_mcp.store.sqlite.schema import create_or_upgrade
+from docs_mcp.store.sqlite.scoped import OCCURRENCE_TABLES, ScopeStats
 
 if TYPE_CHECKING:
     from docs_mcp.store.pagerows import PreparedPage
@@ -92,8 +93,8 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
-        #: Shared by every snapshot: which scopes cover the whole index (see SQLiteReads._whole_index).
-        self._whole_memo: dict[tuple[int, int, Scope], bool] = {}
+        #: Shared by every snapshot: each scope's ranking statistics per connection and version (SQLiteReads._stats).
+        self._scope_memo: dict[tuple[int, int, Scope], ScopeStats] = {}
         #: Told (with a one-line notice) when a file found damaged while in use was replaced by a new one.
         self.on_heal: Callable[[str], None] | None = None
         self._opened = False
@@ -169,10 +170,12 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
         if reads is None:
             with self._heal_lock:  # not while a heal swaps the file: a new one has no tables until it is done
                 db = self._connect()
+            for statement in OCCURRENCE_TABLES:  # temporary: made before the connection turns query-only
+                db.execute(statement)
             db.execute("PRAGMA query_only=1")
             # A query still running when its call's deadline passes stops there (a thread cannot be cancelled).
             db.set_progress_handler(passed, _DEADLINE_STEPS)
-            reads = self._local.reads = SQLiteReads(db, self.fresh_seconds, self._whole_memo)
+            reads = self._local.reads = SQLiteReads(db, self.fresh_seconds, self._scope_memo)
             with self._readers_lock:
                 self._readers.append(db)
         return reads
