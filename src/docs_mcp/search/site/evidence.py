@@ -12,7 +12,7 @@ from docs_mcp.search.site.scoring import keyword_strength
 from docs_mcp.settings import KEYWORD_CANDIDATES, NAME_CANDIDATES, mechanism_on
 from docs_mcp.store.interface import Reads, Scope
 from docs_mcp.text.terms import NameMatcher, query_names, tokenize
-from docs_mcp.text.versions import holds_version, query_versions
+from docs_mcp.text.version_numbers import holds_version, query_versions
 
 #: A version more titles than this write (a site's own version in every title) tells no page apart.
 VERSION_PAGES = 5

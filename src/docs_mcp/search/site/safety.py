@@ -88,11 +88,7 @@ def exact_first(
     enough elsewhere."""
     if not phrases or len(combined) < 2:
         return combined
-    ids = sorted(combined)
-    held: dict[int, int] = dict.fromkeys(ids, 0)
-    for phrase in phrases:
-        for pid in holding(phrase, ids):
-            held[pid] += 1
+    held = _held(combined, phrases, holding)
     order = sorted(combined, key=lambda p: -combined[p])
     whole = [i for i, p in enumerate(order) if held[p] == len(phrases)]
     if whole:
@@ -112,11 +108,7 @@ def versions_first(
     the version asked for leads, whatever the blend made of their equal words."""
     if not versioned or len(combined) < 2:
         return combined
-    ids = sorted(combined)
-    held: dict[int, int] = dict.fromkeys(ids, 0)
-    for phrase in phrases:
-        for pid in holding(phrase, ids):
-            held[pid] += 1
+    held = _held(combined, phrases, holding)
     order = sorted(combined, key=lambda p: -combined[p])
     for pid in sorted((p for p in versioned if p in combined), key=lambda p: (-versioned[p], -combined[p])):
         order.remove(pid)
@@ -144,6 +136,18 @@ def safe_order(
     if mechanism_on("versions"):
         combined = versions_first(combined, versioned, phrases, holding)
     return combined
+
+
+def _held(
+    combined: dict[int, float], phrases: tuple[str, ...], holding: Callable[[str, list[int]], Iterable[int]]
+) -> dict[int, int]:
+    """Per page: how many of the phrases its text holds."""
+    ids = sorted(combined)
+    held: dict[int, int] = dict.fromkeys(ids, 0)
+    for phrase in phrases:
+        for pid in holding(phrase, ids):
+            held[pid] += 1
+    return held
 
 
 def _scored(combined: dict[int, float], order: list[int]) -> dict[int, float]:

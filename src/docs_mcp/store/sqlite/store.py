@@ -170,8 +170,12 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
         if reads is None:
             with self._heal_lock:  # not while a heal swaps the file: a new one has no tables until it is done
                 db = self._connect()
-            for statement in OCCURRENCE_TABLES:  # temporary: made before the connection turns query-only
-                db.execute(statement)
+            try:
+                for statement in OCCURRENCE_TABLES:  # temporary: made before the connection turns query-only
+                    db.execute(statement)
+            except sqlite3.Error:
+                db.close()  # a damaged file: reading() says so (and heals), no connection left behind
+                raise
             db.execute("PRAGMA query_only=1")
             # A query still running when its call's deadline passes stops there (a thread cannot be cancelled).
             db.set_progress_handler(passed, _DEADLINE_STEPS)
@@ -184,7 +188,10 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
     def reading(self) -> Iterator[SQLiteReads]:
         """One consistent snapshot for a block of reads, on this thread's own connection (never waits on a
         writer). Nested blocks share the outer snapshot."""
-        reads = self._reads()
+        try:
+            reads = self._reads()
+        except sqlite3.Error as exc:  # its first statements read the file (the scoped statistics' tables)
+            self._raise(exc)
         db = reads.db
         if db.in_transaction:
             yield reads
