@@ -16,7 +16,7 @@ from docs_mcp import settings as C
 from docs_mcp.convert.outline import page_outline
 from docs_mcp.model.seen import SESSION_BUDGET_FLOOR, PageView, Seen
 from docs_mcp.text.budget import window_length
-from docs_mcp.tools import elide
+from docs_mcp.tools import elide, versioned
 from docs_mcp.tools.session import Sessions
 from docs_mcp.tools.specs import SEARCH_IN_DOC, TOOLS
 from docs_mcp.tools.window import check_start, framed, unit_place
@@ -58,7 +58,7 @@ class Recall:
     async def _answer(self, seen: Seen, name: str, args: dict[str, Any], spent: bool) -> str:
         repeat = bool(args.pop("repeat", False))
         if spent and "url" in args:
-            return await self._outline(args["url"])
+            return await self._outline(args["url"], args.get("version"))
         handlers: dict[str, Callable[..., Awaitable[str]]] = {
             "search_in_doc": self._search_in_doc,
             "get_doc_section": self._get_doc_section,
@@ -68,8 +68,8 @@ class Recall:
         spec = next(t for t in TOOLS if t.name == name)  # in call order, as DocsTools declares them
         return await getattr(self.tools, name)(*(args[p.name] for p in spec.params))
 
-    async def _outline(self, url: str) -> str:
-        _, doc = await self.tools.document(url)
+    async def _outline(self, url: str, version: str | None) -> str:
+        _, doc = await versioned.document(self.tools, url, version)  # a source's versions: the one asked for
         outline = await asyncio.to_thread(page_outline, doc, OUTLINE_CHARS)
         return f"(session budget spent: the page's outline only)\n{outline}"
 
