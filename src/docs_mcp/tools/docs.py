@@ -13,6 +13,7 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Location, SourceSet
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
+from docs_mcp.model.section import Ref
 from docs_mcp.model.seen import PageView, Seen
 from docs_mcp.text.budget import window_length
 from docs_mcp.text.tidy import clip
@@ -162,15 +163,19 @@ class DocsTools:
         include_code_blocks: bool = False,
     ) -> str:
         specs.GET_DOC_SECTION.check(locals(), self.cap)
-        loc, doc = await self.document(url)
-        ref = doc.find(section_id or loc.fragment)
-        text = await asyncio.to_thread(doc.unit_markdown, ref, include_code_blocks)
+        doc, ref, text = await self.unit_text(url, section_id, include_code_blocks)
         notes = [ref.note] if ref.note else []
         limits = (max_length, start_index, self.cap)
         where = unit_place(doc, ref)
         return window(
             doc, text, where, limits, "get_doc_section", "content_length", notes, include_code_blocks
         )
+
+    async def unit_text(self, url: str, section_id: str, code: bool) -> tuple[Document, Ref, str]:
+        """The page, the unit its section id (else the url's #fragment) names, and the unit's markdown."""
+        loc, doc = await self.document(url)
+        ref = doc.find(section_id or loc.fragment)
+        return doc, ref, await asyncio.to_thread(doc.unit_markdown, ref, code)
 
     # --- get_doc_toc ------------------------------------------------------------------------------
     async def get_doc_toc(self, url: str) -> str:

@@ -12,13 +12,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from docs_mcp import settings as C
 from docs_mcp.convert.outline import page_outline
 from docs_mcp.model.seen import SESSION_BUDGET_FLOOR, PageView, Seen
 from docs_mcp.text.budget import window_length
 from docs_mcp.tools import elide, versioned
 from docs_mcp.tools.session import Sessions
-from docs_mcp.tools.specs import SEARCH_IN_DOC, TOOLS
+from docs_mcp.tools.specs import GET_DOC_SECTION, SEARCH_IN_DOC, TOOLS
 from docs_mcp.tools.window import check_start, framed, unit_place
 
 if TYPE_CHECKING:
@@ -77,21 +76,11 @@ class Recall:
         values = [args[p.name] for p in SEARCH_IN_DOC.params]  # in call order, as DocsTools declares them
         return await self.tools.search_in_page(*values, seen=seen, repeat=repeat)
 
-    async def _get_doc_section(
-        self,
-        seen: Seen,
-        repeat: bool,
-        url: str,
-        section_id: str,
-        max_length: int = C.DEFAULT_MAX_LENGTH,
-        start_index: int = 0,
-        include_code_blocks: bool = False,
-    ) -> str:
-        loc, doc = await self.tools.document(url)
-        ref = doc.find(section_id or loc.fragment)
-        text = await asyncio.to_thread(doc.unit_markdown, ref, include_code_blocks)
+    async def _get_doc_section(self, seen: Seen, repeat: bool, **args: Any) -> str:
+        url, section_id, max_length, start_index, code = (args[p.name] for p in GET_DOC_SECTION.params)
+        doc, ref, text = await self.tools.unit_text(url, section_id, code)
         check_start(text, start_index, self.tools.cap, "content_length")
-        view = PageView(seen, doc, include_code_blocks, repeat)
+        view = PageView(seen, doc, code, repeat)
         limit = window_length(max_length, self.tools.cap)
         body, end, nxt, pointers = await asyncio.to_thread(elide.window, view, ref, text, start_index, limit)
         notes = [ref.note] if ref.note else []
@@ -101,6 +90,4 @@ class Recall:
             )
         span = (start_index, end, nxt, len(text))
         where = unit_place(doc, ref)
-        return framed(
-            doc.title, where, body, span, "get_doc_section", "content_length", notes, include_code_blocks
-        )
+        return framed(doc.title, where, body, span, "get_doc_section", "content_length", notes, code)
