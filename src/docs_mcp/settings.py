@@ -157,8 +157,8 @@ WORKER_NICENESS = 10
 PARENT_POLL_SECONDS = 0.5
 
 # --- Site search ranking ----------------------------------------------------------------------
-#: Release-notes pages (themes.RELEASE_NOTES_TITLE) mention every feature briefly: their score is multiplied
-#: by this, unless the query itself asks what changed (themes.RELEASE_NOTES_QUERY).
+#: Release-notes pages (site_words.RELEASE_NOTES_TITLE) mention every feature briefly: their score is multiplied
+#: by this, unless the query itself asks what changed (site_words.RELEASE_NOTES_QUERY).
 RELEASE_NOTES_FACTOR = 0.7
 #: Weight of "the page title names query terms" (IDF-weighted share of the query), on top of BM25.
 TITLE_MATCH_BONUS = 0.5
@@ -244,7 +244,7 @@ SEMANTIC_TEXT_CHARS = 20_000
 #: Pages whose vectors are computed per batch when an index built without them is filled in.
 SEMANTIC_FILL_BATCH = 32
 
-# --- Source names, the agent file, the HTTP transport (owner: cli) ----------------------------
+# --- Source names (owner: cli; the HTTP transport's limits: http_settings.py) ----------------------
 #: Host labels and path segments that say nothing about which docs a source holds: left out of its name.
 GENERIC_NAME_PARTS = frozenset(
     {"www", "docs", "doc", "documentation", "html", "htm", "en", "en-us", "readthedocs", "github", "gitlab"}
@@ -254,25 +254,6 @@ GENERIC_FOLDER_NAMES = frozenset(
     {"html", "htm", "docs", "doc", "documentation", "_build", "build", "_site", "dirhtml", "public", "out"}
 )
 SOURCE_NAME_MAX = 40  # longest derived source name; whole words are kept
-#: `serve --http`: where MCP is served, the host when only a port is given, and the shortest token accepted.
-HTTP_PATH = "/mcp"
-HTTP_DEFAULT_HOST = "127.0.0.1"
-HTTP_TOKEN_MIN_CHARS = 16
-HTTP_BACKLOG = 128
-#: Seconds for complete headers (or idle between requests) before a connection is closed, and for the body
-#: after them before the request gets 408 and its connection is closed.
-HTTP_HEADER_TIMEOUT = 5.0
-HTTP_BODY_TIMEOUT = 10.0
-#: Open files kept out of the connection cap: the index, fetches, parsing pipes, sockets evicted but not closed.
-HTTP_FILE_RESERVE = 256
-#: Client connections open at once: what the open-file limit leaves after the reserve, within these bounds.
-HTTP_MIN_CONNECTIONS = 64
-HTTP_MAX_CONNECTIONS = 16_384
-#: MCP sessions per token (~50 KB each; past it the least recently used idle one ends), idle seconds before one
-#: ends (SDK: 30 min), event streams (GET /mcp) per client address and in all (at most half the connections).
-HTTP_MAX_SESSIONS = 500
-HTTP_SESSION_IDLE_TIMEOUT = 600.0
-HTTP_STREAMS_PER_CLIENT, HTTP_MAX_STREAMS = 32, 512  # past either, the oldest stream ends
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import SITE
 
-from docs_mcp import settings as C
+from docs_mcp import http_settings as H
 
 from .front_door import (
     Served,
@@ -143,7 +143,7 @@ def test_a_connection_that_does_not_finish_its_headers_is_closed_after_the_heade
         start = time.monotonic()
         closed_after = None
         # A byte of headers every 0.25 s, for 4x the timeout at most: the server must close it well before.
-        for i in range(int(C.HTTP_HEADER_TIMEOUT * 16)):
+        for i in range(int(H.HTTP_HEADER_TIMEOUT * 16)):
             try:
                 trickle.send(Stallers.LINE[i : i + 1] or b"a")
                 if trickle.recv(1) == b"":
@@ -157,7 +157,7 @@ def test_a_connection_that_does_not_finish_its_headers_is_closed_after_the_heade
         silent.settimeout(5)
         assert silent.recv(1) == b""  # the connection that sent nothing is closed too
         assert closed_after is not None
-        assert C.HTTP_HEADER_TIMEOUT - 0.5 <= closed_after <= C.HTTP_HEADER_TIMEOUT + 3
+        assert H.HTTP_HEADER_TIMEOUT - 0.5 <= closed_after <= H.HTTP_HEADER_TIMEOUT + 3
         assert time_to_serve(served.host, served.port) < 5
     finally:
         served.stop()
@@ -212,7 +212,7 @@ def test_ten_thousand_abandoned_sessions_leave_room_for_a_new_client(tmp_path_fa
         seconds = time_to_serve(served.host, served.port)
         assert seconds < 5
         growth = served.rss_mb() - before
-        assert growth < 100, f"memory grew {growth:.0f} MB for {C.HTTP_MAX_SESSIONS} live sessions at most"
+        assert growth < 100, f"memory grew {growth:.0f} MB for {H.HTTP_MAX_SESSIONS} live sessions at most"
         print(f"\n10,000 abandoned sessions in {took:.0f} s; new client {seconds:.3f} s; +{growth:.0f} MB")
     finally:
         served.stop()

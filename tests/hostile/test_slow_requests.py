@@ -10,7 +10,7 @@ import time
 import pytest
 from conftest import SITE
 
-from docs_mcp import settings as C
+from docs_mcp import http_settings as H
 
 from .front_door import Served, SlowBodies, hold_stream, open_session, time_to_serve
 
@@ -24,14 +24,14 @@ def serve(tmp_path, *args: str) -> Served:
 def test_a_body_not_complete_within_the_deadline_gets_408_and_is_closed(tmp_path):
     served = serve(tmp_path)
     try:
-        s = socket.create_connection((served.host, served.port), timeout=C.HTTP_BODY_TIMEOUT + 10)
+        s = socket.create_connection((served.host, served.port), timeout=H.HTTP_BODY_TIMEOUT + 10)
         start = time.monotonic()
         s.sendall(SlowBodies(served.host, served.port, 0).first())  # headers, then one byte of 100,000
         answer = s.recv(4096)
         waited = time.monotonic() - start
         assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
         assert b"did not arrive within" in answer and s.recv(4096) == b""  # then closed
-        assert C.HTTP_BODY_TIMEOUT - 1 <= waited <= C.HTTP_BODY_TIMEOUT + 5, waited
+        assert H.HTTP_BODY_TIMEOUT - 1 <= waited <= H.HTTP_BODY_TIMEOUT + 5, waited
         s.close()
         said = served.stderr_until("request body was not complete")
         assert said.count("request body was not complete") == 1 and "Traceback" not in said, said
@@ -50,7 +50,7 @@ def test_a_new_client_is_served_under_100_slow_bodies(tmp_path, mode):
         assert slow.ready
         times = [time_to_serve(served.host, served.port, timeout=30) for _ in range(3)]
         assert max(times) < 5, times
-        time.sleep(C.HTTP_BODY_TIMEOUT + 2)  # the slow bodies are cut (408) and reopened
+        time.sleep(H.HTTP_BODY_TIMEOUT + 2)  # the slow bodies are cut (408) and reopened
         times.append(time_to_serve(served.host, served.port, timeout=30))
         assert max(times) < 5, times
         assert slow.reopened > 0
@@ -68,7 +68,7 @@ def test_idle_event_streams_past_a_clients_budget_end_its_oldest(tmp_path):
     served = serve(tmp_path)
     streams = []
     try:
-        for _ in range(C.HTTP_STREAMS_PER_CLIENT + 8):
+        for _ in range(H.HTTP_STREAMS_PER_CLIENT + 8):
             streams.append(hold_stream(served.host, served.port, open_session(served.host, served.port)))
         ended = 0
         for s in streams[:8]:  # the oldest: their streams were ended (closed, or the chunked body's end)

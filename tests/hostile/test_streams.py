@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import SITE, make_tools
 
-from docs_mcp import settings as C
+from docs_mcp import http_settings as H
 from docs_mcp.transport.http import Bind, Serving, build_app, listen
 from docs_mcp.transport.server import build_server
 
@@ -65,7 +65,7 @@ def test_500_idle_streams_from_17_addresses_leave_a_new_client_served(tmp_path):
     served = Served("127.0.0.1:0", "--source", str(SITE), "--cache-dir", str(tmp_path))
     streams = []
     try:
-        for i in range(C.HTTP_MAX_SESSIONS):
+        for i in range(H.HTTP_MAX_SESSIONS):
             session = open_session(served.host, served.port)
             streams.append(hold_stream(served.host, served.port, session, source=f"127.0.0.{2 + i % 17}"))
         started = time.monotonic()

@@ -18,6 +18,7 @@ from docs_mcp.crawl.rows import entry_rows, vector_input
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.search.semantic import signal as semantic
 from docs_mcp.search.semantic.scan import COARSE_OVERSAMPLE, SectionScan
+from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site import ranker
 from docs_mcp.store.interface import Scope
 from docs_mcp.store.pagerows import unpack_text
@@ -168,7 +169,7 @@ async def test_an_entry_of_a_long_section_is_stored_after_the_sections_at_a_shar
     qvec = extra.embed([text])[0]
     sections, entry = stored[: len(doc.sections)] @ qvec, float(row @ qvec)
     assert entry > float(sections.max())
-    cache = semantic.VectorCache(1 << 24)
+    cache = VectorCache(1 << 24)
     cache.add(extra.name, extra.dim, [(pid, blob)])
     assert cache.cosines(extra.name, qvec, [pid])[pid] == pytest.approx(entry, abs=1e-3)
 

@@ -161,3 +161,12 @@ async def test_tools_list_names_repeat_and_stays_within_its_budget():
     assert REPEAT.name in by_name["get_doc_section"].input_schema["properties"]
     assert REPEAT.name not in by_name["search_docs"].input_schema["properties"]
     assert len(listing.model_dump_json(exclude_none=True)) <= 6_000
+
+
+async def test_a_spent_budget_outlines_the_page_of_the_version_asked_for():
+    versions = FIXTURES / "versions"
+    local = [f"quill@{v}={versions / v}" for v in ("3.2", "4.2", "5.0")]
+    async with session(*local, session_budget=SESSION_BUDGET_FLOOR - 1) as call:
+        outline = await call("search_in_doc", url="quill:settings.html", query="cache", version="3.2")
+    assert outline.startswith("(session budget spent: the page's outline only)")
+    assert "quill@3.2:settings.html" in outline and "quill@5.0" not in outline

@@ -12,6 +12,8 @@ import pytest
 from docs_mcp import settings
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
+from docs_mcp.search.site import evidence
+from docs_mcp.store.interface import Scope
 
 pytestmark = pytest.mark.anyio
 
@@ -111,3 +113,21 @@ async def test_postgres_finds_the_queried_version_as_sqlite_does(tmp_path, postg
         assert pages(postgres, query)[0] == pages(sqlite, query)[0] == page, query
     sqlite.index.close()
     postgres.index.close()
+
+
+@pytest.mark.parametrize("first", [2, evidence.VERSION_FIRST])
+async def test_a_version_one_title_writes_among_longer_ones_is_found_past_the_first_read(
+    tmp_path, monkeypatch, first
+):
+    # Every title holds `3.2` as LIKE reads it (`3.2.1` ... `3.2.9`); one title writes 3.2 itself.
+    (tmp_path / "docs").mkdir()
+    for version in ["3.2", *(f"3.2.{n}" for n in range(1, 10))]:
+        (tmp_path / "docs" / f"{version}.html").write_text(release_page(version), encoding="utf-8")
+    app = await built(tmp_path / "docs", tmp_path / "cache")
+    monkeypatch.setattr(evidence, "VERSION_FIRST", first)
+    scope = Scope.of(app.sources.sources)
+    with app.index.reading() as reads:
+        found = evidence.versioned_pages(reads, "Django 3.2 release notes", scope)
+        titles = dict(reads.titled_pages("3.2", scope, 20))
+    assert {titles[pid]: share for pid, share in found.items()} == {"Django 3.2 release notes": 1.0}
+    app.index.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp import settings
+from docs_mcp import http_settings, settings
 from docs_mcp.settings import Settings
 from docs_mcp.tools import specs
 
@@ -87,7 +87,7 @@ def test_ci_runs_the_readme_quick_start_as_written_first_in_a_clone_with_nothing
         ("README.md", f"keeps to {Settings().concurrency} requests at a time per host (`--concurrency`)"),
         ("README.md", f"re-ranks its {settings.SEMANTIC_TOP} best pages"),
         ("README.md", f"(z-scores, weight {settings.SEMANTIC_WEIGHT:g})"),
-        ("README.md", f"at least {settings.HTTP_TOKEN_MIN_CHARS} characters"),
+        ("README.md", f"at least {http_settings.HTTP_TOKEN_MIN_CHARS} characters"),
         ("README.md", f"at most {settings.SOURCE_NAME_MAX} characters"),
         ("how-it-works.md", f"(`--deadline`, {Settings().deadline:g} s per call)"),
         ("how-it-works.md", f"followed by hand ({settings.MAX_REDIRECTS} at most)"),

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from docs_mcp import settings as C
+from docs_mcp import http_settings as H
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.transport.connections import limits_for
 from docs_mcp.transport.door import Door, FrontDoor, allowed_names, door_for
@@ -185,9 +185,9 @@ def test_two_authorization_headers_are_refused_whichever_holds_the_token():
 
 
 def test_connections_fit_in_the_open_file_limit_with_room_kept():
-    assert limits_for(1024).max_connections == 1024 - C.HTTP_FILE_RESERVE - 2 * C.HTTP_BACKLOG
-    assert limits_for(100).max_connections == C.HTTP_MIN_CONNECTIONS
-    assert limits_for(10**7).max_connections == C.HTTP_MAX_CONNECTIONS
+    assert limits_for(1024).max_connections == 1024 - H.HTTP_FILE_RESERVE - 2 * H.HTTP_BACKLOG
+    assert limits_for(100).max_connections == H.HTTP_MIN_CONNECTIONS
+    assert limits_for(10**7).max_connections == H.HTTP_MAX_CONNECTIONS
 
 
 @pytest.mark.parametrize("bound", ["10.0.0.5", "0.0.0.0", "fd00::5", "127.0.0.1"])

@@ -11,7 +11,6 @@ from docs_mcp import settings
 from docs_mcp.errors import DocsMCPError
 from docs_mcp.search.semantic import signal as semantic
 from docs_mcp.search.semantic.signal import (
-    VectorCache,
     active_model,
     blend,
     embedder,
@@ -21,6 +20,7 @@ from docs_mcp.search.semantic.signal import (
     span_cosines,
     zscores,
 )
+from docs_mcp.search.semantic.vectors import VectorCache
 
 
 def blob(*vectors: np.ndarray) -> bytes:

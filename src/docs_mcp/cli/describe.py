@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from docs_mcp.site_words import INSTRUCTION_WORDS
 from docs_mcp.text.controls import escaped
-from docs_mcp.themes import INSTRUCTION_WORDS
 
 if TYPE_CHECKING:
     from docs_mcp.fetch.sources import Source
@@ -19,7 +19,7 @@ _SENTENCE_END = re.compile(r"[.!?;:](?:\s|$)|[\r\n]")
 
 def neutral_title(title: str) -> str:
     """A site's title as the description names it: its first sentence, at most TITLE_CHARS (whole words),
-    escaped; "" when it addresses the reader's assistant (themes.INSTRUCTION_WORDS) instead of naming docs."""
+    escaped; "" when it addresses the reader's assistant (site_words.INSTRUCTION_WORDS) instead of naming docs."""
     words = _SENTENCE_END.split(title, 1)[0].split()
     if any(w.strip("\"'.,!?()[]*_`").lower() in INSTRUCTION_WORDS for w in words):
         return ""

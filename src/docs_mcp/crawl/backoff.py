@@ -8,7 +8,8 @@ import asyncio
 from docs_mcp.errors import FetchError, PageNotFound, RetryLater
 from docs_mcp.fetch.fetching import Fetcher, RawPage
 from docs_mcp.fetch.sources import Location
-from docs_mcp.model.progress import Progress, failure
+from docs_mcp.model.failures import failure
+from docs_mcp.model.progress import Progress
 from docs_mcp.settings import MAX_RETRY_AFTER
 from docs_mcp.store.interface import PageState
 

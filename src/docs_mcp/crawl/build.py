@@ -21,7 +21,8 @@ from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.refresh import refreshed_within
 from docs_mcp.fetch.sources import Location, Source, SourceSet
-from docs_mcp.model.progress import BUILD_META, LEFT_OUT_COUNTED, ROOT_NOT_FOUND, Outcome, Progress, failure
+from docs_mcp.model.failures import ROOT_NOT_FOUND, failure
+from docs_mcp.model.progress import BUILD_META, LEFT_OUT_COUNTED, Outcome, Progress
 from docs_mcp.search.semantic.signal import active_model, encode_sections
 from docs_mcp.settings import CRAWL_PAGE_LIMIT, SEMANTIC_FILL_BATCH, Settings
 from docs_mcp.store.interface import PageState, Scope, Store

@@ -31,9 +31,9 @@ from docs_mcp.fetch.refresh import refreshes_away
 from docs_mcp.fetch.sources import Location
 from docs_mcp.search.semantic.signal import active_model
 from docs_mcp.settings import PARENT_POLL_SECONDS, WORKER_NICENESS, mechanism_on
+from docs_mcp.site_words import GENERATED_PAGES, SERVER_LISTING_TITLE
 from docs_mcp.store.pagerows import PreparedPage
 from docs_mcp.text.terms import tokenize
-from docs_mcp.themes import GENERATED_PAGES, SERVER_LISTING_TITLE
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement

@@ -11,7 +11,7 @@ from docs_mcp.errors import DeadlineExceeded, DocsMCPError, FetchError
 from docs_mcp.fetch.discovery import Robots, in_scope, parse_llms_txt, parse_robots, parse_sitemap
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Source, SourceSet
-from docs_mcp.model.progress import UNREACHABLE, failure
+from docs_mcp.model.failures import UNREACHABLE, failure
 from docs_mcp.settings import ROBOTS_MAX_BYTES
 
 #: Sitemap files read at most per build (a sitemap index names the others).

@@ -12,8 +12,8 @@ from docs_mcp.convert.hidden import hidden_elements
 from docs_mcp.convert.parsing import normalize_space
 from docs_mcp.fetch.discovery import Anchor, Folder, normalize_url, page_anchors, page_folder, resolve_link
 from docs_mcp.fetch.sources import Location
+from docs_mcp.site_words import GENERIC_LINK_TEXTS, LINK_TEXT_MAX_CHARS
 from docs_mcp.text.terms import query_terms
-from docs_mcp.themes import GENERIC_LINK_TEXTS, LINK_TEXT_MAX_CHARS
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement

@@ -29,7 +29,7 @@ from docs_mcp.fetch.bodies import BodyTooLarge, CorruptBody, coding_of, decode, 
 from docs_mcp.fetch.local import read_local
 from docs_mcp.fetch.page import RawPage
 from docs_mcp.fetch.sources import Location, Source, SourceSet
-from docs_mcp.model.progress import failure
+from docs_mcp.model.failures import failure
 from docs_mcp.settings import ACCEPT_ENCODING, HTML_TYPES, MARKDOWN_TYPES, MAX_REDIRECTS, USER_AGENT, Settings
 from docs_mcp.text.tidy import clip
 

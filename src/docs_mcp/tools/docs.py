@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from dataclasses import replace
 from typing import Protocol
 
 from docs_mcp import settings as C
-from docs_mcp.errors import DeadlineExceeded, DocsMCPError, InvalidArgument, ParseError
+from docs_mcp.errors import DeadlineExceeded, DocsMCPError, ParseError
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Location, SourceSet
 from docs_mcp.model.document import Document
 from docs_mcp.model.hits import SearchHit
-from docs_mcp.text.budget import open_fence, paginate, window_length
+from docs_mcp.model.section import Ref
+from docs_mcp.model.seen import PageView, Seen
+from docs_mcp.text.budget import window_length
 from docs_mcp.text.tidy import clip
 from docs_mcp.tools import specs
 from docs_mcp.tools.cache import DocumentCache
 from docs_mcp.tools.cpu import CPUPool
 from docs_mcp.tools.search_answer import answer, search_cache
 from docs_mcp.tools.versioned import document, elsewhere, search_scope
+from docs_mcp.tools.window import unit_place, window
 
 __all__ = ["DocsTools", "DocumentStore", "SearchHit", "Searcher"]
 
@@ -42,11 +44,6 @@ class DocumentStore(Protocol):
     """Where converted documents persist between runs (the site index): read before fetching."""
 
     def load_document(self, key: str) -> Document | None: ...
-
-
-#: A code block left out of the markdown (see markdown.code_note), and what the header says about it.
-CODE_NOTE = re.compile(r"^[ \t>]*\[code: [^\]\n]*\d+ lines?\]$", re.M)
-CODE_OMITTED = "code omitted: include_code_blocks=true shows it"
 
 
 class DocsTools:
@@ -151,57 +148,10 @@ class DocsTools:
                     f"started at #{doc.unit_id(ref)} ({' > '.join(doc.unit_path(ref))}), offset {start_index}; "
                     "the url without its #fragment reads from the top"
                 )
-        return self._window(
-            doc,
-            text,
-            doc.url,
-            max_length,
-            start_index,
-            "get_doc_content",
-            "total_length",
-            notes,
-            include_code_blocks,
+        limits = (max_length, start_index, self.cap)
+        return window(
+            doc, text, doc.url, limits, "get_doc_content", "total_length", notes, include_code_blocks
         )
-
-    def _window(
-        self,
-        doc: Document,
-        text: str,
-        where: str,
-        max_length: int,
-        start_index: int,
-        tool: str,
-        total_name: str,
-        notes: list[str] | None = None,
-        include_code: bool = True,
-    ) -> str:
-        limit = window_length(max_length, self.cap)
-        if text and start_index >= len(text):
-            refusal = specs.START.refusal(start_index, self.cap, top=len(text) - 1)
-            raise InvalidArgument(f"{refusal}: past the end ({total_name}={len(text)}), start again from 0")
-        win = paginate(text, start_index, limit)
-        body = win.content
-        reopen = open_fence(text, win.start) if win.start else None
-        if reopen:
-            body = f"{reopen}\n" + body  # reopen a code block the previous page split, with its own marker
-        fence = open_fence(text, win.start + len(win.content))
-        if fence:
-            body += f"\n{fence}"  # a `~~~` block is closed by `~~~`, not by a backtick fence
-        end = win.start + len(win.content)
-        nxt = f"next_start_index={win.next_start}" if win.next_start is not None else "end of content"
-        head = f"# {doc.title}\n{where} · chars {win.start}-{end} of {total_name}={win.total} · {nxt}"
-        lines = list(notes or ())
-        if not include_code and CODE_NOTE.search(body):
-            lines.append(CODE_OMITTED)
-        if lines:
-            head += "\n" + "\n".join(f"({n})" for n in lines)
-        if win.next_start is not None:
-            tail = (
-                f"\n\n[cut at {end:,} of {win.total:,} chars: call {tool} with start_index={win.next_start}]"
-            )
-        else:
-            tail = ""
-        return f"{head}\n\n{body}{tail}"
 
     # --- get_doc_section --------------------------------------------------------------------------
     async def get_doc_section(
@@ -213,23 +163,19 @@ class DocsTools:
         include_code_blocks: bool = False,
     ) -> str:
         specs.GET_DOC_SECTION.check(locals(), self.cap)
+        doc, ref, text = await self.unit_text(url, section_id, include_code_blocks)
+        notes = [ref.note] if ref.note else []
+        limits = (max_length, start_index, self.cap)
+        where = unit_place(doc, ref)
+        return window(
+            doc, text, where, limits, "get_doc_section", "content_length", notes, include_code_blocks
+        )
+
+    async def unit_text(self, url: str, section_id: str, code: bool) -> tuple[Document, Ref, str]:
+        """The page, the unit its section id (else the url's #fragment) names, and the unit's markdown."""
         loc, doc = await self.document(url)
         ref = doc.find(section_id or loc.fragment)
-        text = await asyncio.to_thread(doc.unit_markdown, ref, include_code_blocks)
-        path = " > ".join(doc.unit_path(ref)) or doc.title
-        where = f"{doc.url}#{doc.unit_id(ref)} ({path})"
-        notes = [ref.note] if ref.note else []
-        return self._window(
-            doc,
-            text,
-            where,
-            max_length,
-            start_index,
-            "get_doc_section",
-            "content_length",
-            notes,
-            include_code_blocks,
-        )
+        return doc, ref, await asyncio.to_thread(doc.unit_markdown, ref, code)
 
     # --- get_doc_toc ------------------------------------------------------------------------------
     async def get_doc_toc(self, url: str) -> str:
@@ -250,16 +196,27 @@ class DocsTools:
         version: str | None = None,
     ) -> str:
         specs.SEARCH_IN_DOC.check(locals(), self.cap)
-        _, doc = await document(self, url, version)
-        limit = window_length(max_length, self.cap)
-        return await asyncio.to_thread(
-            self._search_in_doc, doc, query, max_sections, limit, include_code_blocks
-        )
+        return await self.search_in_page(url, query, max_sections, max_length, include_code_blocks, version)
 
-    def _search_in_doc(self, doc: Document, query: str, count: int, limit: int, code: bool) -> str:
+    async def search_in_page(
+        self,
+        url: str,
+        query: str,
+        max_sections: int,
+        max_length: int,
+        code: bool,
+        version: str | None,
+        seen: Seen | None = None,
+        repeat: bool = False,
+    ) -> str:
+        """search_in_doc's answer to checked arguments; within a session's memory (`seen`, see recall.py),
+        what the session was sent before is a pointer unless `repeat`."""
         from docs_mcp.search.in_page.answer import search_page
 
-        return search_page(doc, query, count, limit, code, self.cap)
+        _, doc = await document(self, url, version)
+        view = None if seen is None else PageView(seen, doc, code, repeat)
+        limit = window_length(max_length, self.cap)
+        return await asyncio.to_thread(search_page, doc, query, max_sections, limit, code, self.cap, view)
 
     # --- search_docs ------------------------------------------------------------------------------
     async def search_docs(

@@ -12,14 +12,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from docs_mcp import settings as C
 from docs_mcp.convert.outline import page_outline
 from docs_mcp.model.seen import SESSION_BUDGET_FLOOR, PageView, Seen
 from docs_mcp.text.budget import window_length
 from docs_mcp.tools import elide, versioned
-from docs_mcp.tools.docs import CODE_NOTE, CODE_OMITTED
 from docs_mcp.tools.session import Sessions
-from docs_mcp.tools.specs import TOOLS
+from docs_mcp.tools.specs import GET_DOC_SECTION, SEARCH_IN_DOC, TOOLS
+from docs_mcp.tools.window import check_start, framed, unit_place
 
 if TYPE_CHECKING:
     from docs_mcp.tools.docs import DocsTools
@@ -58,7 +57,7 @@ class Recall:
     async def _answer(self, seen: Seen, name: str, args: dict[str, Any], spent: bool) -> str:
         repeat = bool(args.pop("repeat", False))
         if spent and "url" in args:
-            return await self._outline(args["url"])
+            return await self._outline(args["url"], args.get("version"))
         handlers: dict[str, Callable[..., Awaitable[str]]] = {
             "search_in_doc": self._search_in_doc,
             "get_doc_section": self._get_doc_section,
@@ -68,67 +67,27 @@ class Recall:
         spec = next(t for t in TOOLS if t.name == name)  # in call order, as DocsTools declares them
         return await getattr(self.tools, name)(*(args[p.name] for p in spec.params))
 
-    async def _outline(self, url: str) -> str:
-        _, doc = await self.tools.document(url)
+    async def _outline(self, url: str, version: str | None) -> str:
+        _, doc = await versioned.document(self.tools, url, version)  # a source's versions: the one asked for
         outline = await asyncio.to_thread(page_outline, doc, OUTLINE_CHARS)
         return f"(session budget spent: the page's outline only)\n{outline}"
 
-    async def _search_in_doc(
-        self,
-        seen: Seen,
-        repeat: bool,
-        url: str,
-        query: str,
-        max_sections: int = C.DEFAULT_MAX_SECTIONS,
-        max_length: int = C.DEFAULT_MAX_LENGTH,
-        include_code_blocks: bool = False,
-        version: str | None = None,
-    ) -> str:
-        from docs_mcp.search.in_page.answer import search_page
+    async def _search_in_doc(self, seen: Seen, repeat: bool, **args: Any) -> str:
+        values = [args[p.name] for p in SEARCH_IN_DOC.params]  # in call order, as DocsTools declares them
+        return await self.tools.search_in_page(*values, seen=seen, repeat=repeat)
 
-        _, doc = await versioned.document(self.tools, url, version)
-        view = PageView(seen, doc, include_code_blocks, repeat)
-        limit = window_length(max_length, self.tools.cap)
-        return await asyncio.to_thread(
-            search_page, doc, query, max_sections, limit, include_code_blocks, self.tools.cap, view
-        )
-
-    async def _get_doc_section(
-        self,
-        seen: Seen,
-        repeat: bool,
-        url: str,
-        section_id: str,
-        max_length: int = C.DEFAULT_MAX_LENGTH,
-        start_index: int = 0,
-        include_code_blocks: bool = False,
-    ) -> str:
-        loc, doc = await self.tools.document(url)
-        ref = doc.find(section_id or loc.fragment)
-        text = await asyncio.to_thread(doc.unit_markdown, ref, include_code_blocks)
-        if start_index and start_index >= len(text):
-            # DocsTools words the refusal (past the end) as without a session.
-            return await self.tools.get_doc_section(
-                url, section_id, max_length, start_index, include_code_blocks
-            )
-        view = PageView(seen, doc, include_code_blocks, repeat)
+    async def _get_doc_section(self, seen: Seen, repeat: bool, **args: Any) -> str:
+        url, section_id, max_length, start_index, code = (args[p.name] for p in GET_DOC_SECTION.params)
+        doc, ref, text = await self.tools.unit_text(url, section_id, code)
+        check_start(text, start_index, self.tools.cap, "content_length")
+        view = PageView(seen, doc, code, repeat)
         limit = window_length(max_length, self.tools.cap)
         body, end, nxt, pointers = await asyncio.to_thread(elide.window, view, ref, text, start_index, limit)
-        path = " > ".join(doc.unit_path(ref)) or doc.title
-        where = f"{doc.url}#{doc.unit_id(ref)} ({path})"
-        state = f"next_start_index={nxt}" if nxt is not None else "end of content"
-        head = f"# {doc.title}\n{where} · chars {start_index}-{end} of content_length={len(text)} · {state}"
         notes = [ref.note] if ref.note else []
         if pointers:
             notes.append(
                 f"{pointers} part(s) this session was sent before are pointers: repeat=true sends them"
             )
-        if not include_code_blocks and CODE_NOTE.search(body):
-            notes.append(CODE_OMITTED)
-        head += "".join(f"\n({n})" for n in notes)
-        tail = (
-            f"\n\n[cut at {end:,} of {len(text):,} chars: call get_doc_section with start_index={nxt}]"
-            if nxt is not None
-            else ""
-        )
-        return f"{head}\n\n{body}{tail}"
+        span = (start_index, end, nxt, len(text))
+        where = unit_place(doc, ref)
+        return framed(doc.title, where, body, span, "get_doc_section", "content_length", notes, code)

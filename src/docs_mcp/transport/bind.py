@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from docs_mcp import settings as C
+from docs_mcp import http_settings as H
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.transport.door import Authority, allowed_names
 
@@ -23,7 +23,7 @@ class Bind:
 
     def url(self, port: int | None = None) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port if port is None else port}{C.HTTP_PATH}"
+        return f"http://{host}:{self.port if port is None else port}{H.HTTP_PATH}"
 
 
 def parse_bind(text: str) -> tuple[str, int]:
@@ -38,12 +38,12 @@ def parse_bind(text: str) -> tuple[str, int]:
     elif text.count(":") == 1:
         host, port = text.split(":")
     elif ":" not in text:
-        host, port = C.HTTP_DEFAULT_HOST, text
+        host, port = H.HTTP_DEFAULT_HOST, text
     else:
         raise InvalidArgument(f"--http {text!r}: write an IPv6 address as [ADDRESS]:PORT, e.g. [::1]:8000")
     if not port.isdigit() or int(port) > 65535:
         raise InvalidArgument(f"--http {text!r}: the port must be a number from 0 to 65535")
-    return host or C.HTTP_DEFAULT_HOST, int(port)
+    return host or H.HTTP_DEFAULT_HOST, int(port)
 
 
 def is_loopback(host: str) -> bool:
@@ -60,9 +60,9 @@ def check_bind(text: str, allow_remote: bool, token: str | None, allowed_hosts: 
     """Refuse what would expose the docs beyond this machine unless asked for, and then only with a token."""
     host, port = parse_bind(text)
     names = allowed_names(allowed_hosts)
-    if token is not None and len(token) < C.HTTP_TOKEN_MIN_CHARS:
+    if token is not None and len(token) < H.HTTP_TOKEN_MIN_CHARS:
         raise InvalidArgument(
-            f"the token has {len(token)} characters; use at least {C.HTTP_TOKEN_MIN_CHARS}, e.g. "
+            f"the token has {len(token)} characters; use at least {H.HTTP_TOKEN_MIN_CHARS}, e.g. "
             "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
         )
     if not is_loopback(host):

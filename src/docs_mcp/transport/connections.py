@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from docs_mcp import settings as C
+from docs_mcp import http_settings as H
 
 log = logging.getLogger("docs_mcp")
 
@@ -38,7 +38,7 @@ class Limits:
 
     header_timeout: float
     max_connections: int
-    body_timeout: float = C.HTTP_BODY_TIMEOUT
+    body_timeout: float = H.HTTP_BODY_TIMEOUT
 
 
 def raise_file_limit() -> int:
@@ -58,8 +58,8 @@ def limits_for(open_files: int) -> Limits:
     """Connections that fit in `open_files` with room kept for the index, fetches and workers, and for the
     connections accepted before the cap is applied: the event loop accepts up to a backlog's worth at once,
     and closes the ones evicted for them on its next turn."""
-    room = open_files - C.HTTP_FILE_RESERVE - 2 * C.HTTP_BACKLOG
-    return Limits(C.HTTP_HEADER_TIMEOUT, max(C.HTTP_MIN_CONNECTIONS, min(C.HTTP_MAX_CONNECTIONS, room)))
+    room = open_files - H.HTTP_FILE_RESERVE - 2 * H.HTTP_BACKLOG
+    return Limits(H.HTTP_HEADER_TIMEOUT, max(H.HTTP_MIN_CONNECTIONS, min(H.HTTP_MAX_CONNECTIONS, room)))
 
 
 class Refusals:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from docs_mcp import http_settings as H
 from docs_mcp import settings as C
 from docs_mcp.errors import InvalidArgument
 from docs_mcp.transport.bind import Bind, check_bind, is_loopback, parse_bind  # noqa: F401  (re-exported)
@@ -89,9 +90,9 @@ def build_app(
     server: MCPServer,
     bind: Bind,
     sock: socket.socket,
-    max_sessions: int = C.HTTP_MAX_SESSIONS,
+    max_sessions: int = H.HTTP_MAX_SESSIONS,
     serving: Serving | None = None,
-    max_streams: int = C.HTTP_MAX_STREAMS,
+    max_streams: int = H.HTTP_MAX_STREAMS,
 ) -> ASGIApp:
     """The SDK's streamable HTTP app (one session manager, one lifespan: every session shares one
     DocsTools, so one cache and one index) behind the session cap (none when stateless: there is no session
@@ -102,8 +103,8 @@ def build_app(
 
     serving = serving or Serving()
     app = server.streamable_http_app(
-        streamable_http_path=C.HTTP_PATH,
-        session_idle_timeout=None if serving.stateless else C.HTTP_SESSION_IDLE_TIMEOUT,
+        streamable_http_path=H.HTTP_PATH,
+        session_idle_timeout=None if serving.stateless else H.HTTP_SESSION_IDLE_TIMEOUT,
         # SessionCap keeps the cap; the SDK's own (503 for every new client) is only a backstop.
         max_sessions=2 * max_sessions,
         # FrontDoor checks Host and Origin exactly, on every bind; the SDK's check matches by prefix and
@@ -114,12 +115,12 @@ def build_app(
     )
     if serving.stateless:  # behind a balancer: POST only (replica.py), and 503 while the index cannot be used
         app = PostOnly(
-            ReadyGate(app, serving.unusable, C.HTTP_PATH) if serving.unusable else app, C.HTTP_PATH
+            ReadyGate(app, serving.unusable, H.HTTP_PATH) if serving.unusable else app, H.HTTP_PATH
         )
-        app = SessionIds(app, C.HTTP_PATH)  # the id that names a session's memory on every replica
+        app = SessionIds(app, H.HTTP_PATH)  # the id that names a session's memory on every replica
     if not serving.stateless:
-        app = SessionCap(app, max_sessions, C.HTTP_PATH)
-    app = WholeBodies(StreamBudget(app, C.HTTP_STREAMS_PER_CLIENT, C.HTTP_PATH, max_streams))
+        app = SessionCap(app, max_sessions, H.HTTP_PATH)
+    app = WholeBodies(StreamBudget(app, H.HTTP_STREAMS_PER_CLIENT, H.HTTP_PATH, max_streams))
     auth = BearerAuth(app, bind.token) if bind.token else None
     address, port = sock.getsockname()[:2]
     door = door_for(address, port, bind.names)
@@ -135,7 +136,7 @@ def listen(bind: Bind) -> socket.socket:
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(C.HTTP_BACKLOG)
+        sock.listen(H.HTTP_BACKLOG)
     except OSError as exc:
         raise InvalidArgument(f"cannot listen on {bind.host}:{bind.port}: {exc.strerror or exc}") from exc
     return sock
@@ -168,12 +169,12 @@ def serve_http(
             bind,
             sock,
             serving=serving,
-            max_streams=min(C.HTTP_MAX_STREAMS, limits.max_connections // 2),
+            max_streams=min(H.HTTP_MAX_STREAMS, limits.max_connections // 2),
         ),
         log_level="warning",
         lifespan="on",
         http=guarded_protocol(limits),
-        backlog=C.HTTP_BACKLOG,  # also the most connections the event loop accepts at once
+        backlog=H.HTTP_BACKLOG,  # also the most connections the event loop accepts at once
         timeout_keep_alive=int(limits.header_timeout),
         timeout_graceful_shutdown=max(1, round(serving.grace)),
     )

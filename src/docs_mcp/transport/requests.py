@@ -21,7 +21,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
-from docs_mcp import settings as C
+from docs_mcp import http_settings as H
 from docs_mcp.transport.connections import refusals
 from docs_mcp.transport.door import ASGIApp, reply, rpc_error
 from docs_mcp.transport.server import repair_json_line
@@ -131,7 +131,7 @@ class StreamBudget:
     """ASGI middleware: at most `per_client` open GET streams on `path` per client address and `total` in all
     (past either, the oldest one ends: an event stream reopens by itself)."""
 
-    def __init__(self, app: ASGIApp, per_client: int, path: str, total: int = C.HTTP_MAX_STREAMS):
+    def __init__(self, app: ASGIApp, per_client: int, path: str, total: int = H.HTTP_MAX_STREAMS):
         self.app = app
         self.per_client, self.total = per_client, total
         self.path = path

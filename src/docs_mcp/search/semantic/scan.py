@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docs_mcp.search.semantic.signal import block_maxima, nearest_row
+from docs_mcp.search.semantic.vectors import block_maxima, nearest_row
 from docs_mcp.store.interface import Reads, Scope
 
 if TYPE_CHECKING:

@@ -16,8 +16,11 @@ from docs_mcp.text.version_numbers import holds_version, query_versions
 
 #: A version more titles than this write (a site's own version in every title) tells no page apart.
 VERSION_PAGES = 5
-#: Titles read per version at most: LIKE `%3.2%` also finds every "... Django 3.2.25 documentation".
+#: Titles read per version at most: LIKE `%3.2%` also finds every "... Django 3.2.25 documentation". A first
+#: read of VERSION_FIRST settles a version most titles write (a site's own, "Quill 3.2 documentation");
+#: the rest is read only while VERSION_PAGES or fewer of those write it (the worst case reads both).
 VERSION_SCAN = 2000
+VERSION_FIRST = 50
 
 
 def defining_pages(reads: Reads, query: str, scope: Scope) -> dict[int, int]:
@@ -52,12 +55,22 @@ def versioned_pages(reads: Reads, query: str, scope: Scope) -> dict[int, float]:
     versions = query_versions(query) if mechanism_on("versions") else []
     out: dict[int, float] = {}
     for version in versions:
-        rows = reads.titled_pages(version, scope, VERSION_SCAN)
-        held = [pid for pid, title in rows if holds_version(title, version)]
+        held = _titled(reads, version, scope)
         if len(held) <= VERSION_PAGES:
             for pid in held:
                 out[pid] = out.get(pid, 0.0) + 1 / len(versions)
     return out
+
+
+def _titled(reads: Reads, version: str, scope: Scope) -> list[int]:
+    """The pages whose title writes `version`, read only as far as it takes to tell more than VERSION_PAGES."""
+    held: list[int] = []
+    for limit in (VERSION_FIRST, VERSION_SCAN):
+        rows = reads.titled_pages(version, scope, limit)
+        held = [pid for pid, title in rows if holds_version(title, version)]
+        if len(held) > VERSION_PAGES or len(rows) < limit:
+            break
+    return held
 
 
 def coverage(holding: Holding, terms: list[str], idf: dict[str, float], pages: set[int]) -> dict[int, float]:

@@ -14,13 +14,13 @@ from docs_mcp.deadline import check
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.semantic.scan import SectionScan
 from docs_mcp.search.semantic.signal import (
-    VectorCache,
     active_model,
     beside,
     embedder,
     query_vector,
     rerank_pages,
 )
+from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site.copies import fold_copies
 from docs_mcp.search.site.evidence import (
     coverage,
@@ -49,11 +49,11 @@ from docs_mcp.settings import (
     mechanism_on,
     site_terms_on,
 )
+from docs_mcp.site_words import HOME_PAGES, SITE_TITLE_GENERIC
 from docs_mcp.store.interface import Reads, Scope, Store
 from docs_mcp.text.compounds import compound_terms
 from docs_mcp.text.terms import bounded_query, query_terms, tokenize
 from docs_mcp.text.terms import idf as term_idf
-from docs_mcp.themes import HOME_PAGES, SITE_TITLE_GENERIC
 
 if TYPE_CHECKING:
     import numpy as np

@@ -19,7 +19,7 @@ from docs_mcp.settings import (
     RELEASE_NOTES_FACTOR,
     TITLE_MATCH_BONUS,
 )
-from docs_mcp.themes import RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE
+from docs_mcp.site_words import RELEASE_NOTES_QUERY, RELEASE_NOTES_TITLE
 
 #: Weight of "other pages link to the page with the query's words" (the IDF share of the query their link texts
 #: hold: Evidence.anchors), words its own text may lack (a sidebar's name for a chapter). Set on the tuning halves.

@@ -20,8 +20,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from docs_mcp.deadline import check, remaining
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.settings import PG_POOL_SIZE, PG_POOL_TIMEOUT, WRITE_RETRIES, WRITE_RETRY_DELAY
-from docs_mcp.store import interface
 from docs_mcp.store.catalog import SourceCatalog
+from docs_mcp.store.inherited import DelegatedWrites, SnapshotPageReads
 from docs_mcp.store.postgres import bundles, catalog, schema, sessions, writes
 from docs_mcp.store.postgres.address import Address
 from docs_mcp.store.postgres.breaker import RETRY, Breaker
@@ -44,7 +44,7 @@ logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 _RECONNECT_WINDOW = 2.0
 
 
-class PostgresStore(interface.SnapshotPageReads, interface.DelegatedWrites, SourceCatalog):
+class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
     """The `Store` on a PostgreSQL database shared by a team's crawl job and its server replicas."""
 
     _writes = writes  # DelegatedWrites' engine

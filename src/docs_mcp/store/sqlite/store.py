@@ -23,14 +23,8 @@ from docs_mcp.deadline import check, passed
 from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store.catalog import SourceCatalog
-from docs_mcp.store.interface import (
-    BuildLock,
-    DelegatedWrites,
-    PageState,
-    Scope,
-    SnapshotPageReads,
-    key_prefix,
-)
+from docs_mcp.store.inherited import DelegatedWrites, SnapshotPageReads
+from docs_mcp.store.interface import BuildLock, PageState, Scope, key_prefix
 from docs_mcp.store.sqlite import catalog, writes
 from docs_mcp.store.sqlite.files import disk_full, file_identity, private_dir
 from docs_mcp.store.sqlite.healing import Healing
