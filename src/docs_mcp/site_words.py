@@ -16,6 +16,7 @@ GENERATED_PAGES = (
     r"(?:^|/)class-use/",  # Javadoc: "uses of" listings
     r"(?:^|/)src-html/",  # Javadoc: source views (`-linksource`)
     r"\.rs\.html$",  # rustdoc: source views
+    r"(?:^|/)src/[A-Z][\w']*(?:\.[A-Z][\w']*)*\.html$",  # Haddock: hyperlinked module source (`src/Data.Map.html`)
     r"(?:^|/)globals(?:_[a-z]+)?\.html$|_source\.html$",  # Doxygen: globals listings, source views
     r"(?:^|/)[^/]+-members\.html$",  # qdoc, Doxygen: a class's "list of all members"
 )

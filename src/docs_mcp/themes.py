@@ -94,6 +94,7 @@ NOISE_SELECTORS: tuple[str, ...] = (
     "#toggle-all-docs",  # rustdoc: "[−]" expand/collapse control
     "summary.hideme",  # rustdoc: "Expand description"
     "a.test-arrow",  # rustdoc: "Run" link after examples
+    "div#mbrsel",  # Scaladoc: the members' filter box ("Ordering Alphabetic By Inheritance … Visibility Public All")
     "a.md-content__button",
     "[aria-label=breadcrumb]",
     "[aria-label=breadcrumbs]",

@@ -142,8 +142,9 @@ async def test_a_renamed_url_source_is_labelled_with_its_new_name(site, tmp_path
 
 
 async def test_source_listings_and_an_item_re_exported_under_two_paths_are_never_extra_hits(tmp_path):
-    sources = {  # one source view per generator (Doxygen, rustdoc, Javadoc, Sphinx), and Javadoc's index by letter
+    sources = {  # one source view per generator (Doxygen, rustdoc, Javadoc, Sphinx, Haddock), Javadoc's index by letter
         "gauge_8c_source.html": page("gauge.c Source File", "int quillwort_gauge(void) quillwort gauge"),
+        "src/Data.Gauge.Quillwort.html": page("", "quillwortGauge :: Tide -> Gauge -- quillwort gauge"),
         "src/gauge/lib.rs.html": page("lib.rs - source", "pub fn quillwort_gauge() quillwort gauge"),
         "src-html/org/gauge/Gauge.html": page("Source code", "class Gauge quillwort gauge"),
         "index-files/index-17.html": page(

@@ -224,9 +224,11 @@ def test_doxygen_member_title_loses_its_permalink_glyph():
         '<a id="toggle-all-docs" href="#">[−]</a>',
         '<summary class="hideme"><span>Expand description</span></summary>',
         '<a class="test-arrow" href="https://play.example/">Run</a>',
+        '<div id="mbrsel"><div id="order"><span class="filtertype">Ordering</span><ol><li>Alphabetic</li>'
+        '<li>By Inheritance</li></ol></div><div id="visbl"><span class="filtertype">Visibility</span></div></div>',
     ],
 )
-def test_sphinx_pydata_and_rustdoc_widgets_are_noise(noise):
+def test_sphinx_pydata_rustdoc_and_scaladoc_widgets_are_noise(noise):
     box = el(f"<div><p>Predicted heights{noise}</p></div>")
     strip_noise(box)
     assert normalize_space(box.text_content()) == "Predicted heights"
