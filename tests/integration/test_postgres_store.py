@@ -345,6 +345,37 @@ def test_a_page_rewritten_keeps_its_unchanged_stored_text(postgres_url):
         store.close()
 
 
+def test_a_scopes_keyword_counts_are_read_once_per_generation_and_again_after_a_write(postgres_url):
+    from docs_mcp.crawl.rows import prepare_page
+    from docs_mcp.text.terms import tokenize
+
+    store, listing, entries, scope = _keyword_site(postgres_url)
+    query = tokenize("gauge datum")
+
+    def counted() -> list:
+        return [key for key in store._totals_memo if key[0][0] == "keywords"]
+
+    try:
+        with store.reading() as r:
+            first = r.keyword_matches(query, scope, 10)
+        assert len(counted()) == 1 and first  # N and the tokens of the scope's entries, kept
+        with store.reading() as r:
+            assert r.keyword_matches(query, scope, 10) == first
+        assert len(counted()) == 1  # the same state: not counted again
+        store.write(prepare_page(listing, store.load_document(listing), listed=False, keywords=entries[:2]))
+        with store.reading() as r:
+            after = r.keyword_matches(query, scope, 10)
+        assert len(counted()) == 2 and after != first  # 2 entries of 4 left: N and the scores change
+        fresh = store_at(postgres_url)  # a store that never counted before
+        try:
+            with fresh.reading() as r:
+                assert r.keyword_matches(query, scope, 10) == after
+        finally:
+            fresh.close()
+    finally:
+        store.close()
+
+
 def _analyzed(url: str) -> dict[str, int]:
     """Per table: how many times it was analyzed by a command (autovacuum's rounds counted apart)."""
     with psycopg.connect(url) as conn:
