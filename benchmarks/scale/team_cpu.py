@@ -136,9 +136,11 @@ def measure(name, replicas, pgdata, questions, root, found, tools, args, answers
         "load": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
     }
     per = calls / max(1e-9, replica_cpu + pg_cpu)
+    each = 1000 / max(1, calls)  # CPU ms per call: what holds whatever else the machine runs
     print(
         f"{name}: {calls} calls in {elapsed:.1f} s ({calls / elapsed:.1f}/s), failed {failed}; CPU replicas "
-        f"{replica_cpu:.1f} s + PostgreSQL {pg_cpu:.1f} s = {per:.1f} calls/CPU-s; "
+        f"{replica_cpu:.1f} s + PostgreSQL {pg_cpu:.1f} s = {per:.1f} calls/CPU-s "
+        f"({replica_cpu * each:.2f} + {pg_cpu * each:.2f} ms a call); "
         + ", ".join(
             f"{t} p50 {percentile(v, 0.5):.0f} / p95 {percentile(v, 0.95):.0f} ms" for t, v in latency.items()
         )

@@ -345,6 +345,67 @@ def test_a_page_rewritten_keeps_its_unchanged_stored_text(postgres_url):
         store.close()
 
 
+def test_a_scopes_keyword_counts_are_read_once_per_generation_and_again_after_a_write(postgres_url):
+    from docs_mcp.crawl.rows import prepare_page
+    from docs_mcp.text.terms import tokenize
+
+    store, listing, entries, scope = _keyword_site(postgres_url)
+    query = tokenize("gauge datum")
+
+    def counted() -> list:
+        return [key for key in store._totals_memo if key[0][0] == "keywords"]
+
+    try:
+        with store.reading() as r:
+            first = r.keyword_matches(query, scope, 10)
+        assert len(counted()) == 1 and first  # N and the tokens of the scope's entries, kept
+        with store.reading() as r:
+            assert r.keyword_matches(query, scope, 10) == first
+        assert len(counted()) == 1  # the same state: not counted again
+        store.write(prepare_page(listing, store.load_document(listing), listed=False, keywords=entries[:2]))
+        with store.reading() as r:
+            after = r.keyword_matches(query, scope, 10)
+        assert len(counted()) == 2 and after != first  # 2 entries of 4 left: N and the scores change
+        fresh = store_at(postgres_url)  # a store that never counted before
+        try:
+            with fresh.reading() as r:
+                assert r.keyword_matches(query, scope, 10) == after
+        finally:
+            fresh.close()
+    finally:
+        store.close()
+
+
+def _analyzed(url: str) -> dict[str, int]:
+    """Per table: how many times it was analyzed by a command (autovacuum's rounds counted apart)."""
+    with psycopg.connect(url) as conn:
+        return dict(conn.execute("SELECT relname, analyze_count FROM pg_stat_user_tables").fetchall())
+
+
+def test_a_new_index_is_analyzed_by_its_writer_not_left_to_autovacuum(postgres_url):
+    from docs_mcp.crawl.rows import prepare_page
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # autovacuum never analyzes these tables
+        for table in ("pages", "section_digests", "terms", "sections"):
+            conn.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = false)")
+    store, listing, entries, _ = _keyword_site(postgres_url)
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            (pages,) = conn.execute("SELECT count(*) FROM pages").fetchone()
+            # The copies query's plan is the planner's guess without them (1.5 s a call on the Python docs).
+            stats = conn.execute(
+                "SELECT count(*) FROM pg_stats WHERE tablename IN ('section_digests', 'pages')"
+            ).fetchone()[0]
+        assert pages >= 16 and stats > 0  # the fixture site and its index page
+        before = _analyzed(postgres_url)
+        assert all(before[t] >= 1 for t in ("pages", "section_digests", "terms", "sections", "page_vectors"))
+        doc = store.load_document(listing)
+        store.write(prepare_page(listing, doc, listed=False, keywords=entries))  # one page: not worth it
+        assert _analyzed(postgres_url) == before
+    finally:
+        store.close()
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_index_of_schema_6_gets_each_pages_words_counted_as_a_write_counts_them(postgres_url):

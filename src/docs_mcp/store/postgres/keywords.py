@@ -19,6 +19,8 @@ from docs_mcp.store.postgres import text
 if TYPE_CHECKING:
     import psycopg
 
+#: Of the entries: those the scope's own index pages list (`listing`: the scope's condition on `q.key`).
+_LISTED = "k.page IN (SELECT hashtextextended(q.key, 0) FROM pages q WHERE {listing})"
 #: The migration that adds the table (store/postgres/schema.py runs it in order).
 KEYWORD_MIGRATION = """
     CREATE TABLE keywords(
@@ -76,25 +78,31 @@ def _count(tokens: list[str], piece: list[str]) -> int:
     return sum(1 for i in range(len(tokens) - k + 1) if tokens[i : i + k] == piece)
 
 
+def keyword_totals(db: psycopg.Connection, listing: str, args: dict) -> tuple[int, int]:
+    """How many entries the scope's own index pages list (`listing`: a condition on `q.key`), and their tokens."""
+    sql = f"SELECT count(*), coalesce(sum(len), 0)::bigint FROM keywords k WHERE {_LISTED.format(listing=listing)}"
+    n_rows, tokens = db.execute(sql, args).fetchone()
+    return int(n_rows), int(tokens)
+
+
 def keyword_matches(
     db: psycopg.Connection,
     terms: Sequence[str],
     scope: tuple[str, dict],
     listing: str,
     limit: int,
+    totals: tuple[int, int],
 ) -> list[tuple[int, str, str, float]]:
     """(target page id, anchor, term tokens, BM25) of the entries holding any of the terms whose target is a
     listed page of the scope (`scope`: its condition on `p.key` and the parameters), best first. N, n and the
     average length count the entries the scope's own index pages list (`listing`: the same condition on
-    `q.key`), as FTS5 counts a table holding the scope alone."""
+    `q.key`), as FTS5 counts a table holding the scope alone: `totals`, N and their tokens (`keyword_totals`)."""
     tsq, pieces = text.query(terms)
     if not pieces:
         return []
     scope_where, scope_args = scope
-    mine = f"k.page IN (SELECT hashtextextended(q.key, 0) FROM pages q WHERE {listing})"
-    n_rows, tokens = db.execute(
-        f"SELECT count(*), coalesce(sum(len), 0)::bigint FROM keywords k WHERE {mine}", scope_args
-    ).fetchone()
+    mine = _LISTED.format(listing=listing)
+    n_rows, tokens = totals
     rows = db.execute(
         f"SELECT k.term, k.len, p.id, k.anchor, coalesce(p.listed AND {scope_where}, false) FROM keywords k "
         f"LEFT JOIN pages p ON p.key=k.target WHERE k.tsv @@ %(q)s::tsquery AND {mine}",

@@ -13,15 +13,15 @@ only`) also needs them in a row in that order in the names column, checked on th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.fts5 import idf, term_score
-from docs_mcp.store.interface import Scope
+from docs_mcp.store.interface import GENERATION_META, Scope
 from docs_mcp.store.postgres import text
 from docs_mcp.store.postgres.postings import decode
 from docs_mcp.text.terms import tokenize
@@ -29,6 +29,7 @@ from docs_mcp.text.terms import tokenize
 if TYPE_CHECKING:
     import psycopg
 
+T = TypeVar("T")
 #: Above every character: `prefix <= key < prefix + _TOP` (collation C) holds exactly the keys under prefix.
 _TOP = "\U0010ffff"
 #: A section's key while scoring: page id × this + its ord (ords stay below it; page ids below 2**31).
@@ -42,7 +43,7 @@ _SCOPE_TOTALS = (
     "coalesce(sum(s.tokens), 0)::bigint FROM pages p LEFT JOIN LATERAL (SELECT count(*) AS n, sum(len) AS tokens "
     "FROM sections WHERE page_id = p.id AND len IS NOT NULL) s ON true WHERE p.len IS NOT NULL AND {where}"
 )
-#: Scopes' totals memoized at most (per store; emptied past this).
+#: Scopes' totals and keyword counts memoized at most (per store; emptied past this).
 _TOTALS_MEMO_SIZE = 64
 
 
@@ -77,13 +78,14 @@ class Ranking:
 
     def __init__(self, db: psycopg.Connection, totals_memo: dict | None = None):
         self.db = db
-        #: Shared by the store's snapshots: each scope's totals, per state of the whole index's (`fts_totals`).
+        #: Shared by the store's snapshots: each scope's totals and keyword counts, per state (`per_state`).
         self._totals_memo = {} if totals_memo is None else totals_memo
         #: Per term: its rows (bundle, packed data), in the order read.
         self._term_rows: dict[str, list[tuple[int, bytes]]] = {}
         #: Per term: the pages whose own text holds it (page counts not all 0), of the rows read.
         self._holders: dict[str, frozenset[int]] = {}
         self._fts_totals: dict[str, tuple[int, float]] | None = None
+        self._generation: str | None = None
         #: Per page condition: page id -> (length, in scope), None for a page gone or unlisted.
         self._pages: dict[tuple, dict[int, tuple[int, bool] | None]] = {}
 
@@ -94,22 +96,26 @@ class Ranking:
         # A kind with no row (an empty index) reads as FTS5 reads its empty table.
         return self._fts_totals.get(kind, (0, 1.0))
 
-    def scope_totals(self, kind: str, where: str, args: dict) -> tuple[int, float]:
-        """N and the average length of the scope's full-text rows of this kind: the whole index's when the
-        scope holds every row. Counted once per state of the index (its totals change with every write)."""
+    def per_state(self, key: tuple, count: Callable[[], T]) -> T:
+        """`count()` once per state of the index: its generation and totals (an older writer starts no generation)."""
+        if self._generation is None:
+            row = self.db.execute("SELECT value FROM meta WHERE key=%s", (GENERATION_META,)).fetchone()
+            self._generation = row[0] if row else ""
         self._totals("pages")
-        state = tuple(sorted(self._fts_totals.items()))  # type: ignore[union-attr]
-        key = (where, tuple(sorted(args.items())), state)
-        found = self._totals_memo.get(key)
+        full = (key, self._generation, tuple(sorted(self._fts_totals.items())))  # type: ignore[union-attr]
+        found = self._totals_memo.get(full)
         if found is None:
-            pages, page_tokens, sections, section_tokens = self.db.execute(
-                _SCOPE_TOTALS.format(where=where), args
-            ).fetchone()
-            found = {"pages": (pages, page_tokens), "sections": (sections, section_tokens)}
             if len(self._totals_memo) > _TOTALS_MEMO_SIZE:
                 self._totals_memo.clear()
-            self._totals_memo[key] = found
-        n, tokens = found[kind]
+            found = self._totals_memo[full] = count()
+        return found
+
+    def scope_totals(self, kind: str, where: str, args: dict) -> tuple[int, float]:
+        """N and the average length of the scope's full-text rows of this kind: the whole index's when the
+        scope holds every row. Counted once per state of the index."""
+        sql, key = _SCOPE_TOTALS.format(where=where), (where, tuple(sorted(args.items())))
+        row = self.per_state(key, lambda: self.db.execute(sql, args).fetchone())
+        n, tokens = row[:2] if kind == "pages" else row[2:]
         return n, (tokens / n if n else 1.0)
 
     def whole(self, where: str, args: dict) -> bool:

@@ -157,8 +157,12 @@ class PostgresReads(AuditReads):
     ) -> list[tuple[int, str, str, float]]:
         """(target page id, anchor, term tokens, BM25) of the keyword-index entries holding any of the terms
         whose target is a listed page of the scope, best first."""
-        listing, _ = scope_sql(scope, "q.key")  # the same parameters, on the listing index page's key
-        return keywords.keyword_matches(self.db, terms, scope_sql(scope), listing, limit)
+        listing, args = scope_sql(scope, "q.key")  # the same parameters, on the listing index page's key
+        totals = self.rank.per_state(
+            ("keywords", listing, tuple(sorted(args.items()))),
+            lambda: keywords.keyword_totals(self.db, listing, args),
+        )
+        return keywords.keyword_matches(self.db, terms, scope_sql(scope), listing, limit, totals)
 
     def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
         """(page id, term) of these terms that other pages' links to these pages say."""

@@ -202,14 +202,15 @@ class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
         raise AssertionError("unreachable")
 
     def write(self, page: PreparedPage) -> None:
-        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, [page])))
+        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, [page])), 1)
 
     def write_many(self, pages: Sequence[PreparedPage]) -> None:
         """The pages in one transaction, all or none (a build writes what its workers finished meanwhile)."""
-        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, pages)))
+        self._upkeep.wrote(self.write_transaction(lambda db: writes.insert_pages(db, pages)), len(pages))
 
     def remove(self, key: str) -> None:
         self._upkeep.rewrote(self.write_transaction(lambda db: writes.delete_page(db, key)))
+        self._upkeep.changed_pages(1)
 
     # --- sessions' memories (tools/session.py) ----------------------------------------------------------
     def session_load(self, key: str, ttl: float) -> str | None:

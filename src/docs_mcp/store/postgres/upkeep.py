@@ -1,5 +1,6 @@
-"""A writer's upkeep: the small bundles of pages it wrote merged (bundles.py), and dead rows given back while it
-rewrites pages (VACUUM of the churned tables every few pages)."""
+"""A writer's upkeep: the small bundles of pages it wrote merged (bundles.py), dead rows given back while it
+rewrites pages (VACUUM of the churned tables every few pages), and the tables' statistics kept up with what it
+wrote (ANALYZE as the index grows)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ from docs_mcp.store.postgres.upgrade import CHURNED, DIGESTS
 #: 0.5% (was 2%): Python + PostgreSQL docs, full refresh, +14.3% at 2% and +8.7% at 0.5% (pg_size.py); the
 #: cost is one VACUUM per ~1% of the pages written (a merge counts its pages), its index scans included.
 VACUUM_SHARE, VACUUM_MIN_PAGES = 0.005, 8
+#: A writer analyzes the tables once it has written or removed this share of the index's pages since its last
+#: ANALYZE (and at least ANALYZE_MIN_PAGES): a new index was otherwise searched without statistics until
+#: autovacuum's next round (up to a minute after the build, or never with autovacuum off), and the planner's
+#: guess for the copies query (section_digests joined to itself) took 1.5-2.2 s a call instead of 0.15 ms
+#: (Python docs, 100 agents on 3 replicas: PostgreSQL 77 CPU-s for 2,000 search_docs calls instead of 2.9).
+#: A first build of N pages analyzes ~log(N) / log(1 + share) times, each a sample of at most 30,000 rows a table.
+ANALYZE_SHARE, ANALYZE_MIN_PAGES = 0.2, 8
+#: The tables a writer vacuums and analyzes: those its writes change.
+_TABLES = ", ".join(CHURNED + DIGESTS + INBOUND_TABLES)
 
 
 #: A writer merges its small bundles once they hold this many term rows (or BUNDLE_PAGES pages), into the bundle
@@ -47,12 +57,14 @@ class Upkeep:
         self.merge = merge
         self.dead = 0  # pages rewritten (or merged) since the last VACUUM
         self.pages = 0  # pages in the index then
+        self.changed = 0  # pages written or removed since the last ANALYZE
+        self.analyzed = 0  # pages in the index then
         self.small: list[tuple[int, int, int]] = []  # (bundle, pages, term rows) written since the last merge
         self.open: tuple[int, int] | None = None  # (bundle, pages) of the last merge, while it may grow
         self.bundle_pages, self.merge_rows = BUNDLE_PAGES, MERGE_ROWS
 
-    def wrote(self, outcome: tuple[int, int | None, int, int]) -> None:
-        """After a write: (pages it replaced, its bundle, the bundle's pages, its term rows)."""
+    def wrote(self, outcome: tuple[int, int | None, int, int], written: int) -> None:
+        """After a write of `written` pages: (pages it replaced, its bundle, the bundle's pages, its term rows)."""
         replaced, bundle, pages, rows = outcome
         if bundle is not None and pages < self.bundle_pages:
             self.small.append((bundle, pages, rows))
@@ -60,6 +72,7 @@ class Upkeep:
             if waiting >= self.bundle_pages or sum(r for *_, r in self.small) >= self.merge_rows:
                 replaced += self._merge(waiting)
         self.rewrote(replaced)
+        self.changed_pages(written)
 
     def _merge(self, waiting: int) -> int:
         """The small bundles merged, into the open bundle if the result stays within BUNDLE_PAGES; the pages
@@ -85,4 +98,15 @@ class Upkeep:
         with contextlib.suppress(psycopg.Error, PoolTimeout), self.connection() as conn:
             self.pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
             # Not the tables' owner: PostgreSQL skips them with a warning, and autovacuum does it later.
-            conn.execute(f"VACUUM (SKIP_LOCKED) {', '.join(CHURNED + DIGESTS + INBOUND_TABLES)}")
+            conn.execute(f"VACUUM (SKIP_LOCKED) {_TABLES}")
+
+    def changed_pages(self, pages: int) -> None:
+        """After pages were written or removed: the tables analyzed once they are ANALYZE_SHARE of the index."""
+        self.changed += pages
+        if self.changed < max(ANALYZE_MIN_PAGES, ANALYZE_SHARE * self.analyzed):
+            return
+        self.changed = 0
+        with contextlib.suppress(psycopg.Error, PoolTimeout), self.connection() as conn:
+            self.analyzed = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+            # Not the tables' owner: PostgreSQL skips them with a warning, and autovacuum does it later.
+            conn.execute(f"ANALYZE (SKIP_LOCKED) {_TABLES}")
