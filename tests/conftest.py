@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import http.server
+import os
 import shutil
 import threading
 import time
@@ -269,3 +270,11 @@ def _no_remembered_sources(monkeypatch) -> None:
     for name in ("SOURCE", "CACHE_DIR", "INDEX_URL", "TOKEN", "SEMANTIC_MODEL", "ABLATE"):
         monkeypatch.delenv(f"DOCSLICE_{name}", raising=False)
     monkeypatch.delenv("DOCS_MCP_SOURCE", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_cache(monkeypatch, tmp_path_factory) -> None:
+    """No test reads or writes the user's cache folder (a test that gives no --cache-dir, or a program it
+    starts, uses this one): an index a newer docslice left there made a replica under test unready."""
+    if "DOCS_MCP_CACHE_DIR" not in os.environ:
+        monkeypatch.setenv("DOCS_MCP_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "user-cache"))
