@@ -198,15 +198,13 @@ MIN_QUERY_TERMS = 2
 MAX_POSTINGS = 2_000
 #: `docslice audit` (issue 42): pages sampled by default, hits read per query, sections asked per page, thieves shown.
 AUDIT_PAGES, AUDIT_HITS, AUDIT_SECTIONS_PER_PAGE, AUDIT_SHOWN = 200, 10, 3, 10
-#: The site's own terms for a weakly matched query (issue 42 item 4; search/site/vocabulary.py): named when the
-#: lexical and semantic top pages disagree, or when both are weak (no top page holds more than SITE_TERMS_SHARE
-#: of the query's selective words, and none is nearer it than SITE_TERMS_COSINE). Off unless
-#: $DOCSLICE_SITE_TERMS=on: on the tuning halves it did not gain (docs/benchmarks.md, "Site terms").
+#: The site's own terms for a weakly matched query (issue 42 item 4; search/site/vocabulary.py): entries of its
+#: keyword index, named when the lexical and semantic top pages disagree, or when both are weak (no top page holds
+#: more than SITE_TERMS_SHARE of the query's selective words, and none is nearer it than SITE_TERMS_COSINE). Off
+#: unless $DOCSLICE_SITE_TERMS=on: on the tuning halves neither sections' headings nor the index's entries gained
+#: (docs/benchmarks.md, "Site terms").
 SITE_TERMS_ON = env("SITE_TERMS", "off") == "on"
 SITE_TERMS, SITE_TERM_CHARS, SITE_TERMS_TOP, SITE_TERMS_SHARE, SITE_TERMS_COSINE = 5, 60, 3, 0.5, 0.35
-#: Pages whose matched sections offer terms, the chars of a section read for the query's words, and the
-#: defined names a section offers (a Javadoc section defines hundreds).
-SITE_TERM_PAGES, SITE_TERM_TEXT, SITE_TERM_NAMES = 12, 20_000, 3
 
 # --- Ablation (issue 20: each mechanism off, one at a time, on the validation halves) -------------
 #: Mechanisms named in $DOCSLICE_ABLATE (comma-separated) are switched off; for benchmarks, never needed in use.

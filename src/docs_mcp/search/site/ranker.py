@@ -150,7 +150,7 @@ class SiteRanker:
         scored = [(pid, section_of[pid], folded.score[pid]) for pid in ranked]
         hits = build_hits(reads, scored, query, scope, folded.also)
         weak = site_terms_on() and views(told_phrases(query, terms, df, total), lexical, cosine, holding).weak
-        return hits, site_terms(reads, query, selected, ordered, found.sections, hits) if weak else []
+        return hits, site_terms(reads, query, selected, scope, ranked, idf) if weak else []
 
     def _evidence(
         self,

@@ -4,9 +4,10 @@ A question worded in the user's terms (another language's feature, a popular too
 holding only some of its words: the docs call the thing otherwise. Static word vectors rarely bridge that; the
 model calling the tools usually can, once it sees the site's terms. The search cannot tell a weak match from
 its scores alone, so it names terms only when its two views disagree (the pages the words found first are not
-those nearest by meaning) or both are weak; and it takes them from the candidates' own sections: headings and
-defined names the query did not say, of the sections holding most of the query's words. Off unless
-$DOCSLICE_SITE_TERMS=on: the agent policy gained no question with it (docs/benchmarks.md, "Site terms").
+those nearest by meaning) or both are weak; and it takes them from the site's own keyword index only: the
+words the authors filed a passage under, which the passage may not use (headings and defined names of the
+matched sections were noise: release notes, long option lists). Off unless $DOCSLICE_SITE_TERMS=on: the
+agent policy lost with the entries too (docs/benchmarks.md, "Site terms").
 """
 
 from __future__ import annotations
@@ -15,20 +16,17 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.site.safety import Holding, written_query
 from docs_mcp.settings import (
     COMMON_TERM_SHARE,
+    KEYWORD_CANDIDATES,
     SITE_TERM_CHARS,
-    SITE_TERM_NAMES,
-    SITE_TERM_PAGES,
-    SITE_TERM_TEXT,
     SITE_TERMS,
     SITE_TERMS_COSINE,
     SITE_TERMS_SHARE,
     SITE_TERMS_TOP,
 )
-from docs_mcp.store.interface import Reads
+from docs_mcp.store.interface import Reads, Scope
 from docs_mcp.text.controls import escaped
 from docs_mcp.text.terms import tokenize
 from docs_mcp.text.tidy import clip
@@ -81,32 +79,25 @@ def site_terms(
     reads: Reads,
     query: str,
     selective: Sequence[str],
-    ordered: Sequence[int],
-    sections_of: Mapping[int, list[int]],
-    hits: Sequence[SearchHit],
+    scope: Scope,
+    shown: Sequence[int],
+    idf: Mapping[str, float],
 ) -> list[str]:
-    """The headings and defined names of the matched sections of the SITE_TERM_PAGES best pages (`ordered`)
-    that the query does not say, those of the sections holding most of its selective terms first; none of a
-    heading several sections share (Description, Examples), none the hits already show (titles, headings)."""
-    sections = [sid for pid in ordered[:SITE_TERM_PAGES] for sid in sections_of.get(pid, [])]
-    said, wanted = set(tokenize(query)), set(selective)
-    seen = {" ".join(t.split()).casefold() for h in hits for t in (h.title, *h.section_path)}
-    rows = reads.section_rows(dict.fromkeys(sections))
-    order = {sid: n for n, sid in enumerate(dict.fromkeys(sections))}
-    shared = Counter(" ".join(row.title.split()).casefold() for row in rows)
-    scored: list[tuple[int, int, list[str]]] = []
-    for row in rows:
-        held = len(wanted.intersection(tokenize(f"{row.title}\n{row.names}\n{row.text[:SITE_TERM_TEXT]}")))
-        names = [n for n in row.names.split("\n") if n.strip()][:SITE_TERM_NAMES]
-        title = " ".join(row.title.split())
-        offered = ([title] if shared[title.casefold()] == 1 else []) + names
-        scored.append((-held, order.get(row.id, len(order)), offered))
+    """Entries of the site's own keyword index (Sphinx genindex, DocBook bookindex, Javadoc index-files,
+    Texinfo indexes) holding the query's selective words and a word it does not say, filed under a page the
+    hits do not show: one a page, those holding the rarest of its words first; none on a site without one."""
+    said = set(tokenize(query))
+    best: dict[int, tuple[float, int, str]] = {}
+    for n, (pid, _, term, _) in enumerate(reads.keyword_matches(selective, scope, KEYWORD_CANDIDATES)):
+        words = set(term.split())
+        if pid in shown or not words or words <= said:
+            continue
+        # The entry's words are the index's tokens (stemmed): the search reads them as written.
+        weight = sum(idf.get(t, 0.0) for t in words.intersection(selective))
+        if pid not in best or (-weight, n) < best[pid][:2]:
+            best[pid] = (-weight, n, term)
     found: dict[str, str] = {}
-    for _, _, offered in sorted(scored, key=lambda s: s[:2]):
-        for term in offered:
-            # Escaped as hits' titles are (an index written before titles were escaped holds raw ones).
-            term = clip(escaped(" ".join(term.split())), SITE_TERM_CHARS)
-            words = set(tokenize(term))
-            if words and not words <= said and term.casefold() not in seen:
-                found.setdefault(term.casefold(), term)
+    for _, _, term in sorted(best.values()):
+        term = clip(escaped(term), SITE_TERM_CHARS)
+        found.setdefault(term.casefold(), term)
     return list(found.values())[:SITE_TERMS]
