@@ -198,6 +198,11 @@ MIN_QUERY_TERMS = 2
 MAX_POSTINGS = 2_000
 #: `docslice audit` (issue 42): pages sampled by default, hits read per query, sections asked per page, thieves shown.
 AUDIT_PAGES, AUDIT_HITS, AUDIT_SECTIONS_PER_PAGE, AUDIT_SHOWN = 200, 10, 3, 10
+#: The thieves' prior (issue 42 item 3), learned at the end of a build: audit/prior.py says what each bounds.
+#: Off unless $DOCSLICE_PRIOR=on: on the tuning sites it did not gain (docs/benchmarks.md, "The thieves' prior").
+PRIOR_ON = env("PRIOR", "off") == "on"
+PRIOR_MIN_PAGES, PRIOR_PAGES, PRIOR_ITEMS, PRIOR_SECONDS, PRIOR_MIN_ITEMS = 30, 80, 240, 10.0, 40
+PRIOR_MIN_ABOVE, PRIOR_MIN_SHARE, PRIOR_STRENGTH, PRIOR_REACH = 5, 0.02, 1.5, 5
 #: The site's own terms for a weakly matched query (issue 42 item 4; search/site/vocabulary.py): entries of its
 #: keyword index, named when the lexical and semantic top pages disagree, or when both are weak (no top page holds
 #: more than SITE_TERMS_SHARE of the query's selective words, and none is nearer it than SITE_TERMS_COSINE). Off

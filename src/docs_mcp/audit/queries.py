@@ -41,6 +41,12 @@ def stable_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def learning(relative: str) -> bool:
+    """Whether a page (by its address relative to the root) is in the half a build's self-audit learns the
+    thieves' prior from (audit/prior.py); the audit samples only the other half, so it never grades its lesson."""
+    return stable_hash("prior\0" + relative) < "8"
+
+
 def _pick(seed: str, candidates: list[str]) -> str:
     """One of the candidates, the same on every run: the one whose hash with the seed is smallest."""
     return min(candidates, key=lambda c: stable_hash(seed + "\0" + c)) if candidates else ""

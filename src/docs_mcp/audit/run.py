@@ -9,12 +9,20 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from docs_mcp.audit.queries import LINK_WORDS, KnownItem, PageFacts, page_items, section_items, stable_hash
+from docs_mcp.audit.queries import (
+    LINK_WORDS,
+    KnownItem,
+    PageFacts,
+    learning,
+    page_items,
+    section_items,
+    stable_hash,
+)
 from docs_mcp.fetch.sources import Source
 from docs_mcp.model.document import Document
 from docs_mcp.search.in_page.ranking import page_index, select_sections
 from docs_mcp.search.site.search import SiteSearch
-from docs_mcp.settings import AUDIT_HITS, DEFAULT_MAX_SECTIONS
+from docs_mcp.settings import AUDIT_HITS, DEFAULT_MAX_SECTIONS, PRIOR_MIN_PAGES
 from docs_mcp.store.interface import Scope
 
 #: Slots a thief is counted in: the top 3 a reader looks at.
@@ -47,14 +55,20 @@ class SiteAudit:
     seconds: float = 0.0
 
 
-def sample(search: SiteSearch, source: Source, keys: list[str], count: int) -> list[tuple[str, str]]:
+def sample(
+    search: SiteSearch, source: Source, keys: list[str], count: int, learn: bool = False
+) -> list[tuple[str, str]]:
     """(key, seed) of `count` pages, the same on every run and machine: ordered by the hash of their address
-    relative to the root (a site served or read as a folder gives the same sample)."""
+    relative to the root (a site served or read as a folder gives the same sample). Only pages outside the
+    prior's learning half (`learning`), or, with `learn`, only pages inside it; a site too small to learn a
+    prior has no such half."""
+    halves = len(keys) >= PRIOR_MIN_PAGES
     seeded = []
     for key in keys:
         loc = search.locate(key, source.name)
-        if loc is not None:
-            seeded.append((key, loc.key.removeprefix(source.root)))
+        seed = loc.key.removeprefix(source.root) if loc is not None else ""
+        if loc is not None and (not halves or learning(seed) == learn):
+            seeded.append((key, seed))
     seeded.sort(key=lambda ks: (stable_hash(ks[1]), ks[1]))
     return seeded[:count]
 
@@ -90,7 +104,18 @@ def audit_source(
 def _site_outcomes(
     search: SiteSearch, source: Source, facts: list[PageFacts], shared_titles: set[str]
 ) -> list[Outcome]:
-    """Every sampled page's known items, asked of the site search; what several pages say names none."""
+    """Every sampled page's known items, asked of the site search."""
+    outcomes = []
+    for f, items in known_items(search, facts, shared_titles):
+        right = _shown(search, f.key, source)
+        outcomes += [_on_site(search, source, item, right) for item in items]
+    return outcomes
+
+
+def known_items(
+    search: SiteSearch, facts: list[PageFacts], shared_titles: set[str]
+) -> list[tuple[PageFacts, list[KnownItem]]]:
+    """Each sampled page's known items; what several pages say names none of them."""
     with search.index.reading() as reads:
         inbound = {f.key: reads.inbound_words(f.key, LINK_WORDS) for f in facts}
     # What links say of a page counts as its words do: "django note releas" said of thirty release pages
@@ -99,11 +124,7 @@ def _site_outcomes(
     seen = Counter(x for f in facts for x in {*f.headings, *f.names, *f.sentences})
     seen.update(said)
     common = shared_titles | {x for x, n in seen.items() if n > 1}
-    outcomes = []
-    for f in facts:
-        right = _shown(search, f.key, source)
-        outcomes += [_on_site(search, source, item, right) for item in page_items(f, inbound[f.key], common)]
-    return outcomes
+    return [(f, page_items(f, inbound[f.key], common)) for f in facts]
 
 
 def _shown(search: SiteSearch, key: str, source: Source) -> str:

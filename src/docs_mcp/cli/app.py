@@ -136,8 +136,13 @@ class App:
     @cached_property
     def indexer(self) -> Indexer:
         # Imported on first use: the parsing stack is not needed to answer initialize and tools/list.
+        from docs_mcp.audit.prior import learn_prior
         from docs_mcp.crawl.indexer import Indexer
 
         if self.index is None:
             raise DocsMCPError(self.index_notice)
-        return Indexer(self.sources, self.settings, self.fetcher, self.index, self.workers, self.builds)
+        search = self.search
+        learn = (lambda source: learn_prior(search, source)) if search is not None and C.PRIOR_ON else None
+        return Indexer(
+            self.sources, self.settings, self.fetcher, self.index, self.workers, self.builds, learn
+        )

@@ -10,10 +10,12 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from docs_mcp.crawl.build import Build, BuildRun, ProgressFn
 from docs_mcp.crawl.digest import digest, generated, lower_priority, worker_init
+from docs_mcp.errors import DocsMCPError
 from docs_mcp.fetch.fetching import Fetcher
 from docs_mcp.fetch.sources import Source, SourceSet
 from docs_mcp.fetch.versions import NAME_META, SEP
@@ -41,8 +43,12 @@ class Indexer:
         index: Store,
         workers: int | None = None,
         builds: Builds | None = None,
+        learn: Callable[[Source], object] | None = None,
     ):
         self.sources = sources
+        #: Run on a source after a complete build, its lock still held: the thieves' prior (audit/prior.py,
+        #: a layer above this one, handed in by the command line's wiring).
+        self.learn = learn
         self.settings = settings
         self.fetcher = fetcher
         self.index = index
@@ -151,6 +157,7 @@ class Indexer:
             watch = asyncio.create_task(_keep_lock(lock, build, prog))
             try:
                 await build.run()
+                await self._learn(source, prog)
                 if (
                     SEP in source.name
                 ):  # a version of a source: `docslice sources` names it so without --source
@@ -161,6 +168,15 @@ class Indexer:
         finally:
             self.builds.end(prog)
         return prog
+
+    async def _learn(self, source: Source, prog: Progress) -> None:
+        """The source's self-audit after a complete build that left pages (a failure is the build's error)."""
+        if self.learn is None or not prog.complete or not prog.pages:
+            return
+        try:
+            await asyncio.to_thread(self.learn, source)
+        except DocsMCPError as exc:
+            prog.errors.append(f"{prog.source}: the thieves' prior could not be learned: {exc}")
 
 
 async def _keep_lock(lock: BuildLock, build: Build, prog: Progress) -> None:

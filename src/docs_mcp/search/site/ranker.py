@@ -31,9 +31,11 @@ from docs_mcp.search.site.evidence import (
 )
 from docs_mcp.search.site.hits import build_hits, one_per_content
 from docs_mcp.search.site.page_kind import thin_pages_lower
+from docs_mcp.search.site.prior import Priors
 from docs_mcp.search.site.proximity import PROXIMITY_SECTIONS, closer_first
 from docs_mcp.search.site.safety import Holding, safe_order, semantic_weight, written_query
 from docs_mcp.search.site.scoring import Evidence, combine, page_evidence, selective_terms
+from docs_mcp.search.site.site_name import SiteNames, names_site
 from docs_mcp.search.site.spaced import spelt_pages
 from docs_mcp.search.site.vocabulary import site_terms, told_phrases, views
 from docs_mcp.settings import (
@@ -49,7 +51,6 @@ from docs_mcp.settings import (
     mechanism_on,
     site_terms_on,
 )
-from docs_mcp.site_words import HOME_PAGES, SITE_TITLE_GENERIC
 from docs_mcp.store.interface import Reads, Scope, Store
 from docs_mcp.text.compounds import compound_terms
 from docs_mcp.text.terms import bounded_query, query_terms, tokenize
@@ -65,26 +66,20 @@ if TYPE_CHECKING:
 
 #: Titles memoized at most (a page id is never reused, so an entry never goes stale; this bounds memory).
 TITLE_MEMO_SIZE = 50_000
-#: Scopes whose site words are memoized at most.
-SITE_MEMO_SIZE = 64
-
-
-def names_site(term: str, site: frozenset[str]) -> bool:
-    """Whether a query term is the site's name or its short form (`postgr` of `postgresql`)."""
-    return term in site or (len(term) >= 4 and any(w.startswith(term) for w in site))
 
 
 class SiteRanker:
     """Ranks a store's pages for a query; each search reads one snapshot on its thread's own connection."""
 
-    def __init__(self, index: Store):
+    def __init__(self, index: Store, prior: bool = True):
         self.index = index
+        #: The thieves' prior of each source (None: the self-audit that learns it ranks without one).
+        self._priors = Priors() if prior else None
         #: Per page id: title, its tokens, and key + content hash (a page served at two addresses is shown once).
         #: Ids are never reused, so an entry stays right for as long as its page exists.
         self._title_memo: dict[int, tuple[str, frozenset[str], str, str]] = {}
         self._memo_lock = threading.Lock()
-        #: Per scope: the words naming its site, from its home pages' titles.
-        self._site_memo: dict[Scope, frozenset[str]] = {}
+        self._site = SiteNames()
         #: Semantic re-ranking: section vectors of pages ranked so far, read per page on first use.
         self._vectors = VectorCache(SEMANTIC_CACHE_BYTES)
         #: The same, of every page at once: pages nearest the query that its words did not find.
@@ -105,7 +100,7 @@ class SiteRanker:
         terms = query_terms(query)
         if mechanism_on("site-name"):
             # "postgres" in a question about PostgreSQL names the whole site, not app-postgres.html.
-            site = self._site_words(reads, scope)
+            site = self._site.words(reads, scope)
             terms = [t for t in terms if not names_site(t, site)] or terms
         compounds = [t for t in compound_terms(query) if t not in terms] if mechanism_on("compounds") else []
         df, total = reads.doc_freq(terms + compounds, scope)
@@ -129,8 +124,7 @@ class SiteRanker:
             weight = semantic_weight(query) if mechanism_on("query-weight") else SEMANTIC_WEIGHT
             combined, cosine = self._semantic(reads, model, dim, qvec, near, combined, weight)
         check()
-        if mechanism_on("page-kind"):
-            combined = thin_pages_lower(reads, combined, {*found.defines, *found.keywords})
+        combined = self._lowered(reads, query, scope, combined, found)
         # No blend may put a page holding none of the query's words above one holding all as written, nor a
         # page without the version the query writes above one titled with it.
         combined = safe_order(combined, written_query(query, selected), found.versioned, holding)
@@ -151,6 +145,21 @@ class SiteRanker:
         hits = build_hits(reads, scored, query, scope, folded.also)
         weak = site_terms_on() and views(told_phrases(query, terms, df, total), lexical, cosine, holding).weak
         return hits, site_terms(reads, query, selected, scope, ranked, idf) if weak else []
+
+    def _lowered(
+        self, reads: Reads, query: str, scope: Scope, combined: dict[int, float], found: Evidence
+    ) -> dict[int, float]:
+        """Thin pages lowered (page_kind.py), and the pages the source's self-audit found stealing (prior.py);
+        never a page defining the queried name, filed under it in the site's index, or titled by the query."""
+        exempt = {*found.defines, *found.keywords}
+        if mechanism_on("page-kind"):
+            combined = thin_pages_lower(reads, combined, exempt)
+        if self._priors is not None and mechanism_on("prior"):
+            said = frozenset(tokenize(query))
+            exempt |= {pid for pid, (_, words, _) in found.titles.items() if words and words <= said}
+            keys = lambda ps: self._keys(reads, ps, scope)  # noqa: E731
+            combined = self._priors.lowered(reads, scope, combined, keys, exempt)
+        return combined
 
     def _evidence(
         self,
@@ -254,20 +263,10 @@ class SiteRanker:
         ids = reads.section_ids_at(list(rows.items()))
         section_of.update({pid: ids[(pid, row)] for pid, row in rows.items() if (pid, row) in ids})
 
-    def _site_words(self, reads: Reads, scope: Scope) -> frozenset[str]:
-        """The words of the scope's home pages' titles that name the site (memoized once found)."""
-        words = self._site_memo.get(scope)
-        if words is None:
-            rows = reads.page_titles([p + home for p in scope.prefixes for home in HOME_PAGES])
-            words = (
-                frozenset(t for _, title in rows for t in tokenize(title) if t.isalpha()) - SITE_TITLE_GENERIC
-            )
-            if rows:
-                with self._memo_lock:
-                    if len(self._site_memo) > SITE_MEMO_SIZE:
-                        self._site_memo.clear()
-                    self._site_memo[scope] = words
-        return words
+    def _keys(self, reads: Reads, page_ids: set[int], scope: Scope) -> dict[int, str]:
+        """The pages' keys (from the titles' memo, filled first)."""
+        self._titles(reads, page_ids, scope)
+        return {pid: memo[2] for pid in page_ids if (memo := self._title_memo.get(pid)) is not None}
 
     def _titles(
         self, reads: Reads, page_ids: set[int], scope: Scope
