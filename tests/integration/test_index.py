@@ -525,7 +525,7 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
     assert again.index.page_count() == count and again.search.search("tidepool.load", 3) == hits
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     with again.index.reading() as r:
-        assert r.meta("schema") == "12" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
+        assert r.meta("schema") == "13" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
             0,
         )
     source = target.rsplit("/", 1)[0] + "/linking.html"
@@ -535,6 +535,40 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
     with again.index.reading() as r:
         tid = next(row.id for row in r.page_rows(range(1, 10_000)) if row.key == target)
         assert r.inbound_terms([tid], ["sextant"]) == [(tid, "sextant")]
+    again.index.close()
+
+
+async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_its_pages_are_written_again(
+    tmp_path,
+):
+    from docs_mcp.crawl.rows import prepare_page
+
+    cache = tmp_path / "c"
+    app = app_for(cache, str(SITE))
+    await build(app)
+    count, hits = app.index.page_count(), app.search.search("tidepool.load", 3)
+    app.index.close()
+    with sqlite3.connect(
+        cache / "index.sqlite"
+    ) as db:  # back to schema 12: one digest a section, its id the key
+        db.executescript(
+            "CREATE TABLE d12(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, digest TEXT NOT NULL);"
+            "INSERT INTO d12 SELECT id, page_id, digest FROM section_digests WHERE trimmed=0;"
+            "DROP TABLE section_digests; ALTER TABLE d12 RENAME TO section_digests;"
+            "CREATE INDEX section_digests_digest ON section_digests(digest, page_id);"
+            "CREATE INDEX section_digests_page ON section_digests(page_id);"
+            "UPDATE meta SET value='12' WHERE key='schema';"
+        )
+        whole = db.execute("SELECT count(*) FROM section_digests").fetchone()[0]
+    again = app_for(cache, str(SITE))  # converted in place on open
+    assert again.index.page_count() == count and again.search.search("tidepool.load", 3) == hits
+    target = next(k for k in keys(again) if k.endswith("sphinx.html"))
+    sql = "SELECT trimmed, count(*) FROM section_digests GROUP BY trimmed"
+    with again.index.reading() as r:
+        assert r.meta("schema") == "13" and r.db.execute(sql).fetchall() == [(0, whole)]
+    again.index.write(prepare_page(target, again.index.load_document(target)))
+    with again.index.reading() as r:
+        assert dict(r.db.execute(sql).fetchall())[1] > 0
     again.index.close()
 
 

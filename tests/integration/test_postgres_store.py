@@ -562,3 +562,29 @@ def test_an_index_of_schema_9_ranks_as_before_and_gets_link_words_as_its_pages_a
             assert r.inbound_terms([tid], ["sextant"]) == [(tid, "sextant")]
     finally:
         store.close()
+
+
+def test_an_index_of_schema_11_keeps_its_digests_and_gets_trimmed_ones_as_its_pages_are_written_again(
+    postgres_url,
+):
+    from docs_mcp.crawl.rows import prepare_page
+
+    store, _, _, scope = _keyword_site(postgres_url)
+    store.close()
+    sql = "SELECT trimmed, count(*) FROM section_digests GROUP BY trimmed ORDER BY trimmed"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 11: one digest a section
+        conn.execute("DELETE FROM section_digests WHERE trimmed = 1")
+        conn.execute("ALTER TABLE section_digests DROP COLUMN trimmed, ADD PRIMARY KEY (id)")
+        conn.execute("DROP INDEX section_digests_id")
+        conn.execute("DELETE FROM schema_version WHERE version >= 12")
+        whole = conn.execute("SELECT count(*) FROM section_digests").fetchone()[0]
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            assert conn.execute(sql).fetchall() == [(0, whole)]
+        target = next(p.key for p in store.pages(scope) if p.key.endswith("sphinx.html"))
+        store.write(prepare_page(target, store.load_document(target)))
+        with psycopg.connect(postgres_url) as conn:
+            assert dict(conn.execute(sql).fetchall())[1] > 0
+    finally:
+        store.close()

@@ -340,6 +340,60 @@ def test_a_page_holding_another_page_sections_is_found_by_their_digests_and_goes
         assert r.shared_digests(page, scope, other) == 0 == r.shared_digests(page, scope)
 
 
+def test_a_heading_with_no_text_of_its_own_is_told_by_the_first_digested_section_under_it(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("api-1.html"))
+    index.write(prepare_page(target.rsplit("/", 1)[0] + "/mirror/api-1.html", index.load_document(target)))
+    with index.reading() as r:
+        page = next(row.id for row in r.page_rows(range(1, 10_000)) if row.key == target)
+        ids = [row.id for row in r.section_rows(range(1, 100_000)) if row.page_id == page]
+        held = {s for s, _, _ in r.section_copies(ids, scope)}  # every digested section: the mirror has them
+        below = r.digested_below(ids)
+    assert below and set(below) <= set(ids) - held and set(below.values()) <= held
+    assert all(k < v for k, v in below.items())  # under it: after it in the page
+
+
+def test_a_copy_whose_sections_each_end_on_one_more_sentence_is_a_copy_only_when_near_copies_count(store):
+    from dataclasses import replace
+
+    from docs_mcp.crawl.rows import prepare_page, section_digest, trimmed_digest
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    doc = index.load_document(target)
+    closing = " See also the lists of every function."  # a line a generator adds under every section
+    copy = target.rsplit("/", 1)[0] + "/c3ref/sphinx.html"
+    index.write(
+        prepare_page(
+            copy, replace(doc, sections=tuple(replace(s, text=s.text + closing) for s in doc.sections))
+        )
+    )
+    met = sum(
+        1
+        for s in doc.sections
+        if section_digest(s.text) and trimmed_digest(s.text + closing) == section_digest(s.text)
+    )
+    with index.reading() as r:
+        rows = {row.key: row.id for row in r.page_rows(range(1, 10_000))}
+        page, other = rows[target], rows[copy]
+        ids = [row.id for row in r.section_rows(range(1, 100_000)) if row.page_id == page]
+        assert (
+            met > 0 and r.page_shapes([other])[other][1] == r.page_shapes([page])[page][1]
+        )  # sections, not rows
+        near = r.section_copies(ids, scope)
+        assert {o for _, o, _ in near} == {other} and len(near) == met
+        assert r.section_copies(ids, scope, near=False) == []
+        assert r.shared_digests(page, scope, other) == met == r.shared_digests(other, scope, page)
+        assert (
+            r.shared_digests(page, scope, other, near=False) == 0 == r.shared_digests(page, scope, near=False)
+        )
+    index.remove(copy)
+    with index.reading() as r:
+        assert r.section_copies(ids, scope) == [] and r.shared_digests(page, scope) == 0
+
+
 def test_the_sources_held_are_listed_sized_and_one_is_forgotten_whole(store):
     from docs_mcp.model.progress import BUILD_META
 

@@ -27,6 +27,7 @@ from docs_mcp.store.pagerows import (
     pack_terms,
     pack_text,
 )
+from docs_mcp.text.budget import last_sentence_start
 from docs_mcp.text.terms import query_terms
 
 
@@ -39,15 +40,32 @@ def text_digest(doc: Document) -> str:
 
 #: Shorter section texts get no digest: a "See also" or "Returns: None" recurs on unrelated pages.
 DIGEST_MIN_CHARS = 40
+#: A section's last sentence is left out of its second digest when it holds at most this share of the text.
+TRIMMED_SHARE = 1 / 3
+
+
+def _digest(words: str) -> str:
+    return hashlib.sha1(words.encode("utf-8", "replace")).hexdigest()[:16]
 
 
 def section_digest(text: str) -> str:
     """A section's content digest, its whitespace evened out ('' when too short to tell copies by): the same
     section in an all-in-one page, or in one item re-exported under two paths, has the same one."""
     words = " ".join(text.split())
-    if len(words) < DIGEST_MIN_CHARS:
+    return _digest(words) if len(words) >= DIGEST_MIN_CHARS else ""
+
+
+def trimmed_digest(text: str) -> str:
+    """The digest of a section's text without its last sentence, when that is short beside the rest ('' when
+    not): a copy whose generator adds a line to every section (SQLite's C API pages end each function with
+    "See also lists of Objects, Constants, and Functions.", its all-in-one page does not; texi2html's
+    single page ends sections with "[Contents][Index]") still meets the section it copies."""
+    words = " ".join(text.split())
+    cut = last_sentence_start(words)
+    rest = words[:cut].rstrip()
+    if not cut or len(words) - cut > TRIMMED_SHARE * len(words) or len(rest) < DIGEST_MIN_CHARS:
         return ""
-    return hashlib.sha1(words.encode("utf-8", "replace")).hexdigest()[:16]
+    return _digest(rest)
 
 
 #: A page's sections' (title, path, text) and entries' (name, place, text): what its vectors are computed from.
@@ -131,4 +149,5 @@ def prepare_page(
         tuple((" ".join(query_terms(term)), target, anchor) for term, target, anchor in keywords or ()),
         tuple(section_digest(r[5]) for r in rows) if listed else (),
         link_words,
+        tuple(trimmed_digest(r[5]) for r in rows) if listed else (),
     )

@@ -93,10 +93,8 @@ class PageReads(Protocol):
 
 
 class Reads(PageReads, Protocol):
-    """Reads of one consistent snapshot of the index (`Store.reading()`).
-
-    Page ids are never reused (a rewritten page gets a new id), so callers may memoize per id.
-    """
+    """Reads of one consistent snapshot of the index (`Store.reading()`): page ids are never reused (a rewritten
+    page gets a new id), so callers may memoize per id."""
 
     # --- ranking: a full-text match scores BM25 over the title, path (headings), body and names columns,
     # weighted by settings.SECTION_WEIGHTS (PAGE_WEIGHTS for pages); higher is better, best first ---
@@ -120,8 +118,7 @@ class Reads(PageReads, Protocol):
         self, terms: Sequence[str], scope: Scope, limit: int
     ) -> list[tuple[int, str, str, float]]:
         """(target page id, anchor, term, score) of the site's keyword-index entries whose term holds any of the
-        terms and whose target is a listed page of the scope, best first; the term as its indexed tokens,
-        space-separated."""
+        terms and whose target is a listed page of the scope, best first; the term as its tokens, space-separated."""
         ...
 
     def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
@@ -155,19 +152,22 @@ class Reads(PageReads, Protocol):
         """Up to `count` sections after each of these on its page, by page then page order."""
         ...
 
-    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
-        """Per listed page: its number of sections, of sections with a content digest, and of their words."""
-        ...
-
-    def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
+    # --- copies (search/site/copies.py); `near`: a section's digest without its last sentence counts too ---
+    #: Per listed page: its number of sections, of sections with a content digest, and of their words.
+    def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]: ...
+    def section_copies(
+        self, section_ids: Sequence[int], scope: Scope, near: bool = True
+    ) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id) for each listed page of the scope holding a section with the
         same content digest as one of these; a digest on more than COPIES_CAP of the scope's pages is boilerplate."""
         ...
 
+    #: Per section with no digest (a heading, its text under it): the first digested section under it.
+    def digested_below(self, section_ids: Sequence[int]) -> dict[int, int]: ...
     def shared_digests(
-        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
+        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None, near: bool = True
     ) -> int:
-        """How many of one page's section digests another listed page of the scope holds too: the page `other`,
+        """How many of one page's digested sections another listed page of the scope holds too: the page `other`,
         or any (None); when `most` is given, only pages with at most that many digests count."""
         ...
 

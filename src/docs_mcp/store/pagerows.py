@@ -21,6 +21,10 @@ PACK_MIN_CHARS = 100
 FtsRow = tuple[str, str, str, str]
 
 
+#: Where copies are told by whole texts' digests alone (`near` off): no digest without a last sentence.
+WHOLE_DIGESTS = " AND a.trimmed=0 AND b.trimmed=0"
+
+
 @dataclass(frozen=True)
 class PreparedPage:
     """A page's rows, computed before any lock is taken (in the indexer's worker processes)."""
@@ -53,6 +57,14 @@ class PreparedPage:
     digests: tuple[str, ...] = ()
     #: The words its links give other pages of its source: distinct (target key, term), sorted (inbound.py).
     link_words: tuple[tuple[str, str], ...] = ()
+    #: Its sections' digests without their last sentence, in order ('' where none: crawl/rows.py trimmed_digest).
+    trimmed: tuple[str, ...] = ()
+
+    def digest_rows(self, section_ids: Sequence[int], page_id: int) -> list[tuple[int, int, str, int]]:
+        """`section_digests` rows: (section id, page id, digest, trimmed: 1 for a digest without the section's
+        last sentence), the whole texts' first."""
+        whole = [(sid, page_id, d, 0) for sid, d in zip(section_ids, self.digests, strict=False) if d]
+        return whole + [(sid, page_id, d, 1) for sid, d in zip(section_ids, self.trimmed, strict=False) if d]
 
     @property
     def words(self) -> int:

@@ -22,6 +22,12 @@ _CLAUSE_END = re.compile(
 _COMPLETE = re.compile(rf"[{_STOPS}:][{_CLOSERS}]*$")
 
 
+def last_sentence_start(text: str) -> int:
+    """Where the text's last sentence starts (after the previous sentence's end): 0 when it has one sentence."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text) if m.end() < len(text.rstrip())]
+    return ends[-1] if ends else 0
+
+
 def window_length(max_length: int, hard_cap: int) -> int:
     """The chars a window holds for a valid max_length: 0 means the cap, and so does a default above a lower cap."""
     return min(max_length or hard_cap, hard_cap)

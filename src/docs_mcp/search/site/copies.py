@@ -45,7 +45,12 @@ def fold_copies(
     sids = {pid: sid for pid in ranked if (sid := section_of.get(pid)) is not None}
     if not sids or not (aggregates or duplicates):
         return Folded(ranked, section_of, score)
-    copies = _copies(reads, sids, owners)
+    if mechanism_on("digested-below"):
+        # A chapter's heading in an all-in-one page holds no text of its own (too little to digest): its copies
+        # are told by the text under it.
+        below = reads.digested_below(sorted(set(sids.values())))
+        sids = {pid: below.get(sid, sid) for pid, sid in sids.items()}
+    copies = _copies(reads, sids, owners, mechanism_on("trimmed-digests"))
     shapes = reads.page_shapes(sorted({*ranked, *(o for v in copies.values() for o, _ in v)}))
     size = {pid: shape[1] for pid, shape in shapes.items()}
     out = Folded([], dict(section_of), dict(score))
@@ -76,15 +81,18 @@ def fold_copies(
     return out
 
 
-def _copies(reads: Reads, sids: dict[int, int], owners: dict[int, str]) -> dict[int, list[tuple[int, int]]]:
-    """Per best section: the other pages (and their sections) under its page's root holding the same content."""
+def _copies(
+    reads: Reads, sids: dict[int, int], owners: dict[int, str], near: bool
+) -> dict[int, list[tuple[int, int]]]:
+    """Per best section: the other pages (and their sections) under its page's root holding the same content
+    (`near`: or the same but for a closing sentence)."""
     by_root: dict[str, list[int]] = {}
     for pid, sid in sids.items():
         if pid in owners:
             by_root.setdefault(owners[pid], []).append(sid)
     copies: dict[int, list[tuple[int, int]]] = {}
     for root, group in by_root.items():
-        for sid, other, other_sid in reads.section_copies(group, Scope((root,))):
+        for sid, other, other_sid in reads.section_copies(group, Scope((root,)), near):
             copies.setdefault(sid, []).append((other, other_sid))
     return copies
 
@@ -108,7 +116,8 @@ def _aggregate(reads: Reads, scope: Scope, size: dict[int, int], page: int) -> b
     summary repeats one method's description)."""
     whole = size.get(page, 0)
     smaller = whole // AGGREGATE_SIZE_RATIO
-    return reads.shared_digests(page, scope, most=smaller) >= AGGREGATE_SHARE * whole > 0
+    near = mechanism_on("trimmed-digests")
+    return reads.shared_digests(page, scope, most=smaller, near=near) >= AGGREGATE_SHARE * whole > 0
 
 
 def _held(
@@ -121,15 +130,16 @@ def _held(
     for other, sid in here:
         own = size.get(other, 0)
         if own and size.get(page, 0) >= AGGREGATE_SIZE_RATIO * own:
-            share = reads.shared_digests(other, scope, other=page) / own
+            share = reads.shared_digests(other, scope, other=page, near=mechanism_on("trimmed-digests")) / own
             if share >= AGGREGATE_SHARE:
                 held.append((-share, own, other, sid))
     return held
 
 
 def _same_item(reads: Reads, scope: Scope, size: dict[int, int], page: int, other: int) -> bool:
-    """Whether two pages of about one size hold mostly the same sections (one item under two paths)."""
+    """Whether two pages of about one size hold mostly the same sections (one item under two paths), told by
+    whole texts alone: two releases' notes that differ only in their closing lines are two items."""
     a, b = size.get(page, 0), size.get(other, 0)
     if not a or not b or max(a, b) >= AGGREGATE_SIZE_RATIO * min(a, b):
         return False
-    return reads.shared_digests(page, scope, other=other) >= DUPLICATE_SHARE * min(a, b)
+    return reads.shared_digests(page, scope, other=other, near=False) >= DUPLICATE_SHARE * min(a, b)

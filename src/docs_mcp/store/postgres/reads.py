@@ -11,7 +11,7 @@ import numpy as np
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, like_pattern
+from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern
 from docs_mcp.store.postgres import inbound, keywords, text
 from docs_mcp.store.postgres.audit import AuditReads
 from docs_mcp.store.postgres.postings import decode
@@ -238,14 +238,16 @@ class PostgresReads(AuditReads):
         sql = "SELECT id, sections, digests, words FROM page_shapes WHERE id = ANY(%s)"
         return {pid: (n, d, w) for pid, n, d, w in self._all(sql, (list(page_ids),))}
 
-    def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
+    def section_copies(
+        self, section_ids: Sequence[int], scope: Scope, near: bool = True
+    ) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""
         where, args = scope_sql(scope)
         held, _ = scope_sql(scope, "q.key")  # the same parameters
         sql = (
-            "SELECT a.id, b.page_id, b.id FROM section_digests a "
+            "SELECT DISTINCT a.id, b.page_id, b.id FROM section_digests a "
             "JOIN section_digests b ON b.digest=a.digest AND b.page_id<>a.page_id JOIN pages p ON p.id=b.page_id "
-            f"WHERE a.id = ANY(%(ids)s) AND p.listed AND {where} AND "
+            f"WHERE a.id = ANY(%(ids)s){'' if near else WHOLE_DIGESTS} AND p.listed AND {where} AND "
             # Counted among the scope's pages (another source's footer is not this one's), no further than the
             # cap: a footer's digest is on thousands of pages.
             "(SELECT count(*) FROM (SELECT 1 FROM section_digests c JOIN pages q ON q.id=c.page_id "
@@ -253,20 +255,31 @@ class PostgresReads(AuditReads):
         )
         return [tuple(r) for r in self._all(sql, {**args, "ids": list(section_ids)})]
 
+    def digested_below(self, section_ids: Sequence[int]) -> dict[int, int]:
+        """Per section without a content digest: the first one under it (before its next peer) that has one."""
+        sql = (
+            "SELECT s.id, (SELECT t.id FROM sections t JOIN section_digests d ON d.id=t.id "
+            "WHERE t.page_id=s.page_id AND t.ord>s.ord AND t.ord<(SELECT coalesce(min(u.ord), s.ord+1000000000) "
+            "FROM sections u WHERE u.page_id=s.page_id AND u.ord>s.ord AND u.level<=s.level) ORDER BY t.ord LIMIT 1) "
+            "FROM sections s WHERE s.id = ANY(%s) "
+            "AND NOT EXISTS (SELECT 1 FROM section_digests e WHERE e.id=s.id)"
+        )
+        return {sid: below for sid, below in self._all(sql, (list(section_ids),)) if below is not None}
+
     def shared_digests(
-        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
+        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None, near: bool = True
     ) -> int:
-        """How many of one page's section digests another listed page of the scope holds too (that page, or any
-        with at most `most` digests)."""
+        """How many of one page's digested sections another listed page of the scope holds too (that page, or any
+        with at most `most` digests; `near`: by a digest without a section's last sentence too)."""
         where, args = scope_sql(scope)
         which = "b.page_id=%(other)s" if other is not None else "b.page_id<>%(page)s"
         smaller = (
             "" if most is None else " AND b.page_id IN (SELECT id FROM page_shapes WHERE digests <= %(most)s)"
         )
         sql = (
-            "SELECT count(*) FROM section_digests a WHERE a.page_id=%(page)s AND EXISTS (SELECT 1 FROM "
-            "section_digests b JOIN pages p ON p.id=b.page_id "
-            f"WHERE b.digest=a.digest AND {which} AND p.listed AND {where}{smaller})"
+            "SELECT count(DISTINCT a.id) FROM section_digests a WHERE a.page_id=%(page)s AND EXISTS (SELECT 1 "
+            "FROM section_digests b JOIN pages p ON p.id=b.page_id "
+            f"WHERE b.digest=a.digest{'' if near else WHOLE_DIGESTS} AND {which} AND p.listed AND {where}{smaller})"
         )
         row = self._one(sql, {**args, "page": page_id, "other": other, "most": most})
         return int(row[0]) if row else 0

@@ -65,6 +65,13 @@ MIGRATIONS = (
     packed_counts,  # 9: term rows with their counts packed (postings.py), made again from the stored sections
     INBOUND_MIGRATION,  # 10: the words of the site's links to each page (inbound.py); none until pages are rewritten
     SESSION_MIGRATION,  # 11: what each MCP session was sent, shared by stateless replicas (sessions.py)
+    # 12: a section's digest without its last sentence too (`trimmed` 1; crawl/rows.py trimmed_digest): up to
+    # two rows a section. The stored digests stay (whole texts'); trimmed ones come as pages are written again.
+    """
+    ALTER TABLE section_digests DROP CONSTRAINT IF EXISTS section_digests_pkey,
+        ADD COLUMN IF NOT EXISTS trimmed smallint NOT NULL DEFAULT 0;
+    CREATE INDEX IF NOT EXISTS section_digests_id ON section_digests(id);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

@@ -104,12 +104,13 @@ def _insert_page(
     with db.cursor() as cur:
         cur.executemany(_SECTION, rows)
     if page.listed:
-        digests = [(ids[k], page_id, d) for k, d in enumerate(page.digests) if d]
+        digests = page.digest_rows(ids, page_id)
         with db.cursor() as cur:
-            cur.executemany("INSERT INTO section_digests (id, page_id, digest) VALUES (%s,%s,%s)", digests)
+            sql = "INSERT INTO section_digests (id, page_id, digest, trimmed) VALUES (%s,%s,%s,%s)"
+            cur.executemany(sql, digests)
         db.execute(
             "INSERT INTO page_shapes VALUES (%s,%s,%s,%s)",
-            (page_id, len(page.sections), len(digests), page.words),
+            (page_id, len(page.sections), sum(1 for d in page.digests if d), page.words),
         )
         _totals(db, "pages", 1, page_len)
         _totals(db, "sections", len(rows), sum(n for _, n, _ in counted))

@@ -4,19 +4,42 @@ pages of a scope hold."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
+
+from docs_mcp.store.pagerows import WHOLE_DIGESTS
+from docs_mcp.store.sqlite.inbound import marks
 
 
 def shared_digests(
-    db: sqlite3.Connection, page_id: int, scope: tuple[str, list[str]], other: int | None, most: int | None
+    db: sqlite3.Connection,
+    page_id: int,
+    scope: tuple[str, list[str]],
+    other: int | None,
+    most: int | None,
+    near: bool = True,
 ) -> int:
-    """How many of one page's section digests another listed page of the scope (`scope_sql`'s condition) holds
-    too: the page `other`, or any (None); when `most` is given, only pages with at most that many digests."""
+    """How many of one page's digested sections another listed page of the scope (`scope_sql`'s condition)
+    holds too: the page `other`, or any (None); when `most` is given, only pages with at most that many digests;
+    `near`: by a digest without a section's last sentence too."""
     where, args = scope
     which = "b.page_id=?" if other is not None else "b.page_id!=?"
     smaller = "" if most is None else " AND b.page_id IN (SELECT id FROM page_shapes WHERE digests <= ?)"
     sql = (
-        "SELECT count(*) FROM section_digests a WHERE a.page_id=? AND EXISTS (SELECT 1 FROM section_digests b "
-        f"JOIN pages p ON p.id=b.page_id WHERE b.digest=a.digest AND {which} AND p.listed=1 AND {where}{smaller})"
+        "SELECT count(DISTINCT a.id) FROM section_digests a WHERE a.page_id=? AND EXISTS (SELECT 1 FROM "
+        "section_digests b JOIN pages p ON p.id=b.page_id WHERE b.digest=a.digest"
+        f"{'' if near else WHOLE_DIGESTS} AND {which} AND p.listed=1 AND {where}{smaller})"
     )
     values = (page_id, page_id if other is None else other, *args, *([] if most is None else [most]))
     return db.execute(sql, values).fetchone()[0]
+
+
+def digested_below(db: sqlite3.Connection, section_ids: Sequence[int]) -> dict[int, int]:
+    """Per section without a content digest: the first section under it (before the next heading of its level
+    or above) that has one."""
+    sql = (
+        "SELECT s.id, (SELECT t.id FROM sections t JOIN section_digests d ON d.id=t.id "
+        "WHERE t.page_id=s.page_id AND t.ord>s.ord AND t.ord<(SELECT coalesce(min(u.ord), s.ord+1e9) "
+        "FROM sections u WHERE u.page_id=s.page_id AND u.ord>s.ord AND u.level<=s.level) ORDER BY t.ord LIMIT 1) "
+        f"FROM sections s WHERE s.id IN ({marks(section_ids)}) AND NOT EXISTS (SELECT 1 FROM section_digests e WHERE e.id=s.id)"
+    )
+    return {sid: below for sid, below in db.execute(sql, list(section_ids)) if below is not None}

@@ -10,9 +10,9 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, like_pattern, unpack_links, unpack_text
+from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern, unpack_links, unpack_text
 from docs_mcp.store.sqlite.audit import AuditReads
-from docs_mcp.store.sqlite.copies import shared_digests
+from docs_mcp.store.sqlite.copies import digested_below, shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, marks
 from docs_mcp.store.sqlite.keywords import keyword_matches, scored_entries
 from docs_mcp.store.sqlite.scoped import ScopeStats, scope_stats
@@ -248,14 +248,16 @@ class SQLiteReads(AuditReads):
         sql = f"SELECT id, sections, digests, words FROM page_shapes WHERE id IN ({marks(page_ids)})"
         return {pid: (n, d, w) for pid, n, d, w in self.db.execute(sql, list(page_ids))}
 
-    def section_copies(self, section_ids: Sequence[int], scope: Scope) -> list[tuple[int, int, int]]:
+    def section_copies(
+        self, section_ids: Sequence[int], scope: Scope, near: bool = True
+    ) -> list[tuple[int, int, int]]:
         """(section id, other page id, its section id): listed pages of the scope holding the same content."""
         where, args = scope_sql(scope)
         held, _ = scope_sql(scope, "q.key")
         sql = (
-            f"SELECT a.id, b.page_id, b.id FROM section_digests a "
+            f"SELECT DISTINCT a.id, b.page_id, b.id FROM section_digests a "
             f"JOIN section_digests b ON b.digest=a.digest AND b.page_id!=a.page_id JOIN pages p ON p.id=b.page_id "
-            f"WHERE a.id IN ({marks(section_ids)}) AND p.listed=1 AND {where} AND "
+            f"WHERE a.id IN ({marks(section_ids)}){'' if near else WHOLE_DIGESTS} AND p.listed=1 AND {where} AND "
             # Counted among the scope's pages (another source's footer is not this one's), no further than the
             # cap: a footer's digest is on thousands of pages.
             f"(SELECT count(*) FROM (SELECT 1 FROM section_digests c JOIN pages q ON q.id=c.page_id "
@@ -263,10 +265,13 @@ class SQLiteReads(AuditReads):
         )
         return self.db.execute(sql, [*section_ids, *args, *args]).fetchall()
 
+    def digested_below(self, section_ids: Sequence[int]) -> dict[int, int]:
+        return digested_below(self.db, section_ids)
+
     def shared_digests(
-        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None
+        self, page_id: int, scope: Scope, other: int | None = None, most: int | None = None, near: bool = True
     ) -> int:
-        return shared_digests(self.db, page_id, scope_sql(scope), other, most)
+        return shared_digests(self.db, page_id, scope_sql(scope), other, most, near)
 
     def vectors(self, model: str, page_ids: Sequence[int]) -> list[tuple[int, bytes]]:
         """Stored section vectors of `model` for these pages (those that have some)."""

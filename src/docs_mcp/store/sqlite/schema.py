@@ -26,10 +26,28 @@ from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: which pages copy others (all-in-one pages, one item under two paths), known from the index.
 #: 11: `page_shapes.words`, the words of a listed page's section texts (thin pages: search/site/page_kind.py).
 #: 12: `inbound_words` and `link_words`, the words of the site's links to each page (store/sqlite/inbound.py).
-SCHEMA_VERSION = 12
+#: 13: `section_digests` also holds a section's digest without its last sentence (`trimmed` 1; crawl/rows.py
+#: trimmed_digest), so one section has up to two rows.
+SCHEMA_VERSION = 13
+DIGESTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS section_digests(
+    id INTEGER NOT NULL, page_id INTEGER NOT NULL, digest TEXT NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS section_digests_digest ON section_digests(digest, page_id);
+CREATE INDEX IF NOT EXISTS section_digests_page ON section_digests(page_id);
+CREATE INDEX IF NOT EXISTS section_digests_id ON section_digests(id);
+"""
+#: 12 → 13: the digests kept (as whole texts'); trimmed ones come as pages are written again.
+DIGESTS_13 = f"""
+ALTER TABLE section_digests RENAME TO section_digests_12;
+DROP INDEX section_digests_digest;
+DROP INDEX section_digests_page;
+{DIGESTS_SCHEMA}
+INSERT INTO section_digests(id, page_id, digest) SELECT id, page_id, digest FROM section_digests_12;
+DROP TABLE section_digests_12;
+"""
 #: Versions converted in place (tables added, the pages kept), each by its SQL to the next version; any other
 #: older version is dropped and built again. 11 → 12: no link words until a page is written again.
-IN_PLACE = {"11": INBOUND_SCHEMA}
+IN_PLACE = {"11": INBOUND_SCHEMA, "12": DIGESTS_13}
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
 TABLES += KEYWORD_TABLES + INBOUND_TABLES  # store/sqlite/keywords.py and inbound.py own theirs
@@ -50,10 +68,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(
     title, headings, body, names, content='', tokenize='unicode61');
 CREATE TABLE IF NOT EXISTS page_vectors(id INTEGER PRIMARY KEY, model TEXT NOT NULL, vecs BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vocab(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS section_digests(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, digest TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS section_digests_digest ON section_digests(digest, page_id);
-CREATE INDEX IF NOT EXISTS section_digests_page ON section_digests(page_id);
-CREATE TABLE IF NOT EXISTS page_shapes(
+{DIGESTS_SCHEMA}CREATE TABLE IF NOT EXISTS page_shapes(
     id INTEGER PRIMARY KEY, sections INTEGER NOT NULL, digests INTEGER NOT NULL, words INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
 INSERT OR IGNORE INTO vocab VALUES ('', 0);

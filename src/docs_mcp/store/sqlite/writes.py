@@ -37,7 +37,7 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
             "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
             (page_id, *page.page_fts),
         )
-    digests = []
+    section_ids = []
     for k, row in enumerate(page.sections):
         section_id = db.execute(
             "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) VALUES (?,?,?,?,?,?,?,?)",
@@ -48,13 +48,13 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
                 "INSERT INTO sections_fts(rowid, title, path, body, names) VALUES (?,?,?,?,?)",
                 (section_id, *page.section_fts[k]),
             )
-        if k < len(page.digests) and page.digests[k]:
-            digests.append((section_id, page_id, page.digests[k]))
+        section_ids.append(section_id)
     if page.listed:
-        db.executemany("INSERT INTO section_digests(id, page_id, digest) VALUES (?,?,?)", digests)
+        sql = "INSERT INTO section_digests(id, page_id, digest, trimmed) VALUES (?,?,?,?)"
+        db.executemany(sql, page.digest_rows(section_ids, page_id))
         db.execute(
             "INSERT INTO page_shapes VALUES (?,?,?,?)",
-            (page_id, len(page.sections), len(digests), page.words),
+            (page_id, len(page.sections), sum(1 for d in page.digests if d), page.words),
         )
     if count:
         count_terms(db, term_counts(page.terms), +1)
