@@ -95,10 +95,7 @@ class Upkeep:
         if self.dead < max(VACUUM_MIN_PAGES, VACUUM_SHARE * self.pages):
             return
         self.dead = 0
-        with contextlib.suppress(psycopg.Error, PoolTimeout), self.connection() as conn:
-            self.pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
-            # Not the tables' owner: PostgreSQL skips them with a warning, and autovacuum does it later.
-            conn.execute(f"VACUUM (SKIP_LOCKED) {_TABLES}")
+        self.pages = self._tend("VACUUM", self.pages)
 
     def changed_pages(self, pages: int) -> None:
         """After pages were written or removed: the tables analyzed once they are ANALYZE_SHARE of the index."""
@@ -106,7 +103,12 @@ class Upkeep:
         if self.changed < max(ANALYZE_MIN_PAGES, ANALYZE_SHARE * self.analyzed):
             return
         self.changed = 0
+        self.analyzed = self._tend("ANALYZE", self.analyzed)
+
+    def _tend(self, command: str, pages: int) -> int:
+        """VACUUM or ANALYZE the churned tables; the index's pages now (`pages` when the database is away)."""
         with contextlib.suppress(psycopg.Error, PoolTimeout), self.connection() as conn:
-            self.analyzed = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+            pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
             # Not the tables' owner: PostgreSQL skips them with a warning, and autovacuum does it later.
-            conn.execute(f"ANALYZE (SKIP_LOCKED) {_TABLES}")
+            conn.execute(f"{command} (SKIP_LOCKED) {_TABLES}")
+        return pages
