@@ -23,6 +23,14 @@ FtsRow = tuple[str, str, str, str]
 
 #: Where copies are told by whole texts' digests alone (`near` off): no digest without a last sentence.
 WHOLE_DIGESTS = " AND a.trimmed=0 AND b.trimmed=0"
+#: Per section of `{ids}` (each engine's list condition) without a content digest: the first section under it
+#: (before the next heading of its level or above) that has one; NULL where none. Both engines' SQL.
+DIGESTED_BELOW = (
+    "SELECT s.id, (SELECT t.id FROM sections t JOIN section_digests d ON d.id=t.id "
+    "WHERE t.page_id=s.page_id AND t.ord>s.ord AND t.ord<(SELECT coalesce(min(u.ord), s.ord+1000000000) "
+    "FROM sections u WHERE u.page_id=s.page_id AND u.ord>s.ord AND u.level<=s.level) ORDER BY t.ord LIMIT 1) "
+    "FROM sections s WHERE s.id {ids} AND NOT EXISTS (SELECT 1 FROM section_digests e WHERE e.id=s.id)"
+)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ def fold_copies(
         # are told by the text under it.
         below = reads.digested_below(sorted(set(sids.values())))
         sids = {pid: below.get(sid, sid) for pid, sid in sids.items()}
-    copies = _copies(reads, sids, owners, mechanism_on("trimmed-digests"))
+    near = mechanism_on("trimmed-digests")  # all-in-one pages told by digests without a last sentence too
+    copies = _copies(reads, sids, owners, near)
     shapes = reads.page_shapes(sorted({*ranked, *(o for v in copies.values() for o, _ in v)}))
     size = {pid: shape[1] for pid, shape in shapes.items()}
     out = Folded([], dict(section_of), dict(score))
@@ -60,8 +61,8 @@ def fold_copies(
             continue
         target, here = pid, copies.get(sids.get(pid, -1), [])
         scope = Scope((owners[pid],)) if pid in owners else None
-        if aggregates and here and scope is not None and _aggregate(reads, scope, size, pid):
-            source = _held(reads, scope, size, pid, here)
+        if aggregates and here and scope is not None and _aggregate(reads, scope, size, pid, near):
+            source = _held(reads, scope, size, pid, here, near)
             if source:
                 _, _, target, target_sid = min(source)
                 if target in taken:
@@ -110,18 +111,17 @@ def _specific(
     return smallest, [target, *(o for o in twins if o != smallest)]
 
 
-def _aggregate(reads: Reads, scope: Scope, size: dict[int, int], page: int) -> bool:
+def _aggregate(reads: Reads, scope: Scope, size: dict[int, int], page: int, near: bool) -> bool:
     """Whether most of a page's digested sections occur on pages of its root at most 1/AGGREGATE_SIZE_RATIO its
     size (an all-in-one page holding chapters; not a page whose mirror holds it all, nor a class page whose
     summary repeats one method's description)."""
     whole = size.get(page, 0)
     smaller = whole // AGGREGATE_SIZE_RATIO
-    near = mechanism_on("trimmed-digests")
     return reads.shared_digests(page, scope, most=smaller, near=near) >= AGGREGATE_SHARE * whole > 0
 
 
 def _held(
-    reads: Reads, scope: Scope, size: dict[int, int], page: int, here: list[tuple[int, int]]
+    reads: Reads, scope: Scope, size: dict[int, int], page: int, here: list[tuple[int, int]], near: bool
 ) -> list[tuple[float, int, int, int]]:
     """The pages an all-in-one page copies among those holding its best section, most specific first: the share
     of theirs it holds (a chapter wholly), then the smaller; a page that merely holds one of its sections beside
@@ -130,7 +130,7 @@ def _held(
     for other, sid in here:
         own = size.get(other, 0)
         if own and size.get(page, 0) >= AGGREGATE_SIZE_RATIO * own:
-            share = reads.shared_digests(other, scope, other=page, near=mechanism_on("trimmed-digests")) / own
+            share = reads.shared_digests(other, scope, other=page, near=near) / own
             if share >= AGGREGATE_SHARE:
                 held.append((-share, own, other, sid))
     return held

@@ -11,7 +11,7 @@ import numpy as np
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern
+from docs_mcp.store.pagerows import DIGESTED_BELOW, TOTAL, WHOLE_DIGESTS, like_pattern
 from docs_mcp.store.postgres import inbound, keywords, text
 from docs_mcp.store.postgres.audit import AuditReads
 from docs_mcp.store.postgres.postings import decode
@@ -256,14 +256,8 @@ class PostgresReads(AuditReads):
         return [tuple(r) for r in self._all(sql, {**args, "ids": list(section_ids)})]
 
     def digested_below(self, section_ids: Sequence[int]) -> dict[int, int]:
-        """Per section without a content digest: the first one under it (before its next peer) that has one."""
-        sql = (
-            "SELECT s.id, (SELECT t.id FROM sections t JOIN section_digests d ON d.id=t.id "
-            "WHERE t.page_id=s.page_id AND t.ord>s.ord AND t.ord<(SELECT coalesce(min(u.ord), s.ord+1000000000) "
-            "FROM sections u WHERE u.page_id=s.page_id AND u.ord>s.ord AND u.level<=s.level) ORDER BY t.ord LIMIT 1) "
-            "FROM sections s WHERE s.id = ANY(%s) "
-            "AND NOT EXISTS (SELECT 1 FROM section_digests e WHERE e.id=s.id)"
-        )
+        """Per section without a content digest: the first one under it that has one (`DIGESTED_BELOW`)."""
+        sql = DIGESTED_BELOW.format(ids="= ANY(%s)")
         return {sid: below for sid, below in self._all(sql, (list(section_ids),)) if below is not None}
 
     def shared_digests(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from docs_mcp.store.pagerows import WHOLE_DIGESTS
+from docs_mcp.store.pagerows import DIGESTED_BELOW, WHOLE_DIGESTS
 from docs_mcp.store.sqlite.inbound import marks
 
 
@@ -34,12 +34,6 @@ def shared_digests(
 
 
 def digested_below(db: sqlite3.Connection, section_ids: Sequence[int]) -> dict[int, int]:
-    """Per section without a content digest: the first section under it (before the next heading of its level
-    or above) that has one."""
-    sql = (
-        "SELECT s.id, (SELECT t.id FROM sections t JOIN section_digests d ON d.id=t.id "
-        "WHERE t.page_id=s.page_id AND t.ord>s.ord AND t.ord<(SELECT coalesce(min(u.ord), s.ord+1e9) "
-        "FROM sections u WHERE u.page_id=s.page_id AND u.ord>s.ord AND u.level<=s.level) ORDER BY t.ord LIMIT 1) "
-        f"FROM sections s WHERE s.id IN ({marks(section_ids)}) AND NOT EXISTS (SELECT 1 FROM section_digests e WHERE e.id=s.id)"
-    )
+    """Per section without a content digest: the first section under it that has one (`DIGESTED_BELOW`)."""
+    sql = DIGESTED_BELOW.format(ids=f"IN ({marks(section_ids)})")
     return {sid: below for sid, below in db.execute(sql, list(section_ids)) if below is not None}
