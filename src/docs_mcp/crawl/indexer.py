@@ -158,9 +158,8 @@ class Indexer:
             try:
                 await build.run()
                 await self._learn(source, prog)
-                if (
-                    SEP in source.name
-                ):  # a version of a source: `docslice sources` names it so without --source
+                # A version of a source: `docslice sources` names it so without --source.
+                if SEP in source.name:
                     await asyncio.to_thread(self.index.set_meta, NAME_META + source.root, source.name)
             finally:
                 watch.cancel()
