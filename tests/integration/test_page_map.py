@@ -181,3 +181,36 @@ async def test_a_pages_lines_shaped_like_the_tools_own_are_shown_escaped(tmp_pat
             assert "\\" + line in lines, (name, line)
     out = await text_of(server, "search_in_doc", url="options.html", query=QUERY)
     assert MAP_HEAD in out.splitlines()  # the tool's own map line stays as it is
+
+
+async def test_a_pages_first_search_renders_only_the_sections_it_shows_and_lists(tmp_path):
+    # Twenty sections of option entries, every one about the tide cache: the map ranks all their units, but
+    # placing a unit renders its section's markdown (the HTML parsed again), so only those shown or listed
+    # may be rendered; ranking on the sections' texts needs none.
+    body = "".join(
+        f'<section id="group-{g}"><h2>Group {g}</h2><dl>'
+        + "".join(
+            f'<dt id="opt-{g}-{n}"><code>--opt-{g}-{n}</code></dt><dd><p>Keeps tide cache entry {n} '
+            f"of group {g} for a while. {FILLER}</p></dd>"
+            for n in range(8)
+        )
+        + "</dl></section>"
+        for g in range(20)
+    )
+    (tmp_path / "groups.html").write_text(
+        f"<html><head><title>tidectl groups</title></head><body><main><h1>tidectl groups</h1>{body}"
+        "</main></body></html>",
+        encoding="utf-8",
+    )
+    tools = make_tools(str(tmp_path))
+    _, doc = await tools.document("groups.html")
+    rendered: list[str] = []
+    render = doc.render
+    object.__setattr__(doc, "render", lambda section, code: rendered.append(section.id) or render(section, code))
+    out = await tools.search_in_doc("groups.html", "tide cache entry")
+    lines = map_lines(out)
+    assert len(lines) == C.MAP_LINES
+    listed = {re.match(r"- #opt-(\d+)-", line).group(1) for line in lines}
+    shown = set(re.findall(r"^## .*?#group-(\d+)", out, re.M)) | set(re.findall(r"#opt-(\d+)-\d+", out))
+    assert set(rendered) <= {f"group-{g}" for g in shown | listed}
+    assert len(rendered) < 20 // 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from docs_mcp import settings as C
@@ -91,9 +92,10 @@ def page_map(
 
 def _candidates(
     doc: Document, idx: PageIndex, sections: list[int], terms: list[str], shown: Shown, code: bool
-) -> list[_Unit]:
+) -> Iterator[_Unit]:
     """Every unit holding a query term and not shown, best first (a section scored on its text outside its
-    entries, each entry on its own text and name; ties in page order)."""
+    entries, each entry on its own text and name; ties in page order). Lazily: placing a unit renders its
+    section's markdown, and the map lists only the first few."""
     wanted = set(terms)
     found: dict[tuple[int, int], dict[str, int]] = {}
     lengths: dict[tuple[int, int], int] = {}
@@ -109,14 +111,16 @@ def _candidates(
     units = sum(1 + len(s.entries) for s in doc.sections)
     weights = {t: idf(units, sum(1 for counts in found.values() if t in counts)) for t in wanted}
     average = sum(idx.bm25.lengths) / units  # a section's length counts its text outside entries only
-    listed = []
+    scored = []
     for (i, k), counts in found.items():
+        score = _score(weights, counts, lengths[i, k], doc.unit_title(Ref(i, k)), average)
+        if score > 0:
+            scored.append((score, i, k))
+    scored.sort(key=lambda x: (-x[0], x[1], x[2]))
+    for _, i, k in scored:
         unit = _unit(doc, i, k, shown, code)
-        if unit is not None:
-            name = doc.unit_title(unit.ref)
-            listed.append((_score(weights, counts, lengths[i, k], name, average), unit))
-    listed.sort(key=lambda x: (-x[0], x[1].ref.section, x[1].ref.entry))
-    return [unit for score, unit in listed if score > 0 and _resolves(doc, unit.ref)]
+        if unit is not None and _resolves(doc, unit.ref):
+            yield unit
 
 
 def _unit(doc: Document, i: int, k: int, shown: Shown, code: bool) -> _Unit | None:
@@ -136,13 +140,18 @@ def _unit_terms(doc: Document, i: int, code: bool) -> _Terms:
     key = ("unit_terms", i, code)
     cached = doc._memo.get(key)
     if cached is None:
-        rest = Counter(tokenize(doc.sections[i].text))
+        section = doc.sections[i]
+        rest = Counter(tokenize(section.text))
         counted: dict[int, Counter[str]] = {}
-        if doc.sections[i].entries:
-            own = doc.own_markdown(i, code)
-            for k, (entry, span) in enumerate(
-                zip(doc.sections[i].entries, doc.entry_spans(i, code), strict=True)
-            ):
+        if section.entries:
+            # The entries' words from the section's text where each knows its place: rendering the markdown
+            # (HTML parsed again) was most of a page's first search_in_doc; code shown only in the markdown.
+            if code or any(e.text_span is None for e in section.entries):
+                own = doc.own_markdown(i, code)
+                spans = doc.entry_spans(i, code)
+            else:
+                own, spans = section.text, [e.text_span for e in section.entries]
+            for k, (entry, span) in enumerate(zip(section.entries, spans, strict=True)):
                 counted[k] = Counter(tokenize(own[span[0] : span[1]]) if span else ())
                 if entry.parent < 0:
                     rest.subtract(counted[k])
