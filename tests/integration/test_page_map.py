@@ -206,7 +206,9 @@ async def test_a_pages_first_search_renders_only_the_sections_it_shows_and_lists
     _, doc = await tools.document("groups.html")
     rendered: list[str] = []
     render = doc.render
-    object.__setattr__(doc, "render", lambda section, code: rendered.append(section.id) or render(section, code))
+    object.__setattr__(
+        doc, "render", lambda section, code: rendered.append(section.id) or render(section, code)
+    )
     out = await tools.search_in_doc("groups.html", "tide cache entry")
     lines = map_lines(out)
     assert len(lines) == C.MAP_LINES
