@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.model.document import Document
 from docs_mcp.model.section import Entry, Section
+from docs_mcp.search.in_page.named import without_names
 from docs_mcp.search.semantic.signal import blend, page_cosines
 from docs_mcp.settings import (
     HEADING_BOOST,
@@ -124,8 +125,10 @@ class PageIndex:
         ]
         # Code left out of the markdown matches nothing but keeps its length: a section that is mostly code
         # is not a short, dense answer.
+        # Another section's title said in a section's text points there (named.py): its words keep the length.
         lengths = [
-            t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP) for s, t in zip(doc.sections, tokens, strict=True)
+            t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP)
+            for s, t in zip(doc.sections, without_names(doc, tokens, _PAD), strict=True)
         ]
         # The average length divides: an all-empty page still needs one token somewhere.
         self.bm25 = BM25([t or ["\x00"] for t in lengths])
