@@ -3,12 +3,13 @@
 Each configuration (a source tree, a `DOCS_MCP_SEMANTIC_MODEL` value, and optionally an index of its own: an
 older version cannot read a newer schema) runs in a process of its own on the same queries (words of sampled
 page titles, read once from the first configuration's index); the configurations take turns, round after
-round, so a busy spell of the machine hits them all. The child imports nothing from this tree but the
-configuration's own code, and says which `docs_mcp` it ran: a run on another tree's code stops the script.
-A version's result cache (repeated questions answered without ranking) is off, so every call ranks.
-Per run: wall ms of an in-process `search_docs` call and the process's CPU ms in it (every thread), p50 and
-p95 over every call, and the wall p50 and p95 over each query's fastest of its passes (less noise); then each
-figure's median over the rounds and its ratio to the first configuration's.
+round, each round starting one configuration later (in two fixed-order runs the first of a round was slower
+in 5 of 6 rounds, whichever version it was), so a busy spell of the machine hits them all. The child imports
+only its configuration's code, never this tree's, and says which `docs_mcp` it ran: a run on another tree's
+code stops the script. A version's result cache (repeated questions answered without ranking) is off, so
+every call ranks. Per run: wall ms of an in-process `search_docs` call and the process's CPU ms in it (every
+thread), p50 and p95 over every call, and the wall p50 and p95 over each query's fastest of its passes (less
+noise); then each figure's median over the rounds and its ratio to the first configuration's.
 
     PYTHONPATH=src python benchmarks/scale/index_scale.py --cache-dir /tmp/jdk ...   # once: an index to keep
     python benchmarks/scale/search_latency.py --cache-dir /tmp/jdk --root http://127.0.0.1:PORT/ \
@@ -117,7 +118,9 @@ def main() -> None:
         db.close()
         runs: dict[str, list[dict[str, float]]] = {label: [] for label in labels}
         for r in range(args.rounds):
-            for label, config in zip(labels, args.config, strict=True):
+            # Each round starts one configuration later: with a fixed order, the order entered the ratio.
+            turn = [(r + i) % len(labels) for i in range(len(labels))]
+            for label, config in ((labels[i], args.config[i]) for i in turn):
                 figures = run(config, args, queries)
                 runs[label].append(figures)
                 print(f"round {r + 1} {label:12s} " + "  ".join(f"{k} {figures[k]:.1f}" for k in FIGURES))

@@ -251,8 +251,9 @@ def test_search_latency_times_each_configuration_and_its_ratio(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     rounds = [line for line in proc.stdout.splitlines() if line.startswith("round ")]
+    # Each round starts one configuration later.
     assert [line.split()[:3] for line in rounds] == [
-        ["round", "1", "lexical"], ["round", "1", "semantic"], ["round", "2", "lexical"], ["round", "2", "semantic"]
+        ["round", "1", "lexical"], ["round", "1", "semantic"], ["round", "2", "semantic"], ["round", "2", "lexical"]
     ]  # fmt: skip
     summary = proc.stdout.split("median of 2 rounds")[1]
     assert "lexical      p50" in summary and "(1.00x)" in summary and "semantic     p50" in summary
