@@ -251,11 +251,29 @@ def test_search_latency_times_each_configuration_and_its_ratio(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     rounds = [line for line in proc.stdout.splitlines() if line.startswith("round ")]
+    # Each round starts one configuration later.
     assert [line.split()[:3] for line in rounds] == [
-        ["round", "1", "lexical"], ["round", "1", "semantic"], ["round", "2", "lexical"], ["round", "2", "semantic"]
+        ["round", "1", "lexical"], ["round", "1", "semantic"], ["round", "2", "semantic"], ["round", "2", "lexical"]
     ]  # fmt: skip
     summary = proc.stdout.split("median of 2 rounds")[1]
     assert "lexical      p50" in summary and "(1.00x)" in summary and "semantic     p50" in summary
+
+
+def test_search_latency_stops_when_a_configuration_did_not_run_its_own_code(tmp_path):
+    cache = tmp_path / "cache"
+    with pytest.raises(SystemExit) as built:
+        main(["index", "--source", str(SITE), "--cache-dir", str(cache), "--workers", "1"])
+    assert built.value.code == 0
+    empty = tmp_path / "no-code"  # no docs_mcp here: the child finds the installed one, another tree's
+    empty.mkdir()
+    proc = run(
+        "scale/search_latency.py", "--cache-dir", str(cache), "--root", str(SITE), "--rounds", "1", "--passes", "1",
+        "--queries", "3", "--config", f"here:{REPO / 'src'}:off", "--config", f"elsewhere:{empty}:off:{cache}",
+    )  # fmt: skip
+    assert proc.returncode != 0
+    installed = REPO / "src" / "docs_mcp" / "__init__.py"
+    assert f"elsewhere: ran {installed}, not the code under {empty}" in proc.stderr
+    assert "round 1 here" in proc.stdout and "round 1 elsewhere" not in proc.stdout
 
 
 def test_rerank_blends_keep_the_rankers_order_at_weight_zero_and_follow_the_model_at_one():

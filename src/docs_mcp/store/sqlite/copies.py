@@ -23,13 +23,16 @@ def shared_digests(
     `near`: by a digest without a section's last sentence too."""
     where, args = scope
     which = "b.page_id=?" if other is not None else "b.page_id!=?"
-    smaller = "" if most is None else " AND b.page_id IN (SELECT id FROM page_shapes WHERE digests <= ?)"
+    # A join, not `b.page_id IN (SELECT id FROM page_shapes …)`: SQLite drove the digest index by that list,
+    # one probe per small page of the site for each digest (JDK 17's JEditorPane.html: 79 digests, 4,674 small
+    # pages, 74 ms a call; joined 0.3 ms).
+    smaller = "" if most is None else " JOIN page_shapes s ON s.id=b.page_id AND s.digests <= ?"
     sql = (
         "SELECT count(DISTINCT a.id) FROM section_digests a WHERE a.page_id=? AND EXISTS (SELECT 1 FROM "
-        "section_digests b JOIN pages p ON p.id=b.page_id WHERE b.digest=a.digest"
-        f"{'' if near else WHOLE_DIGESTS} AND {which} AND p.listed=1 AND {where}{smaller})"
+        f"section_digests b JOIN pages p ON p.id=b.page_id{smaller} WHERE b.digest=a.digest"
+        f"{'' if near else WHOLE_DIGESTS} AND {which} AND p.listed=1 AND {where})"
     )
-    values = (page_id, page_id if other is None else other, *args, *([] if most is None else [most]))
+    values = (page_id, *([] if most is None else [most]), page_id if other is None else other, *args)
     return db.execute(sql, values).fetchone()[0]
 
 
