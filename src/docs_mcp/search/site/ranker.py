@@ -155,7 +155,10 @@ class SiteRanker:
         self-audit found stealing (prior.py), never one defining the queried name, filed under it in the site's
         index, or titled by the query; a page at the head below the one it points at (pointers.py)."""
         # How far each title is the query: a thin page it titles is the one asked for; a listing yields to it.
-        titled = {pid: titled_by(list(idf), idf, t[1]) for pid, t in found.titles.items()}
+        # Numbers are the version rule's to weigh (VERSION_BONUS): "Django 1.8.2 release notes" and "… 3.2.25 …"
+        # are titled by a query naming both versions alike.
+        worded = [t for t in idf if not t.replace(".", "").isdigit()]
+        titled = {pid: titled_by(worded, idf, t[1]) for pid, t in found.titles.items()}
         exempt = {*found.defines, *found.keywords}
         if mechanism_on("page-kind"):
             spared = titled if mechanism_on("titled-thin") else {}
