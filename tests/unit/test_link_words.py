@@ -91,3 +91,23 @@ def test_a_page_gives_at_most_its_caps_of_link_words():
     assert sum(len(v) for v in pairs.values()) == LINK_WORDS_PER_PAGE
     one = " ".join(f'<a href="care.html#m{i}">method{i:04d}</a>' for i in range(2_000))
     assert len(words("log.html", f"<p>{one}</p>")["care.html"]) == LINK_WORDS_PER_TARGET
+
+
+def test_a_link_whose_text_is_its_target_address_gives_no_words():
+    html = (
+        '<p><a href="releaselog/3_5_4.html">releaselog/3_5_4.html</a> <a href="../log.html#noon">log.html</a>'
+        ' <a href="care.html">care.html mirrors</a> <a href="log.html">3.5.4</a></p>'
+    )
+    assert words("sub/crossref.html", html) == {
+        "sub/care.html": set(tokenize("care.html mirrors")),  # the address and more: a name of its own
+        "sub/log.html": set(tokenize("3.5.4")),
+    }
+
+
+def test_without_the_address_rule_an_address_text_gives_its_pieces(monkeypatch):
+    from docs_mcp import settings
+
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"address-links"}))
+    assert words("crossref.html", '<p><a href="log.html">log.html</a></p>') == {
+        "log.html": set(tokenize("log.html"))
+    }

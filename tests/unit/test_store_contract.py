@@ -269,6 +269,34 @@ def test_link_words_say_what_pages_link_with_and_go_with_a_rewrite_or_removal_of
     assert said() == []
 
 
+def test_a_page_s_links_are_read_back_as_the_pages_they_point_at_with_their_words(store):
+    from docs_mcp.crawl.rows import prepare_page
+
+    index, scope = _indexed(store)
+    target = next(p.key for p in index.pages(scope) if p.key.endswith("sphinx.html"))
+    listing = target.rsplit("/", 1)[0] + "/links-a.html"
+    doc = index.load_document(target)
+    sextant, tidewater = tokenize("sextant tidewater")
+    pairs = ((target, sextant), (target, tidewater), ("https://elsewhere.invalid/", "x"))
+    index.write(prepare_page(listing, doc, link_words=pairs))
+
+    def links() -> dict[str, dict[str, frozenset[str]]]:
+        """Per page key (of the listing and the page it links to): the keys it points at, with their words."""
+        with index.reading() as r:
+            assert r.links_from([]) == {}
+            keys = {row.id: row.key for row in r.page_rows(range(1, 10_000)) if row.key in (listing, target)}
+            return {keys[pid]: found for pid, found in r.links_from(list(keys)).items()}
+
+    found = links()
+    assert found[listing] == {
+        target: frozenset({sextant, tidewater}),
+        "https://elsewhere.invalid/": frozenset({"x"}),
+    }
+    assert tidewater not in {w for words in found[target].values() for w in words}  # the target's own links
+    index.write(prepare_page(listing, doc))  # rewritten without its links: it points at nothing
+    assert set(links()) == {target}
+
+
 def test_the_audit_reads_the_listed_pages_and_the_words_links_say_most_of_a_page(store):
     from docs_mcp.crawl.rows import prepare_page
 

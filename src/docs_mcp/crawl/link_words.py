@@ -12,6 +12,7 @@ from docs_mcp.convert.hidden import hidden_elements
 from docs_mcp.convert.parsing import normalize_space
 from docs_mcp.fetch.discovery import Anchor, Folder, normalize_url, page_anchors, page_folder, resolve_link
 from docs_mcp.fetch.sources import Location
+from docs_mcp.settings import mechanism_on
 from docs_mcp.site_words import GENERIC_LINK_TEXTS, LINK_TEXT_MAX_CHARS
 from docs_mcp.text.terms import query_terms
 
@@ -64,8 +65,11 @@ def link_words(
     per_target: dict[str, int] = {}
     folder = None if loc.source.is_local else page_folder(key)
     hidden = {a for el in hidden_elements(root) for a in el.iter("a")}
+    addresses = mechanism_on("address-links")
     for href, a in page_anchors(root) if anchors is None else anchors:
         if href.startswith("?") or a in hidden:  # the page itself, asked with a query; a link no reader sees
+            continue
+        if addresses and not len(a) and spells_address(a.text or "", href):
             continue
         terms = _terms(a)
         if not terms:
@@ -82,6 +86,14 @@ def link_words(
         if len(out) >= LINK_WORDS_PER_PAGE:
             break
     return tuple(sorted(out)[:LINK_WORDS_PER_PAGE])
+
+
+def spells_address(text: str, href: str) -> bool:
+    """Whether a link's text is its target's address written out (`releaselog/3_5_4.html`, as SQLite's cross
+    references and FFmpeg's "See Also" lists write them): it names nothing the address does not, and the
+    address's pieces (`html`, `releaselog`) said of thirty pages were their link words."""
+    text, path = text.strip(), href.split("#", 1)[0].split("?", 1)[0]
+    return bool(text) and bool(path) and (path == text or path.endswith("/" + text))
 
 
 def _terms(a: HtmlElement) -> tuple[str, ...]:

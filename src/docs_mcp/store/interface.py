@@ -126,6 +126,11 @@ class Reads(PageReads, Protocol):
         pages say (their texts' words); an index written before schema 12 (SQLite) / 10 (PostgreSQL) has none."""
         ...
 
+    def links_from(self, page_ids: Sequence[int]) -> dict[int, dict[str, frozenset[str]]]:
+        """Per page of these: the pages of its site its links point at (keys), each with the terms those links
+        say (search/site/pointers.py); a page with no such link is left out."""
+        ...
+
     def best_section(self, page_id: int, terms: Sequence[str], scope: Scope) -> int | None:
         """The page's best section holding any of the terms, by the scope's statistics."""
         ...

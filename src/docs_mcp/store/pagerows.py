@@ -160,13 +160,19 @@ def pack_link_words(pairs: Iterable[tuple[str, str]]) -> bytes:
     return zlib.compress(text.encode("utf-8"), ZLIB_LEVEL)
 
 
-def unpack_link_words(blob: bytes | None) -> set[tuple[str, str]]:
+def link_targets(blob: bytes | None) -> dict[str, frozenset[str]]:
+    """A page's stored link words as target key → the terms its links to that page say."""
     text = zlib.decompress(blob).decode("utf-8") if blob else ""
-    out = set()
+    out = {}
     for line in text.split("\n") if text else ():
         target, _, terms = line.partition("\t")
-        out.update((target, t) for t in terms.split(" "))
+        out[target] = frozenset(terms.split(" "))
     return out
+
+
+def unpack_link_words(blob: bytes | None) -> set[tuple[str, str]]:
+    """A page's stored link words as (target key, term) pairs."""
+    return {(target, term) for target, terms in link_targets(blob).items() for term in terms}
 
 
 def link_word_changes(

@@ -13,13 +13,7 @@ from typing import TYPE_CHECKING
 from docs_mcp.deadline import check
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.semantic.scan import SectionScan
-from docs_mcp.search.semantic.signal import (
-    active_model,
-    beside,
-    embedder,
-    query_vector,
-    rerank_pages,
-)
+from docs_mcp.search.semantic.signal import active_model, beside, embedder, query_vector, rerank_pages
 from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site.copies import fold_copies
 from docs_mcp.search.site.evidence import (
@@ -31,10 +25,11 @@ from docs_mcp.search.site.evidence import (
 )
 from docs_mcp.search.site.hits import build_hits, one_per_content
 from docs_mcp.search.site.page_kind import thin_pages_lower
+from docs_mcp.search.site.pointers import pointed_first
 from docs_mcp.search.site.prior import Priors
 from docs_mcp.search.site.proximity import PROXIMITY_SECTIONS, closer_first
 from docs_mcp.search.site.safety import Holding, safe_order, semantic_weight, written_query
-from docs_mcp.search.site.scoring import Evidence, combine, page_evidence, selective_terms
+from docs_mcp.search.site.scoring import Evidence, combine, page_evidence, selective_terms, titled_by
 from docs_mcp.search.site.site_name import SiteNames, names_site
 from docs_mcp.search.site.spaced import spelt_pages
 from docs_mcp.search.site.vocabulary import site_terms, told_phrases, views
@@ -124,7 +119,7 @@ class SiteRanker:
             weight = semantic_weight(query) if mechanism_on("query-weight") else SEMANTIC_WEIGHT
             combined, cosine = self._semantic(reads, model, dim, qvec, near, combined, weight)
         check()
-        combined = self._lowered(reads, query, scope, combined, found)
+        combined = self._lowered(reads, query, scope, combined, found, idf, selected)
         # No blend may put a page holding none of the query's words above one holding all as written, nor a
         # page without the version the query writes above one titled with it.
         combined = safe_order(combined, written_query(query, selected), found.versioned, holding)
@@ -147,18 +142,34 @@ class SiteRanker:
         return hits, site_terms(reads, query, selected, scope, ranked, idf) if weak else []
 
     def _lowered(
-        self, reads: Reads, query: str, scope: Scope, combined: dict[int, float], found: Evidence
+        self,
+        reads: Reads,
+        query: str,
+        scope: Scope,
+        combined: dict[int, float],
+        found: Evidence,
+        idf: dict[str, float],
+        selected: list[str],
     ) -> dict[int, float]:
-        """Thin pages lowered (page_kind.py), and the pages the source's self-audit found stealing (prior.py);
-        never a page defining the queried name, filed under it in the site's index, or titled by the query."""
+        """Thin pages lowered but for the query their titles say (page_kind.py); the pages the source's
+        self-audit found stealing (prior.py), never one defining the queried name, filed under it in the site's
+        index, or titled by the query; a page at the head below the one it points at (pointers.py)."""
+        # How far each title is the query: a thin page it titles is the one asked for; a listing yields to it.
+        # Numbers are the version rule's to weigh (VERSION_BONUS): "Django 1.8.2 release notes" and "… 3.2.25 …"
+        # are titled by a query naming both versions alike.
+        worded = [t for t in idf if not t.replace(".", "").isdigit()]
+        titled = {pid: titled_by(worded, idf, t[1]) for pid, t in found.titles.items()}
         exempt = {*found.defines, *found.keywords}
         if mechanism_on("page-kind"):
-            combined = thin_pages_lower(reads, combined, exempt)
+            spared = titled if mechanism_on("titled-thin") else {}
+            combined = thin_pages_lower(reads, combined, exempt, spared)
+        keys = lambda ps: self._keys(reads, ps, scope)  # noqa: E731
         if self._priors is not None and mechanism_on("prior"):
             said = frozenset(tokenize(query))
             exempt |= {pid for pid, (_, words, _) in found.titles.items() if words and words <= said}
-            keys = lambda ps: self._keys(reads, ps, scope)  # noqa: E731
             combined = self._priors.lowered(reads, scope, combined, keys, exempt)
+        if mechanism_on("pointers"):
+            combined = pointed_first(reads, combined, selected, titled, keys)
         return combined
 
     def _evidence(
@@ -279,12 +290,8 @@ class SiteRanker:
                 if len(self._title_memo) > TITLE_MEMO_SIZE:
                     self._title_memo.clear()
                 for row in rows:
-                    self._title_memo[row.id] = (
-                        row.title,
-                        frozenset(tokenize(row.title)),
-                        row.key,
-                        row.hash or f"page {row.id}",
-                    )
+                    tokens = frozenset(tokenize(row.title))
+                    self._title_memo[row.id] = (row.title, tokens, row.key, row.hash or f"page {row.id}")
         out = {}
         for pid in page_ids:
             memo = self._title_memo.get(pid)

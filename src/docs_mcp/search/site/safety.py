@@ -94,7 +94,7 @@ def exact_first(
     if whole:
         head, tail = order[: whole[-1] + 1], order[whole[-1] + 1 :]
         order = [p for p in head if held[p]] + [p for p in head if not held[p]] + tail
-    return _scored(combined, order)
+    return scored_as(combined, order)
 
 
 def versions_first(
@@ -121,7 +121,7 @@ def versions_first(
             len(order),
         )
         order.insert(at, pid)
-    return _scored(combined, order)
+    return scored_as(combined, order)
 
 
 def safe_order(
@@ -150,7 +150,7 @@ def _held(
     return held
 
 
-def _scored(combined: dict[int, float], order: list[int]) -> dict[int, float]:
+def scored_as(combined: dict[int, float], order: list[int]) -> dict[int, float]:
     """Scores for a new order: kept where the order stands, lowered just enough elsewhere."""
     out: dict[int, float] = {}
     previous = float("inf")

@@ -111,6 +111,18 @@ def keyword_strength(
     return out
 
 
+def title_share(terms: list[str], idf: dict[str, float], title_tokens: frozenset[str]) -> float:
+    """The IDF-weighted share of the query's terms a page's title holds."""
+    return sum(idf[t] for t in terms if t in title_tokens) / (sum(idf.values()) or 1.0)
+
+
+def titled_by(terms: list[str], idf: dict[str, float], title_tokens: frozenset[str]) -> float:
+    """How far a page's title is the query (0 to 1): the share of the query its title holds (title_share) times
+    the share of the title's words the query says (`ErrorHandler.hpp File Reference` is not the class asked)."""
+    said = len(title_tokens.intersection(terms)) / (len(title_tokens) or 1)
+    return title_share(terms, idf, title_tokens) * said
+
+
 def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence) -> dict[int, float]:
     """Each candidate's score: its best section and its page evidence (each normalized to the best), bonuses
     for query terms in its title and in links to it (by their IDF) and for defining a queried name; release
@@ -125,7 +137,7 @@ def combine(query: str, terms: list[str], idf: dict[str, float], found: Evidence
         page_score = found.page_score.get(pid, 0.0)
         score = (1 - PAGE_SHARE) * section_score / top_sec + PAGE_SHARE * page_score / top_page
         title, title_tokens, _ = found.titles.get(pid, ("", frozenset(), ""))
-        score += TITLE_MATCH_BONUS * sum(idf[t] for t in terms if t in title_tokens) / idf_sum
+        score += TITLE_MATCH_BONUS * title_share(terms, idf, title_tokens)
         if pid in found.defines:
             score += NAME_MATCH_BONUS
         score += COVERAGE_BONUS * found.coverage.get(pid, 0.0)

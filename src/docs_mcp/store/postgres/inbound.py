@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from docs_mcp.store.pagerows import link_word_changes
+from docs_mcp.store.pagerows import link_targets, link_word_changes
 
 if TYPE_CHECKING:
     import psycopg
@@ -72,3 +72,15 @@ def inbound_terms(
         "WHERE p.id = ANY(%s) AND w.term = ANY(%s::text[])",
         (list(page_ids), list(terms)),
     ).fetchall()
+
+
+def links_from(db: psycopg.Connection, page_ids: Sequence[int]) -> dict[int, dict[str, frozenset[str]]]:
+    """Per page of these: the pages its links point at (keys), each with the terms those links say."""
+    if not page_ids:
+        return {}
+    rows = db.execute(
+        "SELECT p.id, w.pairs FROM pages p JOIN link_words w ON w.source = hashtextextended(p.key, 0) "
+        "WHERE p.id = ANY(%s)",
+        (list(page_ids),),
+    ).fetchall()
+    return {pid: link_targets(blob) for pid, blob in rows}

@@ -168,6 +168,10 @@ class PostgresReads(AuditReads):
         """(page id, term) of these terms that other pages' links to these pages say."""
         return inbound.inbound_terms(self.db, page_ids, terms)
 
+    def links_from(self, page_ids: Sequence[int]) -> dict[int, dict[str, frozenset[str]]]:
+        """Per page: the pages its links point at (keys), each with the terms those links say."""
+        return inbound.links_from(self.db, page_ids)
+
     def page_titles(self, keys: Sequence[str]) -> list[tuple[str, str]]:
         """(key, title) of those of these pages that are indexed."""
         return [

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from docs_mcp.store.pagerows import link_word_changes
+from docs_mcp.store.pagerows import link_targets, link_word_changes
 
 #: Run by schema.py with the other tables (schema 12; `IN_PLACE` adds them to a schema 11 file). A target is a
 #: page key, as links name it: the page may be indexed before or after the pages linking to it.
@@ -48,6 +48,18 @@ def inbound_terms(
         f"WHERE p.id IN ({marks(page_ids)}) AND w.term IN ({marks(terms)})",
         (*page_ids, *terms),
     ).fetchall()
+
+
+def links_from(db: sqlite3.Connection, page_ids: Sequence[int]) -> dict[int, dict[str, frozenset[str]]]:
+    """Per page of these: the pages its links point at (keys), each with the terms those links say."""
+    if not page_ids:
+        return {}
+    rows = db.execute(
+        "SELECT p.id, w.pairs FROM pages p JOIN link_words w ON w.source = p.key "
+        f"WHERE p.id IN ({marks(page_ids)})",
+        tuple(page_ids),
+    ).fetchall()
+    return {pid: link_targets(blob) for pid, blob in rows}
 
 
 def marks(values: Sequence[object]) -> str:

@@ -13,7 +13,7 @@ from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, Sect
 from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern, unpack_links, unpack_text
 from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.copies import digested_below, shared_digests
-from docs_mcp.store.sqlite.inbound import inbound_terms, marks
+from docs_mcp.store.sqlite.inbound import inbound_terms, links_from, marks
 from docs_mcp.store.sqlite.keywords import keyword_matches, scored_entries
 from docs_mcp.store.sqlite.scoped import ScopeStats, scope_stats
 from docs_mcp.store.sqlite.scoping import match_expression, scope_sql
@@ -172,6 +172,10 @@ class SQLiteReads(AuditReads):
     def inbound_terms(self, page_ids: Sequence[int], terms: Sequence[str]) -> list[tuple[int, str]]:
         """(page id, term) of these terms that other pages' links to these pages say."""
         return inbound_terms(self.db, page_ids, terms)
+
+    def links_from(self, page_ids: Sequence[int]) -> dict[int, dict[str, frozenset[str]]]:
+        """Per page: the pages its links point at (keys), each with the terms those links say."""
+        return links_from(self.db, page_ids)
 
     def best_section(self, page_id: int, terms: Sequence[str], scope: Scope) -> int | None:
         """A page's best section for the terms (for a page found by page-level BM25 only)."""
