@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from docs_mcp.convert.parsing import parse_html
+from docs_mcp.convert.pipeline import build_document
 from docs_mcp.crawl.indexer import digest
+from docs_mcp.crawl.link_words import link_words
+from docs_mcp.crawl.rows import prepare_page
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.model.progress import Progress
@@ -95,3 +99,22 @@ def test_a_page_that_only_refreshes_to_another_is_crawled_but_not_listed():
     assert not prepared.listed and links == [ROOT + "Shell-Grammar.html#Aliasing"]
     page = f"<html><body><main><h1>Aliasing</h1><p>{PROSE}</p></main></body></html>"
     assert digest(RawPage(loc, page, "html"), loc.key)[0].listed
+
+
+def test_a_page_digested_with_one_hidden_scan_yields_what_each_step_alone_yields():
+    # The indexer scans a page once for what it hides (its links' words and its content both need it).
+    body = (
+        "<nav><a href='nav.html' style='display:none'>ghost harbour</a><a href='tides.html'>tide tables</a></nav>"
+        "<main><h1>Gauges</h1><p>" + PROSE + "<span class='sr-only'>screen reader</span></p>"
+        "<div hidden><h2>Secret</h2><p>hidden words <a href='secret.html'>secret datum</a></p></div>"
+        "<h2>Datums</h2><p>" + PROSE + "<a href='datum.html'>chart datum</a></p>"
+        "<template><a href='t.html'>template words</a></template></main>"
+    )
+    loc = SourceSet.from_specs([ROOT]).resolve(ROOT + "gauges.html")
+    raw = RawPage(loc, f"<html><body>{body}</body></html>", "html")
+    page = digest(raw, loc.key, embed=False).page
+    alone = prepare_page(loc.key, build_document(raw, loc.key), embed=False)
+    assert page.sections == alone.sections and page.doc == alone.doc
+    assert [s[3] for s in page.sections] == ["Gauges", "Datums"]
+    assert page.link_words == link_words(parse_html(raw.text), loc, loc.key)
+    assert {target.rsplit("/", 1)[1] for target, _ in page.link_words} == {"tides.html", "datum.html"}

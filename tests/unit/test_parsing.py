@@ -8,9 +8,10 @@ import lxml.html
 import pytest
 from conftest import SITE
 
+from docs_mcp.convert.hidden import hidden_elements, hidden_within
 from docs_mcp.convert.parsing import find_main, normalize_space, page_title, parse_html, strip_noise
 from docs_mcp.convert.pipeline import build_document
-from docs_mcp.convert.selectors import SelectorSet
+from docs_mcp.convert.selectors import SelectorGroups, SelectorSet, xpath
 from docs_mcp.convert.simplify import code_language, simplify
 from docs_mcp.errors import NotDocumentation
 from docs_mcp.fetch.fetching import RawPage
@@ -315,6 +316,37 @@ def test_selector_set_accepts_comma_separated_groups():
     assert [sel.matches(el(h)) for h in samples] == [True, True, True, False]
 
 
+SELECTOR_GROUPS = (("div.header", "div.nav-panel"), ("table.menu",), ("ul.mini-toc, ol.x.y",))
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        "header",
+        " header\t",
+        "nav-panel\nmenu",
+        "top header x",
+        "headers",
+        "x\u00a0header",
+        "x\x0cheader",
+        "y x",
+    ],
+)
+def test_selector_groups_find_what_each_groups_xpath_finds(cls):
+    # Classes split on XML's white space only, as cssselect's XPath splits them (not on NBSP or form feed).
+    root = el(
+        f'<div class="{cls}"><table class="{cls}"><tr><td><ul class="{cls}"><li>a</li></ul></td></tr></table>'
+        f'<div class="{cls}"><ol class="{cls}">b</ol></div><ul class="mini-toc">c</ul></div>'
+    )
+    found = SelectorGroups(SELECTOR_GROUPS).select(root)
+    assert found == [xpath(group)(root) for group in SELECTOR_GROUPS]
+
+
+def test_selector_groups_refuse_a_selector_without_a_class():
+    with pytest.raises(ValueError, match="class"):
+        SelectorGroups((("div",),))
+
+
 def test_selector_set_select_returns_outermost_matches_in_order_never_the_root():
     root = el('<nav><div class="x"><nav>inner</nav></div><p>keep</p><footer>f</footer><nav>2</nav></nav>')
     found = SelectorSet(("nav", "footer")).select(root)
@@ -456,6 +488,31 @@ def test_text_the_page_hides_is_neither_served_nor_indexed():
         "The tide tables of the harbour.",
     ):
         assert word in text, word
+
+
+def test_the_pages_hidden_elements_found_once_are_those_its_content_hides():
+    # The indexer scans the whole page once (for its links' words too) and strips the content with it.
+    page = (
+        "<html><body><nav><span class='sr-only'>menu</span><a href='x.html' style='display:none'>x</a></nav>"
+        "<main><h1>Tides</h1><div hidden><p style='display:none'>inner</p></div><p>Shown</p>"
+        "<template><p>t</p></template><dialog><p>closed</p></dialog><p aria-hidden=true>a</p></main></body></html>"
+    )
+    root = parse_html(page)
+    main = find_main(root)
+    within = hidden_within(main, hidden_elements(root))
+    assert within is not None and set(within) == set(hidden_elements(main))
+    assert sorted(e.tag for e in within) == ["dialog", "div", "p", "template"]
+
+
+def test_content_inside_a_hidden_element_is_scanned_on_its_own():
+    root = parse_html(
+        "<html><body><div hidden><main><h1>T</h1><p hidden>x</p><p>y</p></main></div></body></html>"
+    )
+    main = root.find(".//main")
+    assert hidden_within(main, hidden_elements(root)) is None
+    assert [e.text for e in hidden_elements(main)] == ["x"]
+    strip_noise(main, hidden_elements(root))
+    assert main.text_content() == "Ty"
 
 
 def test_the_unit_cap_counts_page_level_units_too():

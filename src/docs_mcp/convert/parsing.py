@@ -8,7 +8,7 @@ import re
 import lxml.html
 from lxml import etree
 
-from docs_mcp.convert.hidden import hidden_elements
+from docs_mcp.convert.hidden import hidden_elements, hidden_within
 from docs_mcp.convert.selectors import SelectorSet, xpath
 from docs_mcp.convert.texinfo import node_navigation
 from docs_mcp.errors import NotDocumentation
@@ -179,9 +179,11 @@ def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     return body if body is not None else root
 
 
-def strip_noise(main: lxml.html.HtmlElement) -> None:
-    """Drop what the page hides, navigation, widgets, media and permalink anchors, in place."""
-    for el in hidden_elements(main):
+def strip_noise(main: lxml.html.HtmlElement, hidden: list[etree._Element] | None = None) -> None:
+    """Drop what the page hides (`hidden`: its root's `hidden_elements`, when the caller has them), navigation,
+    widgets, media and permalink anchors, in place."""
+    inside = None if hidden is None else hidden_within(main, hidden)
+    for el in hidden_elements(main) if inside is None else inside:
         if el.getparent() is not None:
             el.drop_tree()
     for el in [*_NOISE.select(main), *node_navigation(main)]:

@@ -13,11 +13,11 @@ from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.model.document import Document
 
 
-def build_document(raw: RawPage, url: str, root=None, main=None) -> Document:
+def build_document(raw: RawPage, url: str, root=None, main=None, hidden=None) -> Document:
     """Parse, strip, section: the CPU part of the pipeline (markdown comes later, lazily).
 
-    `root` is an already parsed tree of raw.text and `main` its content container: the indexer finds both
-    once, for links and the navigation test as well as for content.
+    `root` is an already parsed tree of raw.text, `main` its content container and `hidden` its
+    `hidden_elements`: the indexer finds them once, for links and the navigation test as well as for content.
     """
     if raw.kind == "markdown":
         title, sections = split_markdown(raw.text)
@@ -27,7 +27,7 @@ def build_document(raw: RawPage, url: str, root=None, main=None) -> Document:
         # Counted before noise goes: the site's own tables of contents and permalinks name its ids.
         linked = linked_fragments(root, url)
         main = find_main(root) if main is None else main
-        strip_noise(main)
+        strip_noise(main, hidden)
         sections = split_html(main, linked)
     if not title:
         title = url.rsplit("/", 1)[-1]

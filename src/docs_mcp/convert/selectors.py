@@ -106,3 +106,42 @@ class SelectorSet:
         chosen = set(found)
         # Few matches, shallow trees: checking each match's ancestors beats testing every element's.
         return [el for el in found if not any(anc in chosen for anc in el.iterancestors())]
+
+
+#: The white space XPath's normalize-space() splits a class attribute on: cssselect's `.name` test.
+_XML_SPACE = str.maketrans("\t\n\r", "   ")
+
+
+def xpath_classes(el: etree._Element) -> frozenset[str]:
+    """An element's classes as cssselect's XPath tells them (split on XML's white space only)."""
+    cls = el.get("class")
+    return frozenset(cls.translate(_XML_SPACE).split(" ")) if cls else frozenset()
+
+
+class SelectorGroups:
+    """Groups of compound selectors that each name a class, matched in one walk of the tree: each group's
+    matches as `xpath(group)` finds them (itself included, document order, classes split as its XPath splits
+    them), where the XPath walks the tree once per selector."""
+
+    def __init__(self, groups: tuple[tuple[str, ...], ...]):
+        self.groups = [[SimpleSelector.parse(s) for sel in group for s in sel.split(",")] for group in groups]
+        flat = [p for group in self.groups for p in group]
+        if not all(p.classes for p in flat):
+            raise ValueError("SelectorGroups takes selectors that name a class")
+        tags = {p.tag for p in flat}
+        self.tags: tuple[str, ...] = () if None in tags else tuple(sorted(tags))  # type: ignore[arg-type]
+        # An element is looked at only when its class attribute holds one of the names somewhere.
+        self.named = re.compile("|".join(sorted({re.escape(c) for p in flat for c in p.classes})))
+
+    def select(self, root: etree._Element) -> list[list[etree._Element]]:
+        """Each group's matches under `root` (itself included), in document order."""
+        out: list[list[etree._Element]] = [[] for _ in self.groups]
+        for el in root.iter(*self.tags) if self.tags else root.iter(etree.Element):
+            cls = el.get("class")
+            if cls is None or self.named.search(cls) is None:
+                continue
+            classes = xpath_classes(el)
+            for found, group in zip(out, self.groups, strict=True):
+                if any(p.matches(el, classes) for p in group):
+                    found.append(el)
+        return out

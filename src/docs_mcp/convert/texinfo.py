@@ -13,7 +13,7 @@ import re
 
 from lxml import etree
 
-from docs_mcp.convert.selectors import xpath
+from docs_mcp.convert.selectors import SelectorGroups
 from docs_mcp.settings import mechanism_on
 from docs_mcp.text.tidy import normalize_space
 
@@ -31,11 +31,9 @@ _ONLY_BRACKETS = re.compile(r"(?:\[[^\[\]]{0,40}\]\s*)+")
 BARE_MENUS = ("ul.section-toc", "ul.mini-toc")
 MENU_TABLES = ("table.menu",)
 
-_LINE_BARS = xpath(LINE_BARS)
-_BARE_MENUS = xpath(BARE_MENUS)
-_MENU_TABLES = xpath(MENU_TABLES)
+#: The four kinds, found in one walk of the content.
+_KINDS = SelectorGroups((LINE_BARS, ARROW_BARS, BARE_MENUS, MENU_TABLES))
 _DESCRIPTIONS = etree.XPath("descendant::tr/td[position() > 2]")
-_ARROW_BARS = xpath(ARROW_BARS)
 _LINKS = etree.XPath("descendant::a[@rel]")
 
 
@@ -43,19 +41,16 @@ def node_navigation(main: etree._Element) -> list[etree._Element]:
     """Texinfo's bars and menus without descriptions inside `main` (DOCSLICE_ABLATE=texinfo-nav keeps them)."""
     if not mechanism_on("texinfo-nav"):
         return []
+    line_bars, arrow_bars, bare_menus, menu_tables = _KINDS.select(main)
     found = [
-        el
-        for el in _LINE_BARS(main)
-        if any(set(a.get("rel", "").lower().split()) & BAR_RELS for a in _LINKS(el))
+        el for el in line_bars if any(set(a.get("rel", "").lower().split()) & BAR_RELS for a in _LINKS(el))
     ]
-    for table in _ARROW_BARS(main):
+    for table in arrow_bars:
         text = normalize_space(table.text_content())
         if text and _ONLY_BRACKETS.fullmatch(text):
             found.append(table)
-    found += _BARE_MENUS(main)
+    found += bare_menus
     found += [
-        t
-        for t in _MENU_TABLES(main)
-        if not any(normalize_space(td.text_content()) for td in _DESCRIPTIONS(t))
+        t for t in menu_tables if not any(normalize_space(td.text_content()) for td in _DESCRIPTIONS(t))
     ]
     return found

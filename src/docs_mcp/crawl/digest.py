@@ -13,6 +13,7 @@ from copy import deepcopy
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from docs_mcp.convert.hidden import hidden_elements
 from docs_mcp.convert.keyword_index import keyword_entries
 from docs_mcp.convert.parsing import (
     find_main,
@@ -92,12 +93,14 @@ def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
     else:
         root = parse_html(raw.text)
         keywords = keyword_links(root, raw.location, key)
-        anchors = page_anchors(root)
-        words = link_words(root, raw.location, key, anchors)
+        # One walk of each kind serves the links, their words and the content: the tree is not changed
+        # before build_document strips its content container.
+        anchors, hidden = page_anchors(root), hidden_elements(root)
+        words = link_words(root, raw.location, key, anchors, hidden)
         links = page_links(root, raw.location.key, anchors) if not raw.location.source.is_local else []
         main = find_main(root)
         navigation = navigation_page(main)
-        doc = build_document(raw, url, root, main)
+        doc = build_document(raw, url, root, main, hidden)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result; a
     # generated listing (by its path) or a web server's folder listing (by its title) is none either.
     listed = not (navigation or generated(raw.location) or server_listing(doc.title) or refreshes_away(raw))

@@ -55,19 +55,23 @@ def _http_target(key: str, folder: Folder, href: str, root: str) -> str:
 
 
 def link_words(
-    root: HtmlElement, loc: Location, key: str, anchors: list[Anchor] | None = None
+    root: HtmlElement,
+    loc: Location,
+    key: str,
+    anchors: list[Anchor] | None = None,
+    hidden: list[HtmlElement] | None = None,
 ) -> tuple[LinkWord, ...]:
     """The distinct (target key, term) pairs of a parsed page's visible links to other pages of its source (its
-    `page_anchors`, when the caller has them); texts that name a place in the site ("Next", "Index") or are
+    `page_anchors` and `hidden_elements`, when the caller has them); texts that name a place in the site ("Next", "Index") or are
     whole sentences give none, nor do links the page hides. At most LINK_WORDS_PER_PAGE pairs, and
     LINK_WORDS_PER_TARGET for one target."""
     out: set[LinkWord] = set()
     per_target: dict[str, int] = {}
     folder = None if loc.source.is_local else page_folder(key)
-    hidden = {a for el in hidden_elements(root) for a in el.iter("a")}
+    unseen = {a for el in (hidden_elements(root) if hidden is None else hidden) for a in el.iter("a")}
     addresses = mechanism_on("address-links")
     for href, a in page_anchors(root) if anchors is None else anchors:
-        if href.startswith("?") or a in hidden:  # the page itself, asked with a query; a link no reader sees
+        if href.startswith("?") or a in unseen:  # the page itself, asked with a query; a link no reader sees
             continue
         if addresses and not len(a) and spells_address(a.text or "", href):
             continue
