@@ -505,6 +505,40 @@ async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path)
     assert app.index.page_count() > 0 and app.search.search("tidepool.load", 1)
 
 
+def back_to_13(db: sqlite3.Connection) -> None:
+    """A schema 14 file made as schema 13 wrote it: each section's text in its row (zlib'd when longer)."""
+    from docs_mcp.store.pagerows import pack_text, unpack_texts
+
+    db.execute("ALTER TABLE sections ADD COLUMN text TEXT NOT NULL DEFAULT ''")
+    for page_id, blob in db.execute("SELECT id, texts FROM page_data").fetchall():
+        for ord_, text in enumerate(unpack_texts(blob)):
+            db.execute(
+                "UPDATE sections SET text=? WHERE page_id=? AND ord=?", (pack_text(text), page_id, ord_)
+            )
+    db.execute("ALTER TABLE page_data DROP COLUMN texts")
+    db.execute("UPDATE meta SET value='13' WHERE key='schema'")
+
+
+async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_one_stream(tmp_path):
+    cache = tmp_path / "c"
+    app = app_for(cache, str(SITE))
+    await build(app)
+    count, hits = app.index.page_count(), app.search.search("tidepool.load", 3)
+    target = next(k for k in keys(app) if k.endswith("sphinx.html"))
+    texts = [s.text for s in app.index.load_document(target).sections]
+    app.index.close()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        back_to_13(db)
+        assert db.execute("SELECT count(*) FROM sections WHERE typeof(text)='blob'").fetchone()[0] > 0
+    again = app_for(cache, str(SITE))  # converted in place on open
+    assert again.index.page_count() == count and again.search.search("tidepool.load", 3) == hits
+    assert [s.text for s in again.index.load_document(target).sections] == texts
+    with again.index.reading() as r:
+        columns = {row[1] for row in r.db.execute("PRAGMA table_info(sections)")}
+        assert r.meta("schema") == "14" and "text" not in columns
+    again.index.close()
+
+
 async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_pages_are_written_again(
     tmp_path,
 ):
@@ -518,6 +552,7 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
         assert r.db.execute("SELECT count(*) FROM inbound_words").fetchone()[0] > 0  # the site's own links
     app.index.close()
     with sqlite3.connect(cache / "index.sqlite") as db:  # back to schema 11: no link words
+        back_to_13(db)
         db.executescript(
             "DROP TABLE inbound_words; DROP TABLE link_words; UPDATE meta SET value='11' WHERE key='schema';"
         )
@@ -525,7 +560,7 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
     assert again.index.page_count() == count and again.search.search("tidepool.load", 3) == hits
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     with again.index.reading() as r:
-        assert r.meta("schema") == "13" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
+        assert r.meta("schema") == "14" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
             0,
         )
     source = target.rsplit("/", 1)[0] + "/linking.html"
@@ -551,6 +586,7 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
     with sqlite3.connect(
         cache / "index.sqlite"
     ) as db:  # back to schema 12: one digest a section, its id the key
+        back_to_13(db)
         db.executescript(
             "CREATE TABLE d12(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, digest TEXT NOT NULL);"
             "INSERT INTO d12 SELECT id, page_id, digest FROM section_digests WHERE trimmed=0;"
@@ -565,7 +601,7 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     sql = "SELECT trimmed, count(*) FROM section_digests GROUP BY trimmed"
     with again.index.reading() as r:
-        assert r.meta("schema") == "13" and r.db.execute(sql).fetchall() == [(0, whole)]
+        assert r.meta("schema") == "14" and r.db.execute(sql).fetchall() == [(0, whole)]
     again.index.write(prepare_page(target, again.index.load_document(target)))
     with again.index.reading() as r:
         assert dict(r.db.execute(sql).fetchall())[1] > 0

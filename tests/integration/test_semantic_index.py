@@ -21,7 +21,7 @@ from docs_mcp.search.semantic.scan import COARSE_OVERSAMPLE, SectionScan
 from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site import ranker
 from docs_mcp.store.interface import Scope
-from docs_mcp.store.pagerows import unpack_text
+from docs_mcp.store.pagerows import unpack_texts
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # a subprocess waited on for up to 120 s
 
@@ -215,6 +215,12 @@ async def test_an_index_of_another_models_vectors_gets_the_default_models_on_the
     assert {m for m, _ in rows} == {extra.name} and all(size % (2 * extra.dim) == 0 for _, size in rows)
 
 
+def page_texts(app: App, key: str) -> list[str]:
+    """A page's section texts as stored, in order (one stream a page)."""
+    sql = "SELECT d.texts FROM page_data d JOIN pages p ON p.id=d.id WHERE p.key=?"
+    return unpack_texts(app.index.db.execute(sql, (key,)).fetchone()[0])
+
+
 async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks_first(
     extra, site, tmp_path, monkeypatch
 ):
@@ -236,10 +242,11 @@ async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks
     best = {}
     for url in lexical:
         rows = app.index.db.execute(
-            "SELECT s.title, s.path, s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=?",
+            "SELECT s.title, s.path FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=? ORDER BY s.ord",
             (url,),
         ).fetchall()
-        vecs = extra.embed([semantic.section_text(t, p, unpack_text(x)) for t, p, x in rows])
+        texts = page_texts(app, url)
+        vecs = extra.embed([semantic.section_text(t, p, x) for (t, p), x in zip(rows, texts, strict=True)])
         best[url] = float(np.max(vecs @ qvec))
     assert meaning[0] == max(best, key=best.get) != lexical[0]
     assert set(meaning) <= set(lexical)  # re-ordered, never widened
@@ -258,9 +265,9 @@ async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows
     best = {}
     for pid, key in app.index.db.execute("SELECT id, key FROM pages WHERE listed=1").fetchall():
         rows = app.index.db.execute(
-            "SELECT title, path, text FROM sections WHERE page_id=? ORDER BY ord", (pid,)
+            "SELECT title, path FROM sections WHERE page_id=? ORDER BY ord", (pid,)
         ).fetchall()
-        texts = [semantic.section_text(title, path, unpack_text(text)) for title, path, text in rows]
+        texts = [semantic.section_text(t, p, x) for (t, p), x in zip(rows, page_texts(app, key), strict=True)]
         best[key] = float(np.max(extra.embed(texts) @ qvec))
     expected = sorted(best, key=lambda k: -best[k])[:3]
     scan = SectionScan(1 << 24, recheck_seconds=0.0)

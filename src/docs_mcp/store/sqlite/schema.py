@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
+from docs_mcp.store.pagerows import pack_texts, unpack_text
 from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES
 from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 
@@ -28,7 +32,8 @@ from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: 12: `inbound_words` and `link_words`, the words of the site's links to each page (store/sqlite/inbound.py).
 #: 13: `section_digests` also holds a section's digest without its last sentence (`trimmed` 1; crawl/rows.py
 #: trimmed_digest), so one section has up to two rows.
-SCHEMA_VERSION = 13
+#: 14: a page's section texts in one zlib stream (`page_data.texts`, store/sqlite/texts.py), none in `sections`.
+SCHEMA_VERSION = 14
 DIGESTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS section_digests(
     id INTEGER NOT NULL, page_id INTEGER NOT NULL, digest TEXT NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0);
@@ -45,9 +50,26 @@ DROP INDEX section_digests_page;
 INSERT INTO section_digests(id, page_id, digest) SELECT id, page_id, digest FROM section_digests_12;
 DROP TABLE section_digests_12;
 """
-#: Versions converted in place (tables added, the pages kept), each by its SQL to the next version; any other
-#: older version is dropped and built again. 11 → 12: no link words until a page is written again.
-IN_PLACE = {"11": INBOUND_SCHEMA, "12": DIGESTS_13}
+
+
+def texts_14(db: sqlite3.Connection) -> None:
+    """13 → 14: each page's section texts, zlib'd one row at a time, moved into one stream a page."""
+    db.execute("ALTER TABLE page_data ADD COLUMN texts BLOB")
+    rows = db.execute("SELECT page_id, text FROM sections ORDER BY page_id, ord")
+    for page_id, texts in groupby(rows, key=itemgetter(0)):
+        blob = pack_texts([unpack_text(text) for _, text in texts])
+        db.execute("UPDATE page_data SET texts=? WHERE id=?", (blob, page_id))
+    db.execute("ALTER TABLE sections DROP COLUMN text")
+
+
+#: Versions converted in place (tables added, the pages kept), each by its SQL (or function) to the next
+#: version; any other older version is dropped and built again. 11 → 12: no link words until a page is written
+#: again.
+IN_PLACE: dict[str, str | Callable[[sqlite3.Connection], None]] = {
+    "11": INBOUND_SCHEMA,
+    "12": DIGESTS_13,
+    "13": texts_14,
+}
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
 TABLES += KEYWORD_TABLES + INBOUND_TABLES  # store/sqlite/keywords.py and inbound.py own theirs
@@ -56,11 +78,10 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1);
-CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links BLOB, doc BLOB);
+CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links BLOB, doc BLOB, texts BLOB);
 CREATE TABLE IF NOT EXISTS sections(
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
-    level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
-    names TEXT NOT NULL DEFAULT '');
+    level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, names TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(
     title, path, body, names, content='', tokenize='unicode61');
@@ -91,7 +112,11 @@ def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:
             f"reads {SCHEMA_VERSION}): upgrade docslice, or give this one its own --cache-dir"
         )
     while stored in IN_PLACE:
-        _run(db, IN_PLACE[stored])
+        step = IN_PLACE[stored]
+        if callable(step):
+            step(db)
+        else:
+            _run(db, step)
         stored = str(int(stored) + 1)
         db.execute("UPDATE meta SET value=? WHERE key='schema'", (stored,))
     if stored != "new" and stored != str(SCHEMA_VERSION):

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from docs_mcp.store.interface import GENERATION_META
-from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
+from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_texts
 from docs_mcp.store.sqlite.inbound import put_link_words
 from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
 
@@ -31,7 +31,10 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
         "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
         page.row,
     ).lastrowid
-    db.execute("INSERT INTO page_data(id, links, doc) VALUES (?,?,?)", (page_id, page.links, page.doc))
+    db.execute(
+        "INSERT INTO page_data(id, links, doc, texts) VALUES (?,?,?,?)",
+        (page_id, page.links, page.doc, page.texts),
+    )
     if page.listed:
         db.execute(
             "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
@@ -40,7 +43,7 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
     section_ids = []
     for k, row in enumerate(page.sections):
         section_id = db.execute(
-            "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO sections(page_id, ord, anchor, level, title, path, names) VALUES (?,?,?,?,?,?,?)",
             (page_id, *row),
         ).lastrowid
         if page.listed:
@@ -89,9 +92,11 @@ def delete_page(db: sqlite3.Connection, key: str, rewrite: bool = False) -> None
     page_id, title, listed = row
     if listed:
         sections = db.execute(
-            "SELECT id, title, path, text, names FROM sections WHERE page_id=? ORDER BY ord", (page_id,)
+            "SELECT id, title, path, names FROM sections WHERE page_id=? ORDER BY ord", (page_id,)
         ).fetchall()
-        page_fts, section_fts, df = fts_rows(title, [(t, p, unpack_text(x), n) for _, t, p, x, n in sections])
+        texts = unpack_texts(db.execute("SELECT texts FROM page_data WHERE id=?", (page_id,)).fetchone()[0])
+        rows = [(t, p, x, n) for (_, t, p, n), x in zip(sections, texts, strict=True)]
+        page_fts, section_fts, df = fts_rows(title, rows)
         # Contentless tables forget a row only when told the very tokens it was indexed with.
         _fts_delete(db, "pages_fts", [(page_id, page_fts)])
         _fts_delete(db, "sections_fts", [(r[0], f) for r, f in zip(sections, section_fts, strict=True)])
