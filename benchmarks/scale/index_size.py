@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -24,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/: common.py, question_files.py and the other folders
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import load_questions
-from index_scale import compare, html_bytes, searches, table_sizes
+from index_scale import html_bytes, searches, table_sizes
 
 #: Columns whose bytes are summed (table, column): the stored texts, blobs and vectors.
 COLUMNS = (
@@ -41,6 +42,10 @@ COLUMNS = (
     ("inbound_words", "target"),
 )
 MB = 2**20
+#: A hit's address: the indented line under its numbered title.
+_HIT = re.compile(r"^\d+\. [^\n]*\n\s+(\S+)", re.M)
+#: What differs between two builds of the same pages: when the index was refreshed, when a page was fetched.
+_WHEN = re.compile(r"refreshed [^\n]*| · fetched [^\n]*")
 
 
 def owners(db: sqlite3.Connection) -> dict[str, str]:
@@ -80,6 +85,19 @@ def html_size(db: sqlite3.Connection, docs: Path) -> int:
     """Bytes of the HTML files behind the indexed pages (a local folder's pages are keyed by their path)."""
     keys = [Path(k) for (k,) in db.execute("SELECT key FROM pages") if k.startswith("/")]
     return sum(k.stat().st_size for k in keys if k.is_file()) or html_bytes(db, docs)
+
+
+def compare(answers: dict[str, str], path: Path) -> None:
+    """Say how many queries' top-10 addresses, and whole answers (but when things were fetched), are those of
+    an earlier dump; name the queries whose top-10 differ."""
+    before = json.loads(path.read_text(encoding="utf-8"))
+    asked = [q for q in answers if q in before]
+    same = [q for q in asked if _HIT.findall(before[q]) == _HIT.findall(answers[q])]
+    text = sum(_WHEN.sub("", before[q]) == _WHEN.sub("", answers[q]) for q in asked)
+    print(f"top-10: {len(same)} of {len(asked)} queries as in {path.name}; whole answers: {text} the same")
+    for q in asked:
+        if q not in same:
+            print(f"    differs: {q}: {_HIT.findall(before[q])[:5]} -> {_HIT.findall(answers[q])[:5]}")
 
 
 def load() -> str:

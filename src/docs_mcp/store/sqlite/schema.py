@@ -13,6 +13,7 @@ from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.pagerows import pack_texts, unpack_text
 from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES
 from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
+from docs_mcp.store.vectors import upgraded
 
 #: Bumped whenever stored rows or the conversion behind stored pages change. 4: Django/Node.js/MkDocs-Bootstrap
 #: containers, rustdoc sections and noise, plain signatures, a redirected address indexed at its final
@@ -32,7 +33,8 @@ from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: 12: `inbound_words` and `link_words`, the words of the site's links to each page (store/sqlite/inbound.py).
 #: 13: `section_digests` also holds a section's digest without its last sentence (`trimmed` 1; crawl/rows.py
 #: trimmed_digest), so one section has up to two rows.
-#: 14: a page's section texts in one zlib stream (`page_data.texts`, store/sqlite/texts.py), none in `sections`.
+#: 14: a page's section texts in one zlib stream (`page_data.texts`, store/sqlite/texts.py), none in `sections`;
+#: section vectors int8 with a scale a row (store/vectors.py), not float16.
 SCHEMA_VERSION = 14
 DIGESTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS section_digests(
@@ -52,8 +54,15 @@ DROP TABLE section_digests_12;
 """
 
 
-def texts_14(db: sqlite3.Connection) -> None:
-    """13 → 14: each page's section texts, zlib'd one row at a time, moved into one stream a page."""
+def to_14(db: sqlite3.Connection) -> None:
+    """13 → 14: each page's section texts, zlib'd one row at a time, moved into one stream a page; vectors
+    from float16 to int8 rows (store/vectors.py)."""
+    for page_id, model, blob in db.execute("SELECT id, model, vecs FROM page_vectors").fetchall():
+        packed = upgraded(model, blob)
+        if packed is None:
+            db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
+        elif packed != blob:
+            db.execute("UPDATE page_vectors SET vecs=? WHERE id=?", (packed, page_id))
     db.execute("ALTER TABLE page_data ADD COLUMN texts BLOB")
     rows = db.execute("SELECT page_id, text FROM sections ORDER BY page_id, ord")
     for page_id, texts in groupby(rows, key=itemgetter(0)):
@@ -68,7 +77,7 @@ def texts_14(db: sqlite3.Connection) -> None:
 IN_PLACE: dict[str, str | Callable[[sqlite3.Connection], None]] = {
     "11": INBOUND_SCHEMA,
     "12": DIGESTS_13,
-    "13": texts_14,
+    "13": to_14,
 }
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
