@@ -512,10 +512,12 @@ def ranked(app: App) -> list[tuple[str, str, str]]:
 
 def back_to_13(db: sqlite3.Connection) -> None:
     """A schema 14 file made as schema 13 wrote it: each section's text in its row (zlib'd when longer), its
-    vectors float16."""
+    vectors float16, inbound words by target key (counted again from the link words)."""
+    from collections import Counter
+
     import numpy as np
 
-    from docs_mcp.store.pagerows import pack_text, unpack_texts
+    from docs_mcp.store.pagerows import pack_text, unpack_link_words, unpack_texts
     from docs_mcp.store.vectors import FLOAT16_DIMS, unpack_vectors
 
     for page_id, model, blob in db.execute("SELECT id, model, vecs FROM page_vectors").fetchall():
@@ -529,6 +531,15 @@ def back_to_13(db: sqlite3.Connection) -> None:
                 "UPDATE sections SET text=? WHERE page_id=? AND ord=?", (pack_text(text), page_id, ord_)
             )
     db.execute("ALTER TABLE page_data DROP COLUMN texts")
+    pairs = Counter(
+        p for (blob,) in db.execute("SELECT pairs FROM link_words") for p in unpack_link_words(blob)
+    )
+    db.execute("DROP TABLE inbound_words")
+    db.execute(
+        "CREATE TABLE inbound_words(target TEXT NOT NULL, term TEXT NOT NULL, sources INTEGER NOT NULL, "
+        "PRIMARY KEY (target, term)) WITHOUT ROWID"
+    )
+    db.executemany("INSERT INTO inbound_words VALUES (?,?,?)", [(t, w, n) for (t, w), n in pairs.items()])
     db.execute("UPDATE meta SET value='13' WHERE key='schema'")
 
 
@@ -541,6 +552,9 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
     count, hits = app.index.page_count(), ranked(app)
     target = next(k for k in keys(app) if k.endswith("sphinx.html"))
     texts = [s.text for s in app.index.load_document(target).sections]
+    with app.index.reading() as r:
+        linked = {key: r.inbound_words(key, 50) for key in keys(app)}
+    assert sum(map(len, linked.values())) > 10
     app.index.close()
     with sqlite3.connect(cache / "index.sqlite") as db:
         back_to_13(db)
@@ -549,6 +563,8 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
     again = app_for(cache, str(SITE))  # converted in place on open
     assert again.index.page_count() == count and ranked(again) == hits
     assert [s.text for s in again.index.load_document(target).sections] == texts
+    with again.index.reading() as r:
+        assert {key: r.inbound_words(key, 50) for key in keys(again)} == linked
     with again.index.reading() as r:
         columns = {row[1] for row in r.db.execute("PRAGMA table_info(sections)")}
         assert r.meta("schema") == "14" and "text" not in columns

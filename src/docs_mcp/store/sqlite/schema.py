@@ -11,7 +11,7 @@ from pathlib import Path
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.pagerows import pack_texts, unpack_text
-from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES
+from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES, INBOUND_WORDS, key_hash
 from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 from docs_mcp.store.vectors import upgraded
 
@@ -34,7 +34,7 @@ from docs_mcp.store.vectors import upgraded
 #: 13: `section_digests` also holds a section's digest without its last sentence (`trimmed` 1; crawl/rows.py
 #: trimmed_digest), so one section has up to two rows.
 #: 14: a page's section texts in one zlib stream (`page_data.texts`, store/sqlite/texts.py), none in `sections`;
-#: section vectors int8 with a scale a row (store/vectors.py), not float16.
+#: section vectors int8 with a scale a row (store/vectors.py), not float16; `inbound_words.target` a key's hash.
 SCHEMA_VERSION = 14
 DIGESTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS section_digests(
@@ -54,6 +54,16 @@ DROP TABLE section_digests_12;
 """
 
 
+#: 13 → 14: inbound words' targets as their key hashes (two keys of one hash: their counts added).
+INBOUND_14 = f"""
+ALTER TABLE inbound_words RENAME TO inbound_words_13;
+{INBOUND_WORDS};
+INSERT INTO inbound_words SELECT key_hash(target), term, sources FROM inbound_words_13 WHERE true
+    ON CONFLICT(target, term) DO UPDATE SET sources = sources + excluded.sources;
+DROP TABLE inbound_words_13;
+"""
+
+
 def to_14(db: sqlite3.Connection) -> None:
     """13 → 14: each page's section texts, zlib'd one row at a time, moved into one stream a page; vectors
     from float16 to int8 rows (store/vectors.py)."""
@@ -63,6 +73,11 @@ def to_14(db: sqlite3.Connection) -> None:
             db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
         elif packed != blob:
             db.execute("UPDATE page_vectors SET vecs=? WHERE id=?", (packed, page_id))
+    if db.execute("SELECT type FROM pragma_table_info('inbound_words') WHERE name='target'").fetchone() == (
+        "TEXT",
+    ):
+        db.create_function("key_hash", 1, key_hash, deterministic=True)
+        _run(db, INBOUND_14)
     db.execute("ALTER TABLE page_data ADD COLUMN texts BLOB")
     rows = db.execute("SELECT page_id, text FROM sections ORDER BY page_id, ord")
     for page_id, texts in groupby(rows, key=itemgetter(0)):
