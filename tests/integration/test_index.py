@@ -517,18 +517,20 @@ def back_to_13(db: sqlite3.Connection) -> None:
 
     import numpy as np
 
-    from docs_mcp.store.pagerows import pack_text, unpack_link_words, unpack_texts
+    from docs_mcp.store.pagerows import pack_text, unpack_link_words, unpack_places
     from docs_mcp.store.vectors import FLOAT16_DIMS, unpack_vectors
 
     for page_id, model, blob in db.execute("SELECT id, model, vecs FROM page_vectors").fetchall():
         old = unpack_vectors(blob, FLOAT16_DIMS[model]).astype(np.float16).tobytes()
         db.execute("UPDATE page_vectors SET vecs=? WHERE id=?", (old, page_id))
 
+    db.execute("ALTER TABLE sections ADD COLUMN path TEXT NOT NULL DEFAULT ''")
     db.execute("ALTER TABLE sections ADD COLUMN text TEXT NOT NULL DEFAULT ''")
     for page_id, blob in db.execute("SELECT id, texts FROM page_data").fetchall():
-        for ord_, text in enumerate(unpack_texts(blob)):
+        for ord_, (path, text) in enumerate(zip(*unpack_places(blob), strict=True)):
             db.execute(
-                "UPDATE sections SET text=? WHERE page_id=? AND ord=?", (pack_text(text), page_id, ord_)
+                "UPDATE sections SET path=?, text=? WHERE page_id=? AND ord=?",
+                (path, pack_text(text), page_id, ord_),
             )
     db.execute("ALTER TABLE page_data DROP COLUMN texts")
     pairs = Counter(
@@ -540,6 +542,18 @@ def back_to_13(db: sqlite3.Connection) -> None:
         "PRIMARY KEY (target, term)) WITHOUT ROWID"
     )
     db.executemany("INSERT INTO inbound_words VALUES (?,?,?)", [(t, w, n) for (t, w), n in pairs.items()])
+    digests = db.execute("SELECT id, page_id, digest, trimmed FROM section_digests").fetchall()
+    db.executescript(
+        "DROP TABLE section_digests; CREATE TABLE section_digests(id INTEGER NOT NULL, page_id INTEGER NOT NULL, "
+        "digest TEXT NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0); "
+        "CREATE INDEX section_digests_digest ON section_digests(digest, page_id); "
+        "CREATE INDEX section_digests_page ON section_digests(page_id); "
+        "CREATE INDEX section_digests_id ON section_digests(id);"
+    )
+    db.executemany(
+        "INSERT INTO section_digests VALUES (?,?,?,?)",
+        [(i, p, format(d + (1 << 63), "016x"), t) for i, p, d, t in digests],
+    )
     db.execute("UPDATE meta SET value='13' WHERE key='schema'")
 
 
@@ -552,6 +566,7 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
     count, hits = app.index.page_count(), ranked(app)
     target = next(k for k in keys(app) if k.endswith("sphinx.html"))
     texts = [s.text for s in app.index.load_document(target).sections]
+    rows = app.search.search("tidepool.load", 3)  # with their headings above them
     with app.index.reading() as r:
         linked = {key: r.inbound_words(key, 50) for key in keys(app)}
     assert sum(map(len, linked.values())) > 10
@@ -563,11 +578,12 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
     again = app_for(cache, str(SITE))  # converted in place on open
     assert again.index.page_count() == count and ranked(again) == hits
     assert [s.text for s in again.index.load_document(target).sections] == texts
+    assert [h.section_path for h in again.search.search("tidepool.load", 3)] == [h.section_path for h in rows]
     with again.index.reading() as r:
         assert {key: r.inbound_words(key, 50) for key in keys(again)} == linked
     with again.index.reading() as r:
         columns = {row[1] for row in r.db.execute("PRAGMA table_info(sections)")}
-        assert r.meta("schema") == "14" and "text" not in columns
+        assert r.meta("schema") == "14" and not {"text", "path"} & columns
         count, size = r.db.execute("SELECT count(*), sum(length(vecs)) FROM page_vectors").fetchone()
         rows = vectors[1] // (2 * 128)  # float16 rows of the default model, wordllama-128
         assert count == vectors[0] > 0 and size == rows * (128 + 4)

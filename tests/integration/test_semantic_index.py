@@ -21,7 +21,7 @@ from docs_mcp.search.semantic.scan import COARSE_OVERSAMPLE, SectionScan
 from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site import ranker
 from docs_mcp.store.interface import Scope
-from docs_mcp.store.pagerows import unpack_texts
+from docs_mcp.store.pagerows import unpack_places
 from docs_mcp.store.vectors import unpack_vectors
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # a subprocess waited on for up to 120 s
@@ -218,10 +218,14 @@ async def test_an_index_of_another_models_vectors_gets_the_default_models_on_the
     assert {m for m, _ in rows} == {extra.name} and all(size % (extra.dim + 4) == 0 for _, size in rows)
 
 
-def page_texts(app: App, key: str) -> list[str]:
-    """A page's section texts as stored, in order (one stream a page)."""
+def vector_texts(app: App, key: str) -> list[str]:
+    """What a page's section vectors are computed from, read from its stored sections (`section_text`)."""
     sql = "SELECT d.texts FROM page_data d JOIN pages p ON p.id=d.id WHERE p.key=?"
-    return unpack_texts(app.index.db.execute(sql, (key,)).fetchone()[0])
+    paths, texts = unpack_places(app.index.db.execute(sql, (key,)).fetchone()[0])
+    titles = app.index.db.execute(
+        "SELECT s.title FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=? ORDER BY s.ord", (key,)
+    ).fetchall()
+    return [semantic.section_text(t, p, x) for (t,), p, x in zip(titles, paths, texts, strict=True)]
 
 
 async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks_first(
@@ -244,12 +248,7 @@ async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks
     qvec = extra.embed([query])[0]
     best = {}
     for url in lexical:
-        rows = app.index.db.execute(
-            "SELECT s.title, s.path FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=? ORDER BY s.ord",
-            (url,),
-        ).fetchall()
-        texts = page_texts(app, url)
-        vecs = extra.embed([semantic.section_text(t, p, x) for (t, p), x in zip(rows, texts, strict=True)])
+        vecs = extra.embed(vector_texts(app, url))
         best[url] = float(np.max(vecs @ qvec))
     assert meaning[0] == max(best, key=best.get) != lexical[0]
     assert set(meaning) <= set(lexical)  # re-ordered, never widened
@@ -266,12 +265,8 @@ async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows
     qvec = extra.embed(["install the package"])[0]
     # Computed here independently: every listed page's best section cosine with the query.
     best = {}
-    for pid, key in app.index.db.execute("SELECT id, key FROM pages WHERE listed=1").fetchall():
-        rows = app.index.db.execute(
-            "SELECT title, path FROM sections WHERE page_id=? ORDER BY ord", (pid,)
-        ).fetchall()
-        texts = [semantic.section_text(t, p, x) for (t, p), x in zip(rows, page_texts(app, key), strict=True)]
-        best[key] = float(np.max(extra.embed(texts) @ qvec))
+    for (key,) in app.index.db.execute("SELECT key FROM pages WHERE listed=1").fetchall():
+        best[key] = float(np.max(extra.embed(vector_texts(app, key)) @ qvec))
     expected = sorted(best, key=lambda k: -best[k])[:3]
     scan = SectionScan(1 << 24, recheck_seconds=0.0)
     keys = dict(app.index.db.execute("SELECT id, key FROM pages").fetchall())

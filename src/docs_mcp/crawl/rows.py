@@ -140,7 +140,7 @@ def prepare_page(
         doc.to_blob(texts=False, level=ZLIB_LEVEL, fetch=False),
         page_fts,
         tuple((*r[:5], r[6]) for r in rows),
-        pack_texts([r[5] for r in rows]),
+        pack_texts([r[4] for r in rows], [r[5] for r in rows]),
         fts,
         pack_terms(df),
         model if vectors else "",

@@ -52,7 +52,7 @@ class PreparedPage:
     page_fts: FtsRow
     #: sections rows: ord, anchor, level, title, path, names.
     sections: tuple[tuple[int, str, int, str, str, str], ...]
-    #: The sections' texts, in order, zlib'd together (`pack_texts`).
+    #: The sections' paths and texts, in order, zlib'd together (`pack_texts`).
     texts: bytes
     #: sections_fts rows, one per section (none for an unlisted page).
     section_fts: tuple[FtsRow, ...]
@@ -129,14 +129,25 @@ def term_counts(terms: bytes | None) -> dict[str, int]:
     return json.loads(zlib.decompress(terms)) if terms else {}
 
 
-def pack_texts(texts: Sequence[str]) -> bytes:
-    """A page's section texts as stored, in order: zlib'd together, one stream a page (a page's sections share
-    their words: on JDK 17's java.base 4.2 MB against 7.7 MB zlib'd one row at a time)."""
-    return zlib.compress(json.dumps(list(texts), ensure_ascii=False).encode("utf-8"), ZLIB_LEVEL)
+def pack_texts(paths: Sequence[str], texts: Sequence[str]) -> bytes:
+    """A page's sections' paths (their headings above them) and texts as stored, in order: zlib'd together, one
+    stream a page (a page's sections share their words and headings: on JDK 17's java.base the texts take 4.2 MB
+    so, 7.7 MB zlib'd one row at a time; the paths repeat one another)."""
+    return zlib.compress(
+        json.dumps([list(paths), list(texts)], ensure_ascii=False).encode("utf-8"), ZLIB_LEVEL
+    )
+
+
+def unpack_places(blob: bytes | None) -> tuple[list[str], list[str]]:
+    """The (paths, texts) `pack_texts` stored."""
+    if not blob:
+        return [], []
+    paths, texts = json.loads(zlib.decompress(blob))
+    return paths, texts
 
 
 def unpack_texts(blob: bytes | None) -> list[str]:
-    return json.loads(zlib.decompress(blob)) if blob else []
+    return unpack_places(blob)[1]
 
 
 def pack_text(text: str) -> str | bytes:

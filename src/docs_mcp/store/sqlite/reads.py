@@ -234,7 +234,7 @@ class SQLiteReads(AuditReads):
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         ids = list(section_ids)
         sql = (
-            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.ord, t.names FROM sections s JOIN sections t "
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.ord, t.names FROM sections s JOIN sections t "
             f"ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + ? WHERE s.id IN ({marks(ids)}) "
             "ORDER BY t.page_id, t.ord"
         )
