@@ -505,6 +505,91 @@ async def test_index_written_by_an_older_schema_is_dropped_and_rebuilt(tmp_path)
     assert app.index.page_count() > 0 and app.search.search("tidepool.load", 1)
 
 
+def ranked(app: App) -> list[tuple[str, str, str]]:
+    """A search's hits and their snippets (not their scores: vectors converted from float16 move them by ~1e-3)."""
+    return [(h.url, h.section_id, h.snippet) for h in app.search.search("tidepool.load", 3)]
+
+
+def back_to_13(db: sqlite3.Connection) -> None:
+    """A schema 14 file made as schema 13 wrote it: each section's text in its row (zlib'd when longer), its
+    vectors float16, inbound words by target key (counted again from the link words)."""
+    from collections import Counter
+
+    import numpy as np
+
+    from docs_mcp.store.pagerows import pack_text, unpack_link_words, unpack_places
+    from docs_mcp.store.vectors import FLOAT16_DIMS, unpack_vectors
+
+    for page_id, model, blob in db.execute("SELECT id, model, vecs FROM page_vectors").fetchall():
+        old = unpack_vectors(blob, FLOAT16_DIMS[model]).astype(np.float16).tobytes()
+        db.execute("UPDATE page_vectors SET vecs=? WHERE id=?", (old, page_id))
+
+    db.execute("ALTER TABLE sections ADD COLUMN path TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE sections ADD COLUMN text TEXT NOT NULL DEFAULT ''")
+    for page_id, blob in db.execute("SELECT id, texts FROM page_data").fetchall():
+        for ord_, (path, text) in enumerate(zip(*unpack_places(blob), strict=True)):
+            db.execute(
+                "UPDATE sections SET path=?, text=? WHERE page_id=? AND ord=?",
+                (path, pack_text(text), page_id, ord_),
+            )
+    db.execute("ALTER TABLE page_data DROP COLUMN texts")
+    pairs = Counter(
+        p for (blob,) in db.execute("SELECT pairs FROM link_words") for p in unpack_link_words(blob)
+    )
+    db.execute("DROP TABLE inbound_words")
+    db.execute(
+        "CREATE TABLE inbound_words(target TEXT NOT NULL, term TEXT NOT NULL, sources INTEGER NOT NULL, "
+        "PRIMARY KEY (target, term)) WITHOUT ROWID"
+    )
+    db.executemany("INSERT INTO inbound_words VALUES (?,?,?)", [(t, w, n) for (t, w), n in pairs.items()])
+    digests = db.execute("SELECT id, page_id, digest, trimmed FROM section_digests").fetchall()
+    db.executescript(
+        "DROP TABLE section_digests; CREATE TABLE section_digests(id INTEGER NOT NULL, page_id INTEGER NOT NULL, "
+        "digest TEXT NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0); "
+        "CREATE INDEX section_digests_digest ON section_digests(digest, page_id); "
+        "CREATE INDEX section_digests_page ON section_digests(page_id); "
+        "CREATE INDEX section_digests_id ON section_digests(id);"
+    )
+    db.executemany(
+        "INSERT INTO section_digests VALUES (?,?,?,?)",
+        [(i, p, format(d + (1 << 63), "016x"), t) for i, p, d, t in digests],
+    )
+    db.execute("UPDATE meta SET value='13' WHERE key='schema'")
+
+
+async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_one_stream_and_int8_vectors(
+    tmp_path,
+):
+    cache = tmp_path / "c"
+    app = app_for(cache, str(SITE))
+    await build(app)
+    count, hits = app.index.page_count(), ranked(app)
+    target = next(k for k in keys(app) if k.endswith("sphinx.html"))
+    texts = [s.text for s in app.index.load_document(target).sections]
+    rows = app.search.search("tidepool.load", 3)  # with their headings above them
+    with app.index.reading() as r:
+        linked = {key: r.inbound_words(key, 50) for key in keys(app)}
+    assert sum(map(len, linked.values())) > 10
+    app.index.close()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        back_to_13(db)
+        assert db.execute("SELECT count(*) FROM sections WHERE typeof(text)='blob'").fetchone()[0] > 0
+        vectors = db.execute("SELECT count(*), sum(length(vecs)) FROM page_vectors").fetchone()
+    again = app_for(cache, str(SITE))  # converted in place on open
+    assert again.index.page_count() == count and ranked(again) == hits
+    assert [s.text for s in again.index.load_document(target).sections] == texts
+    assert [h.section_path for h in again.search.search("tidepool.load", 3)] == [h.section_path for h in rows]
+    with again.index.reading() as r:
+        assert {key: r.inbound_words(key, 50) for key in keys(again)} == linked
+    with again.index.reading() as r:
+        columns = {row[1] for row in r.db.execute("PRAGMA table_info(sections)")}
+        assert r.meta("schema") == "14" and not {"text", "path"} & columns
+        count, size = r.db.execute("SELECT count(*), sum(length(vecs)) FROM page_vectors").fetchone()
+        rows = vectors[1] // (2 * 128)  # float16 rows of the default model, wordllama-128
+        assert count == vectors[0] > 0 and size == rows * (128 + 4)
+    again.index.close()
+
+
 async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_pages_are_written_again(
     tmp_path,
 ):
@@ -513,19 +598,20 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
     cache = tmp_path / "c"
     app = app_for(cache, str(SITE))
     await build(app)
-    count, hits = app.index.page_count(), app.search.search("tidepool.load", 3)
+    count, hits = app.index.page_count(), ranked(app)
     with app.index.reading() as r:
         assert r.db.execute("SELECT count(*) FROM inbound_words").fetchone()[0] > 0  # the site's own links
     app.index.close()
     with sqlite3.connect(cache / "index.sqlite") as db:  # back to schema 11: no link words
+        back_to_13(db)
         db.executescript(
             "DROP TABLE inbound_words; DROP TABLE link_words; UPDATE meta SET value='11' WHERE key='schema';"
         )
     again = app_for(cache, str(SITE))  # converted in place on open
-    assert again.index.page_count() == count and again.search.search("tidepool.load", 3) == hits
+    assert again.index.page_count() == count and ranked(again) == hits
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     with again.index.reading() as r:
-        assert r.meta("schema") == "13" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
+        assert r.meta("schema") == "14" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
             0,
         )
     source = target.rsplit("/", 1)[0] + "/linking.html"
@@ -546,11 +632,12 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
     cache = tmp_path / "c"
     app = app_for(cache, str(SITE))
     await build(app)
-    count, hits = app.index.page_count(), app.search.search("tidepool.load", 3)
+    count, hits = app.index.page_count(), ranked(app)
     app.index.close()
     with sqlite3.connect(
         cache / "index.sqlite"
     ) as db:  # back to schema 12: one digest a section, its id the key
+        back_to_13(db)
         db.executescript(
             "CREATE TABLE d12(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, digest TEXT NOT NULL);"
             "INSERT INTO d12 SELECT id, page_id, digest FROM section_digests WHERE trimmed=0;"
@@ -561,11 +648,11 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
         )
         whole = db.execute("SELECT count(*) FROM section_digests").fetchone()[0]
     again = app_for(cache, str(SITE))  # converted in place on open
-    assert again.index.page_count() == count and again.search.search("tidepool.load", 3) == hits
+    assert again.index.page_count() == count and ranked(again) == hits
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     sql = "SELECT trimmed, count(*) FROM section_digests GROUP BY trimmed"
     with again.index.reading() as r:
-        assert r.meta("schema") == "13" and r.db.execute(sql).fetchall() == [(0, whole)]
+        assert r.meta("schema") == "14" and r.db.execute(sql).fetchall() == [(0, whole)]
     again.index.write(prepare_page(target, again.index.load_document(target)))
     with again.index.reading() as r:
         assert dict(r.db.execute(sql).fetchall())[1] > 0

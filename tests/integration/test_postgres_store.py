@@ -588,3 +588,33 @@ def test_an_index_of_schema_11_keeps_its_digests_and_gets_trimmed_ones_as_its_pa
             assert dict(conn.execute(sql).fetchall())[1] > 0
     finally:
         store.close()
+
+
+def test_an_index_of_schema_12_has_its_float16_vectors_converted_to_int8_rows(postgres_url):
+    import numpy as np
+
+    from docs_mcp.store.vectors import FLOAT16_DIMS, unpack_vectors
+
+    store, _, _, scope = _keyword_site(postgres_url)
+    try:
+        before = _ranked(store, scope, ("install package", "json parse", "tidepool load"))
+    finally:
+        store.close()
+    sql = "SELECT id, model, vecs FROM page_vectors ORDER BY id"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # back to version 12: float16 vectors
+        stored = conn.execute(sql).fetchall()
+        assert stored
+        for pid, model, blob in stored:
+            old = unpack_vectors(bytes(blob), FLOAT16_DIMS[model]).astype(np.float16).tobytes()
+            conn.execute("UPDATE page_vectors SET vecs = %s WHERE id = %s", (old, pid))
+        conn.execute("DELETE FROM schema_version WHERE version >= 13")
+    store = store_at(postgres_url)  # migrated again on open
+    try:
+        assert _ranked(store, scope, ("install package", "json parse", "tidepool load")) == before
+        with psycopg.connect(postgres_url) as conn:
+            after = conn.execute(sql).fetchall()
+        dims = [FLOAT16_DIMS[model] for _, model, _ in stored]
+        assert [len(bytes(b)) for *_, b in after] == [len(bytes(b)) for *_, b in stored]
+        assert all(unpack_vectors(bytes(b), d) is not None for (*_, b), d in zip(after, dims, strict=True))
+    finally:
+        store.close()

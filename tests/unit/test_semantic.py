@@ -21,10 +21,11 @@ from docs_mcp.search.semantic.signal import (
     zscores,
 )
 from docs_mcp.search.semantic.vectors import VectorCache
+from docs_mcp.store.vectors import FLOAT16_DIMS, pack_vectors, unpack_vectors, upgraded
 
 
 def blob(*vectors: np.ndarray) -> bytes:
-    return b"".join(v.astype(np.float16).tobytes() for v in vectors)
+    return pack_vectors(np.stack(vectors))
 
 
 def unit(*xs: float) -> np.ndarray:
@@ -134,8 +135,8 @@ def test_vector_cache_scores_a_page_by_its_best_section_and_skips_blobs_of_anoth
     q = unit(0, 1, 0.2)
     got = cache.cosines("m", q, [7, 9, 11])
     assert set(got) == {7, 9}
-    assert got[7] == pytest.approx(float(unit(0, 1, 0) @ q), abs=1e-3)  # float16 storage: 3 decimals
-    assert got[9] == pytest.approx(float(unit(0, 0, 1) @ q), abs=1e-3)
+    assert got[7] == pytest.approx(float(unit(0, 1, 0) @ q), abs=4e-3)  # int8 storage
+    assert got[9] == pytest.approx(float(unit(0, 0, 1) @ q), abs=4e-3)
 
 
 def test_vector_cache_starts_over_past_its_size_bound():
@@ -211,9 +212,11 @@ def test_a_passage_embedded_from_its_lines_is_near_the_vector_of_its_whole_text(
 def test_stored_vectors_are_the_models_vectors_in_section_order():
     model = embedder("wordllama")
     rows = [("Console backend", "Email", "writes emails to stdout"), ("Partitioning", "Tables", "split")]
-    stored = np.frombuffer(encode_sections(rows, name="wordllama"), dtype=np.float16).reshape(2, model.dim)
+    stored = unpack_vectors(encode_sections(rows, name="wordllama"), model.dim)
     direct = model.embed([section_text(*r) for r in rows])
-    assert np.abs(stored.astype(np.float32) - direct).max() < 1e-3
+    assert stored is not None and stored.shape == (2, model.dim)
+    # int8 with a scale a row: within half a step of the row's largest component / 127
+    assert (np.abs(stored - direct).max(axis=1) <= np.abs(direct).max(axis=1) / 254 + 1e-6).all()
 
 
 def test_a_smaller_wordllama_is_the_first_columns_renormalised_and_stored_under_its_own_name():
@@ -226,3 +229,31 @@ def test_a_smaller_wordllama_is_the_first_columns_renormalised_and_stored_under_
     first = a[:, :64] / np.linalg.norm(a[:, :64], axis=1, keepdims=True)
     assert np.abs(first - b).max() < 1e-3
     assert float(b[0] @ b[1]) > float(b[0] @ b[2])  # still close in meaning
+
+
+# --- the stored form: int8 and a scale a row -----------------------------------------------------
+def test_stored_vectors_keep_each_cosine_within_four_thousandths_at_half_the_bytes_of_float16():
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(200, 128)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    rows[100:] *= 0.9  # entries' rows
+    stored = pack_vectors(rows)
+    back = unpack_vectors(stored, 128)
+    assert len(stored) == 200 * (128 + 4) and back is not None
+    q = rows[:50] / np.linalg.norm(rows[:50], axis=1, keepdims=True)
+    assert np.abs(back @ q.T - rows @ q.T).max() < 4e-3
+    assert unpack_vectors(stored[:-1], 128) is None and unpack_vectors(b"", 128) is None
+
+
+def test_float16_rows_of_an_older_index_are_converted_and_converted_rows_kept_as_they_are():
+    model = embedder("wordllama-128")
+    assert model is not None and FLOAT16_DIMS["wordllama-128"] == model.dim
+    assert FLOAT16_DIMS["wordllama-64"] == embedder("wordllama-64").dim
+    vecs = model.embed(["sort a list in place", "open a file for writing", ""])
+    vecs[1] *= 0.9
+    old = vecs.astype(np.float16).tobytes()
+    new = upgraded("wordllama-128", old)
+    assert new is not None and new != old and len(new) == 3 * (128 + 4)
+    assert np.abs(unpack_vectors(new, 128) - vecs).max() < 4e-3
+    assert upgraded("wordllama-128", new) == new  # a conversion run twice
+    assert upgraded("wordllama-128", b"\x01" * 100) is None and upgraded("another", old) is None

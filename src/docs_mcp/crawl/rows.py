@@ -25,7 +25,7 @@ from docs_mcp.store.pagerows import (
     fts_rows,
     pack_links,
     pack_terms,
-    pack_text,
+    pack_texts,
 )
 from docs_mcp.text.budget import last_sentence_start
 from docs_mcp.text.terms import query_terms
@@ -128,7 +128,6 @@ def prepare_page(
         page_fts, fts, df = fts_rows(doc.title, [(r[3], r[4], r[5], r[6]) for r in rows])
     model = active_model() if listed and embed else None
     vectors = encode_texts(*vector_texts(doc), model) if model else b""
-    stored = tuple((*r[:5], pack_text(r[5]), r[6]) for r in rows)
     return PreparedPage(
         key,
         doc.title,
@@ -140,7 +139,8 @@ def prepare_page(
         pack_links(links or ()),
         doc.to_blob(texts=False, level=ZLIB_LEVEL, fetch=False),
         page_fts,
-        stored,
+        tuple((*r[:5], r[6]) for r in rows),
+        pack_texts([r[4] for r in rows], [r[5] for r in rows]),
         fts,
         pack_terms(df),
         model if vectors else "",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.search.semantic.vectors import block_maxima, nearest_row
 from docs_mcp.store.interface import Reads, Scope
+from docs_mcp.store.vectors import unpack_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,8 +96,8 @@ class SectionScan:
         missing = [p for p in ids if p not in self._pages]
         for start in range(0, len(missing), READ_BATCH):
             for pid, blob in reads.vectors(model, missing[start : start + READ_BATCH]):
-                if blob and not len(blob) % (2 * dim):
-                    self._pages[pid] = np.frombuffer(blob, dtype=np.float16).reshape(-1, dim)
+                if (matrix := unpack_vectors(blob, dim)) is not None:
+                    self._pages[pid] = matrix.astype(np.float16)  # half the memory of float32
         kept = tuple(p for p in ids if p in self._pages)
         if sum(self._pages[p].shape[0] for p in kept) * _section_bytes(dim) > self.max_bytes or not kept:
             self._ids, self._matrix = (), None
@@ -139,5 +140,5 @@ class ScanView:
 
 
 def _section_bytes(dim: int) -> int:
-    """Memory a section takes in the scan: its stored float16 vector and its float32 coarse part."""
+    """Memory a section takes in the scan: its vector (float16 in memory) and its float32 coarse part."""
     return dim * 2 + min(dim, COARSE_DIMS) * 4

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from docs_mcp.search.semantic.embedders import DEFAULT_MODEL, MODELS, Embedder, embedder, package_folder, unit
 from docs_mcp.settings import SEMANTIC_TEXT_CHARS
+from docs_mcp.store.vectors import pack_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -180,7 +181,7 @@ def encode_sections(
     entries: Sequence[tuple[str, str, str]] = (),
     name: str | None = None,
 ) -> bytes:
-    """A page's stored vectors, float16 (cosines within ~1e-3): its sections' (title, path, text), then its
+    """A page's stored vectors (store/vectors.py: int8 and a scale a row): its sections' (title, path, text), then its
     entries' (name, place, text) at ENTRY_VECTOR_SCALE; a section's row is its `ord`. b"" without a model."""
     return encode_texts([section_text(*r) for r in [*rows, *entries]], len(rows), name)
 
@@ -192,7 +193,7 @@ def encode_texts(texts: Sequence[str], sections: int, name: str | None = None) -
         return b""
     vecs = model.embed(texts)
     vecs[sections:] *= ENTRY_VECTOR_SCALE
-    return vecs.astype("float16").tobytes()
+    return pack_vectors(vecs)
 
 
 def rerank_pages(

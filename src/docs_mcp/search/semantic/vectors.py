@@ -6,6 +6,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from docs_mcp.store.vectors import unpack_vectors
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -28,13 +30,11 @@ class VectorCache:
 
     def add(self, model: str, dim: int, rows: Sequence[tuple[int, bytes]]) -> None:
         """Stored vectors (page id, blob); a blob that is not whole vectors of this size is skipped."""
-        import numpy as np
-
         with self._lock:
             for pid, blob in rows:
-                if not blob or len(blob) % (2 * dim):
+                matrix = unpack_vectors(blob, dim)
+                if matrix is None:
                     continue
-                matrix = np.frombuffer(blob, dtype=np.float16).reshape(-1, dim).astype(np.float32)
                 if self._bytes + matrix.nbytes > self.max_bytes:
                     self._pages.clear()
                     self._bytes = 0

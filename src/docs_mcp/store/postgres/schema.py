@@ -9,7 +9,13 @@ from docs_mcp.errors import IndexVersionError
 from docs_mcp.store.postgres.inbound import INBOUND_MIGRATION
 from docs_mcp.store.postgres.keywords import KEYWORD_MIGRATION, KEYWORD_PAGE_KEY
 from docs_mcp.store.postgres.sessions import SESSION_MIGRATION
-from docs_mcp.store.postgres.upgrade import UNTHROTTLED, compact_terms, packed_counts, page_words
+from docs_mcp.store.postgres.upgrade import (
+    UNTHROTTLED,
+    compact_terms,
+    int8_vectors,
+    packed_counts,
+    page_words,
+)
 
 #: Each entry moves the schema one version up (version = its position + 1): SQL, or a function of the
 #: connection (a conversion of the stored rows); never edit a released one.
@@ -72,6 +78,7 @@ MIGRATIONS = (
         ADD COLUMN IF NOT EXISTS trimmed smallint NOT NULL DEFAULT 0;
     CREATE INDEX IF NOT EXISTS section_digests_id ON section_digests(id);
     """,
+    int8_vectors,  # 13: section vectors int8 with a scale a row (store/vectors.py), half of float16's bytes
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: pg_advisory_xact_lock key of schema migrations (any constant no build lock uses).

@@ -1,7 +1,8 @@
 """Migrations that convert stored rows in place, a slice of pages at a time. 3: the term rows packed one per
 term and bundle of pages (postings.py), from version 2's rows; the tsvectors and their GIN indexes dropped
 (nothing reads them). 7: each listed page's words (`page_shapes.words`), counted from its stored sections.
-9: every bundle's term rows written again from its pages' stored sections (postings.py's counts packed)."""
+9: every bundle's term rows written again from its pages' stored sections (postings.py's counts packed).
+13: section vectors int8 with a scale a row (store/vectors.py), from float16."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from docs_mcp.store.pagerows import fts_rows
 from docs_mcp.store.postgres.bundles import copy_rows
 from docs_mcp.store.postgres.postings import PageTerms, bundle_rows
 from docs_mcp.store.postgres.text import column_counts, stored_text
+from docs_mcp.store.vectors import upgraded
 from docs_mcp.text.terms import tokenize
 
 if TYPE_CHECKING:
@@ -144,3 +146,21 @@ def _stored_terms(page_id: int, title: str, sections: list[tuple]) -> PageTerms:
         length, counts = column_counts(fts)
         counted.append((ord_, length, counts))
     return page_id, column_counts(page_fts)[1], counted
+
+
+def int8_vectors(conn: psycopg.Connection) -> None:
+    """Version 12 → 13: section vectors from float16 rows to int8 ones with a scale a row (store/vectors.py),
+    a slice of pages at a time (rows already int8 kept); a page whose vectors cannot be read loses them (the
+    next build embeds it)."""
+    last = conn.execute("SELECT coalesce(max(id), 0) FROM page_vectors").fetchone()[0]
+    for lo in range(0, last + 1, _SLICE):
+        rows = conn.execute(
+            "SELECT id, model, vecs FROM page_vectors WHERE id >= %s AND id < %s", (lo, lo + _SLICE)
+        ).fetchall()
+        packed = [(pid, bytes(blob), upgraded(model, bytes(blob))) for pid, model, blob in rows]
+        with conn.cursor() as cur:
+            sql = "UPDATE page_vectors SET vecs = %s WHERE id = %s"
+            cur.executemany(sql, [(new, pid) for pid, old, new in packed if new is not None and new != old])
+            cur.executemany(
+                "DELETE FROM page_vectors WHERE id = %s", [(p,) for p, _, new in packed if new is None]
+            )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docs_mcp.store.interface import GENERATION_META
-from docs_mcp.store.pagerows import PreparedPage, fts_rows, term_counts, unpack_links
+from docs_mcp.store.pagerows import PreparedPage, fts_rows, pack_text, term_counts, unpack_links, unpack_texts
 from docs_mcp.store.postgres import bundles, text
 from docs_mcp.store.postgres.inbound import put_link_words
 from docs_mcp.store.postgres.keywords import delete_keywords, put_keywords
@@ -95,11 +95,13 @@ def _insert_page(
     _put(db, "page_data", page_id, old_id, data)
     ids = _next_ids(db, "sections", len(page.sections))
     rows, counted = [], []
-    for k, section in enumerate(page.sections):
+    for k, (section, whole) in enumerate(zip(page.sections, unpack_texts(page.texts), strict=True)):
         length, counts = text.column_counts(page.section_fts[k]) if page.listed else (None, {})
-        # A long text zlib'd as SQLite stores it (PostgreSQL compresses only rows over 2 kB itself).
-        plain, packed = ("", section[5]) if isinstance(section[5], bytes) else (section[5], None)
-        rows.append((ids[k], page_id, *section[:5], plain, packed, section[6], length))
+        # A long text zlib'd by itself (PostgreSQL compresses only rows over 2 kB itself; SQLite keeps a
+        # page's texts in one stream).
+        stored = pack_text(whole)
+        plain, packed = ("", stored) if isinstance(stored, bytes) else (stored, None)
+        rows.append((ids[k], page_id, *section[:5], plain, packed, section[5], length))
         counted.append((section[0], length or 0, counts))
     with db.cursor() as cur:
         cur.executemany(_SECTION, rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from docs_mcp.store.interface import Scope
+from docs_mcp.store.sqlite.inbound import key_hash
 from docs_mcp.store.sqlite.scoping import scope_sql
 
 
@@ -20,6 +21,7 @@ class AuditReads:
 
     def inbound_words(self, key: str, limit: int) -> list[str]:
         rows = self.db.execute(
-            "SELECT term FROM inbound_words WHERE target=? ORDER BY sources DESC, term LIMIT ?", (key, limit)
+            "SELECT term FROM inbound_words WHERE target=? ORDER BY sources DESC, term LIMIT ?",
+            (key_hash(key), limit),
         )
         return [term for (term,) in rows]

@@ -10,6 +10,12 @@ from docs_mcp.store.pagerows import DIGESTED_BELOW, WHOLE_DIGESTS
 from docs_mcp.store.sqlite.inbound import marks
 
 
+def digest_key(digest: str) -> int:
+    """A section's content digest (16 hex digits, crawl/rows.py) as `section_digests` holds it: a signed 64-bit
+    integer, 8 bytes, where the text took 17."""
+    return int(digest, 16) - (1 << 63)
+
+
 def shared_digests(
     db: sqlite3.Connection,
     page_id: int,

@@ -10,13 +10,14 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern, unpack_links, unpack_text
+from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern, unpack_links, unpack_texts
 from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.copies import digested_below, shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, links_from, marks
 from docs_mcp.store.sqlite.keywords import keyword_matches, scored_entries
 from docs_mcp.store.sqlite.scoped import ScopeStats, scope_stats
 from docs_mcp.store.sqlite.scoping import match_expression, scope_sql
+from docs_mcp.store.sqlite.texts import SECTION_COLUMNS, section_rows
 
 _SECTION_BM25 = "-bm25(sections_fts, {}, {}, {}, {})".format(*SECTION_WEIGHTS)
 _PAGE_BM25 = "-bm25(pages_fts, {}, {}, {}, {})".format(*PAGE_WEIGHTS)
@@ -72,18 +73,15 @@ class SQLiteReads(AuditReads):
     def load_document(self, key: str) -> Document | None:
         """The stored converted page, while fresh (no refetch after a restart)."""
         row = self.db.execute(
-            "SELECT d.doc, p.fetched_at, p.etag, p.last_modified FROM pages p JOIN page_data d ON d.id=p.id "
+            "SELECT d.doc, p.fetched_at, p.etag, p.last_modified, d.texts FROM pages p JOIN page_data d ON d.id=p.id "
             "WHERE p.key=?",
             (key,),
         ).fetchone()
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
-        texts = self.db.execute(
-            "SELECT s.text FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=? ORDER BY s.ord",
-            (key,),
-        ).fetchall()
-        texts = [unpack_text(t) for (t,) in texts]
-        return Document.from_blob(row[0], render_section, texts, (row[1], row[2] or "", row[3] or ""))
+        return Document.from_blob(
+            row[0], render_section, unpack_texts(row[4]), (row[1], row[2] or "", row[3] or "")
+        )
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         """(level, anchor, title) of a page's headings, in page order."""
@@ -225,8 +223,8 @@ class SQLiteReads(AuditReads):
 
     def section_rows(self, section_ids: Iterable[int]) -> list[SectionRow]:
         ids = list(section_ids)
-        sql = f"SELECT id, page_id, anchor, title, path, text, names FROM sections WHERE id IN ({marks(ids)})"
-        return [SectionRow(*row[:5], unpack_text(row[5]), row[6] or "") for row in self.db.execute(sql, ids)]
+        sql = f"SELECT {SECTION_COLUMNS} FROM sections WHERE id IN ({marks(ids)})"
+        return section_rows(self.db, self.db.execute(sql, ids).fetchall())
 
     def section_ids_at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
         if not places:
@@ -240,12 +238,11 @@ class SQLiteReads(AuditReads):
     def following_sections(self, section_ids: Iterable[int], count: int) -> list[SectionRow]:
         ids = list(section_ids)
         sql = (
-            "SELECT t.id, t.page_id, t.anchor, t.title, t.path, t.text, t.names FROM sections s JOIN sections t "
+            "SELECT t.id, t.page_id, t.anchor, t.title, t.ord, t.names FROM sections s JOIN sections t "
             f"ON t.page_id = s.page_id AND t.ord > s.ord AND t.ord <= s.ord + ? WHERE s.id IN ({marks(ids)}) "
             "ORDER BY t.page_id, t.ord"
         )
-        rows = self.db.execute(sql, [count, *ids])
-        return [SectionRow(*row[:5], unpack_text(row[5]), row[6] or "") for row in rows]
+        return section_rows(self.db, self.db.execute(sql, [count, *ids]).fetchall())
 
     def page_shapes(self, page_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
         """Per listed page: its number of sections, of sections with a content digest, and of their words."""

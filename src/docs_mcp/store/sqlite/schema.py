@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
-from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES
+from docs_mcp.store.pagerows import pack_texts, unpack_text
+from docs_mcp.store.sqlite.copies import digest_key
+from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES, INBOUND_WORDS, key_hash
 from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
+from docs_mcp.store.vectors import upgraded
 
 #: Bumped whenever stored rows or the conversion behind stored pages change. 4: Django/Node.js/MkDocs-Bootstrap
 #: containers, rustdoc sections and noise, plain signatures, a redirected address indexed at its final
@@ -28,26 +34,85 @@ from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
 #: 12: `inbound_words` and `link_words`, the words of the site's links to each page (store/sqlite/inbound.py).
 #: 13: `section_digests` also holds a section's digest without its last sentence (`trimmed` 1; crawl/rows.py
 #: trimmed_digest), so one section has up to two rows.
-SCHEMA_VERSION = 13
+#: 14: a page's section paths and texts in one zlib stream (`page_data.texts`, store/sqlite/texts.py), none in
+#: `sections`; section vectors int8 with a scale a row (store/vectors.py), not float16; `inbound_words.target`
+#: a key's hash (store/sqlite/inbound.py); `section_digests` without rowids, each digest an integer.
+SCHEMA_VERSION = 14
 DIGESTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS section_digests(
+    id INTEGER NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0, page_id INTEGER NOT NULL, digest INTEGER NOT NULL,
+    PRIMARY KEY (id, trimmed)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS section_digests_digest ON section_digests(digest, page_id);
+CREATE INDEX IF NOT EXISTS section_digests_page ON section_digests(page_id);
+"""
+#: 12 → 13: the digests kept (as whole texts'); trimmed ones come as pages are written again.
+DIGESTS_13 = """
+ALTER TABLE section_digests RENAME TO section_digests_12;
+DROP INDEX section_digests_digest;
+DROP INDEX section_digests_page;
 CREATE TABLE IF NOT EXISTS section_digests(
     id INTEGER NOT NULL, page_id INTEGER NOT NULL, digest TEXT NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS section_digests_digest ON section_digests(digest, page_id);
 CREATE INDEX IF NOT EXISTS section_digests_page ON section_digests(page_id);
 CREATE INDEX IF NOT EXISTS section_digests_id ON section_digests(id);
-"""
-#: 12 → 13: the digests kept (as whole texts'); trimmed ones come as pages are written again.
-DIGESTS_13 = f"""
-ALTER TABLE section_digests RENAME TO section_digests_12;
-DROP INDEX section_digests_digest;
-DROP INDEX section_digests_page;
-{DIGESTS_SCHEMA}
 INSERT INTO section_digests(id, page_id, digest) SELECT id, page_id, digest FROM section_digests_12;
 DROP TABLE section_digests_12;
 """
-#: Versions converted in place (tables added, the pages kept), each by its SQL to the next version; any other
-#: older version is dropped and built again. 11 → 12: no link words until a page is written again.
-IN_PLACE = {"11": INBOUND_SCHEMA, "12": DIGESTS_13}
+
+
+#: 13 → 14: digests as integers (copies.digest_key), each section's rows under its id (no rowid).
+DIGESTS_14 = f"""
+ALTER TABLE section_digests RENAME TO section_digests_13;
+DROP INDEX IF EXISTS section_digests_digest;
+DROP INDEX IF EXISTS section_digests_page;
+DROP INDEX IF EXISTS section_digests_id;
+{DIGESTS_SCHEMA}
+INSERT OR IGNORE INTO section_digests(id, trimmed, page_id, digest)
+    SELECT id, trimmed, page_id, digest_key(digest) FROM section_digests_13;
+DROP TABLE section_digests_13;
+"""
+#: 13 → 14: inbound words' targets as their key hashes (two keys of one hash: their counts added).
+INBOUND_14 = f"""
+ALTER TABLE inbound_words RENAME TO inbound_words_13;
+{INBOUND_WORDS};
+INSERT INTO inbound_words SELECT key_hash(target), term, sources FROM inbound_words_13 WHERE true
+    ON CONFLICT(target, term) DO UPDATE SET sources = sources + excluded.sources;
+DROP TABLE inbound_words_13;
+"""
+
+
+def to_14(db: sqlite3.Connection) -> None:
+    """13 → 14: each page's section paths and texts (zlib'd one row at a time) moved into one stream a page;
+    vectors from float16 to int8 rows (store/vectors.py); inbound words by key hash; digests as integers."""
+    for page_id, model, blob in db.execute("SELECT id, model, vecs FROM page_vectors").fetchall():
+        packed = upgraded(model, blob)
+        if packed is None:
+            db.execute("DELETE FROM page_vectors WHERE id=?", (page_id,))
+        elif packed != blob:
+            db.execute("UPDATE page_vectors SET vecs=? WHERE id=?", (packed, page_id))
+    target = db.execute("SELECT type FROM pragma_table_info('inbound_words') WHERE name='target'").fetchone()
+    if target == ("TEXT",):  # a schema 11 file's tables were made in this version's layout
+        db.create_function("key_hash", 1, key_hash, deterministic=True)
+        _run(db, INBOUND_14)
+    db.create_function("digest_key", 1, digest_key, deterministic=True)
+    _run(db, DIGESTS_14)
+    db.execute("ALTER TABLE page_data ADD COLUMN texts BLOB")
+    rows = db.execute("SELECT page_id, path, text FROM sections ORDER BY page_id, ord")
+    for page_id, held in groupby(rows, key=itemgetter(0)):
+        paths, texts = zip(*((path, unpack_text(text)) for _, path, text in held), strict=True)
+        db.execute("UPDATE page_data SET texts=? WHERE id=?", (pack_texts(paths, texts), page_id))
+    db.execute("ALTER TABLE sections DROP COLUMN text")
+    db.execute("ALTER TABLE sections DROP COLUMN path")
+
+
+#: Versions converted in place (tables added, the pages kept), each by its SQL (or function) to the next
+#: version; any other older version is dropped and built again. 11 → 12: no link words until a page is written
+#: again.
+IN_PLACE: dict[str, str | Callable[[sqlite3.Connection], None]] = {
+    "11": INBOUND_SCHEMA,
+    "12": DIGESTS_13,
+    "13": to_14,
+}
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
 TABLES += KEYWORD_TABLES + INBOUND_TABLES  # store/sqlite/keywords.py and inbound.py own theirs
@@ -56,11 +121,10 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1);
-CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links BLOB, doc BLOB);
+CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links BLOB, doc BLOB, texts BLOB);
 CREATE TABLE IF NOT EXISTS sections(
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
-    level INTEGER NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL,
-    names TEXT NOT NULL DEFAULT '');
+    level INTEGER NOT NULL, title TEXT NOT NULL, names TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS sections_page ON sections(page_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(
     title, path, body, names, content='', tokenize='unicode61');
@@ -91,7 +155,11 @@ def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:
             f"reads {SCHEMA_VERSION}): upgrade docslice, or give this one its own --cache-dir"
         )
     while stored in IN_PLACE:
-        _run(db, IN_PLACE[stored])
+        step = IN_PLACE[stored]
+        if callable(step):
+            step(db)
+        else:
+            _run(db, step)
         stored = str(int(stored) + 1)
         db.execute("UPDATE meta SET value=? WHERE key='schema'", (stored,))
     if stored != "new" and stored != str(SCHEMA_VERSION):

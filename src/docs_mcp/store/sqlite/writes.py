@@ -6,7 +6,8 @@ import sqlite3
 from collections.abc import Sequence
 
 from docs_mcp.store.interface import GENERATION_META
-from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_text
+from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_places
+from docs_mcp.store.sqlite.copies import digest_key
 from docs_mcp.store.sqlite.inbound import put_link_words
 from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
 
@@ -31,7 +32,10 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
         "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
         page.row,
     ).lastrowid
-    db.execute("INSERT INTO page_data(id, links, doc) VALUES (?,?,?)", (page_id, page.links, page.doc))
+    db.execute(
+        "INSERT INTO page_data(id, links, doc, texts) VALUES (?,?,?,?)",
+        (page_id, page.links, page.doc, page.texts),
+    )
     if page.listed:
         db.execute(
             "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
@@ -40,8 +44,8 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
     section_ids = []
     for k, row in enumerate(page.sections):
         section_id = db.execute(
-            "INSERT INTO sections(page_id, ord, anchor, level, title, path, text, names) VALUES (?,?,?,?,?,?,?,?)",
-            (page_id, *row),
+            "INSERT INTO sections(page_id, ord, anchor, level, title, names) VALUES (?,?,?,?,?,?)",
+            (page_id, *row[:4], row[5]),  # its path is in the page's stream (pack_texts)
         ).lastrowid
         if page.listed:
             db.execute(
@@ -51,7 +55,9 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
         section_ids.append(section_id)
     if page.listed:
         sql = "INSERT INTO section_digests(id, page_id, digest, trimmed) VALUES (?,?,?,?)"
-        db.executemany(sql, page.digest_rows(section_ids, page_id))
+        db.executemany(
+            sql, [(s, p, digest_key(d), t) for s, p, d, t in page.digest_rows(section_ids, page_id)]
+        )
         db.execute(
             "INSERT INTO page_shapes VALUES (?,?,?,?)",
             (page_id, len(page.sections), sum(1 for d in page.digests if d), page.words),
@@ -89,9 +95,13 @@ def delete_page(db: sqlite3.Connection, key: str, rewrite: bool = False) -> None
     page_id, title, listed = row
     if listed:
         sections = db.execute(
-            "SELECT id, title, path, text, names FROM sections WHERE page_id=? ORDER BY ord", (page_id,)
+            "SELECT id, title, names FROM sections WHERE page_id=? ORDER BY ord", (page_id,)
         ).fetchall()
-        page_fts, section_fts, df = fts_rows(title, [(t, p, unpack_text(x), n) for _, t, p, x, n in sections])
+        paths, texts = unpack_places(
+            db.execute("SELECT texts FROM page_data WHERE id=?", (page_id,)).fetchone()[0]
+        )
+        rows = [(t, p, x, n) for (_, t, n), p, x in zip(sections, paths, texts, strict=True)]
+        page_fts, section_fts, df = fts_rows(title, rows)
         # Contentless tables forget a row only when told the very tokens it was indexed with.
         _fts_delete(db, "pages_fts", [(page_id, page_fts)])
         _fts_delete(db, "sections_fts", [(r[0], f) for r, f in zip(sections, section_fts, strict=True)])
