@@ -377,9 +377,21 @@ def test_a_scopes_keyword_counts_are_read_once_per_generation_and_again_after_a_
 
 
 def _analyzed(url: str) -> dict[str, int]:
-    """Per table: how many times it was analyzed by a command (autovacuum's rounds counted apart)."""
-    with psycopg.connect(url) as conn:
-        return dict(conn.execute("SELECT relname, analyze_count FROM pg_stat_user_tables").fetchall())
+    """Per table: how many times it was analyzed by a command (autovacuum's rounds counted apart), once the
+    counts hold still: a backend reports its statistics up to a second after its command, later under load."""
+    import time
+
+    def counts() -> dict[str, int]:
+        with psycopg.connect(url) as conn:
+            return dict(conn.execute("SELECT relname, analyze_count FROM pg_stat_user_tables").fetchall())
+
+    now = counts()
+    for _ in range(10):
+        time.sleep(1.5)
+        now, last = counts(), now
+        if now == last:
+            break
+    return now
 
 
 def test_a_new_index_is_analyzed_by_its_writer_not_left_to_autovacuum(postgres_url):

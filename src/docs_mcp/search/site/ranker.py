@@ -1,8 +1,5 @@
-"""Site ranking: which indexed pages answer a query (section and page BM25, title and defined-name signals).
-
-Reads one snapshot of the store (`Store.reading`), limited to a scope (the configured roots); the store
-finds and scores the full-text matches, this module weighs them into one ranking.
-"""
+"""Site ranking: which indexed pages answer a query (section and page BM25, title and defined-name signals),
+from one snapshot of the store (`Store.reading`) within a scope; the store finds and scores the matches."""
 
 from __future__ import annotations
 
@@ -154,9 +151,8 @@ class SiteRanker:
         """Thin pages lowered but for the query their titles say (page_kind.py); the pages the source's
         self-audit found stealing (prior.py), never one defining the queried name, filed under it in the site's
         index, or titled by the query; a page at the head below the one it points at (pointers.py)."""
-        # How far each title is the query: a thin page it titles is the one asked for; a listing yields to it.
-        # Numbers are the version rule's to weigh (VERSION_BONUS): "Django 1.8.2 release notes" and "… 3.2.25 …"
-        # are titled by a query naming both versions alike.
+        # How far each title is the query's words (numbers are the version rule's): a thin page it titles is the
+        # one asked for; a listing yields to it.
         worded = [t for t in idf if not t.replace(".", "").isdigit()]
         titled = {pid: titled_by(worded, idf, t[1]) for pid, t in found.titles.items()}
         exempt = {*found.defines, *found.keywords}
