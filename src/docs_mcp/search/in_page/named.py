@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from docs_mcp.model.document import Document
 from docs_mcp.settings import mechanism_on
-from docs_mcp.text.terms import tokenize
 
 #: Titles of fewer tokens ("Returns", "Description") are ordinary words in a text, not a name.
 NAME_MIN_TOKENS = 2
@@ -23,17 +21,18 @@ LISTING_NAMES = 3
 LISTING_SHARE = 0.5
 
 
-def without_names(doc: Document, tokens: list[list[str]], pad: str) -> list[list[str]]:
-    """Each section's tokens with every other section's title in them replaced by `pad`, one per token.
+def without_names(titles: list[list[str]], tokens: list[list[str]], pad: str) -> list[list[str]]:
+    """Each section's tokens with every other section's title (`titles`: each section's title tokens) in them
+    replaced by `pad`, one per token.
 
     Linear in the page's tokens: titles are looked up by their first two tokens.
     """
     if not mechanism_on("named-sections"):
         return tokens
-    titles = [tuple(tokenize(s.title)) for s in doc.sections]
-    once = Counter(titles)
+    named = [tuple(t) for t in titles]
+    once = Counter(named)
     by_start: dict[tuple[str, str], list[tuple[tuple[str, ...], int]]] = {}
-    for j, title in enumerate(titles):
+    for j, title in enumerate(named):
         if len(title) >= NAME_MIN_TOKENS and once[title] == 1:
             by_start.setdefault(title[:2], []).append((title, j))
     if not by_start:

@@ -118,7 +118,8 @@ class PageIndex:
         tokens = [tokenize(s.text) for s in doc.sections]
         #: Whether each section's text holds a word (the token lists themselves are not kept: 0.1 MB a page).
         self.has_words = [bool(t) for t in tokens]
-        self.titles = [set(tokenize(s.title)) for s in doc.sections]
+        titles = [tokenize(s.title) for s in doc.sections]
+        self.titles = [set(t) for t in titles]
         #: Names a section defines (API signatures, options, glossary terms) count like a weaker heading.
         self.names = [
             set(tokenize(" ".join(s.names))) - t for s, t in zip(doc.sections, self.titles, strict=True)
@@ -128,7 +129,7 @@ class PageIndex:
         # Another section's title said in a section's text points there (named.py): its words keep the length.
         lengths = [
             t + [_PAD] * min(s.code_words, CODE_LENGTH_CAP)
-            for s, t in zip(doc.sections, without_names(doc, tokens, _PAD), strict=True)
+            for s, t in zip(doc.sections, without_names(titles, tokens, _PAD), strict=True)
         ]
         # The average length divides: an all-empty page still needs one token somewhere.
         self.bm25 = BM25([t or ["\x00"] for t in lengths])
