@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import markdownify
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.convert import markdown  # noqa: F401 (replaces markdownify's whitespace pattern)
+from docs_mcp.convert.html_markdown import NEWLINE_SPACE
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.settings import MAX_PAGE_SECTIONS, Settings
 from docs_mcp.tools.docs import DocsTools
@@ -35,7 +34,7 @@ def html(title: str, body: str) -> str:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab \t\r\n", max_size=40))
 def test_the_linear_whitespace_pattern_finds_what_markdownifys_finds(text):
-    assert markdownify.re_newline_whitespace.sub("\n", text) == QUADRATIC.sub("\n", text)
+    assert NEWLINE_SPACE.sub("\n", text) == QUADRATIC.sub("\n", text)
 
 
 async def test_a_paragraph_of_80000_spaces_is_read(tmp_path):

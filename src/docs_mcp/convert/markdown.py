@@ -1,125 +1,18 @@
-"""Markdown stage: markdownify (subclassed) per section, the code-free variant, and the cleaning pass."""
+"""Markdown stage: a section's markdown (html_markdown.py), the plain-text fallback, and the cleaning pass."""
 
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_left
 from itertools import accumulate
 
 import lxml.html
-import markdownify
-from bs4 import BeautifulSoup, Tag
-from bs4.builder._lxml import LXMLTreeBuilder
-from lxml import etree
-from markdownify import ATX, MarkdownConverter
 
-from docs_mcp.convert.cleanup import BLANK_RUNS, clean_markdown, code_note, short_literal
+from docs_mcp.convert.cleanup import BLANK_RUNS, clean_markdown
 from docs_mcp.convert.definitions import CLOSE, END, START
+from docs_mcp.convert.html_markdown import to_markdown
 from docs_mcp.convert.parsing import element_text
 from docs_mcp.settings import MAX_CONVERT_CHARS
-from docs_mcp.themes import PLAIN_TEXT_TAG
-
-# markdownify's `[\t \r\n]*[\r\n][\t \r\n]*` (process_text) rescans a run of blanks without a newline from
-# each of its positions: a paragraph of 80,000 spaces took 68 s, holding the GIL in one C call. Anchored at the
-# start of a run and possessive, the same matches are found in one pass (0.9 ms).
-markdownify.re_newline_whitespace = re.compile(r"(?<![\t \r\n])[\t ]*+[\r\n][\t \r\n]*+")
-
-
-class _FastTag(Tag):
-    """bs4 Tag whose plain `find_parent(name)` is a pointer walk (markdownify calls it for every tag)."""
-
-    def find_parent(self, name=None, attrs=None, string=None, **kwargs):  # type: ignore[override]
-        if isinstance(name, str) and not attrs and string is None and not kwargs:
-            node = self.parent
-            while node is not None:
-                if node.name == name:
-                    return node
-                node = node.parent
-            return None
-        return super().find_parent(name, attrs or {}, string, **kwargs)
-
-
-class _FastSoup(BeautifulSoup):
-    """The soup's root: markdownify asks every tag, the root too, whether a <pre> holds it; the root has no parent."""
-
-    def find_parent(self, name=None, attrs=None, string=None, **kwargs):  # type: ignore[override]
-        if isinstance(name, str) and not attrs and string is None and not kwargs:
-            return None
-        return super().find_parent(name, attrs or {}, string, **kwargs)
-
-
-class _Builder(LXMLTreeBuilder):
-    """bs4's lxml builder keeping its parser between fragments: making one per fragment inspected the builder's
-    signature (inspect.getfullargspec) each time, 15% of converting a page of 5,000 small sections."""
-
-    def __init__(self) -> None:
-        super().__init__(multi_valued_attributes=None)
-        self._parser: etree.HTMLParser | None = None
-
-    def parser_for(self, encoding):  # type: ignore[override]
-        if encoding is not None:
-            return super().parser_for(encoding)
-        if self._parser is None:
-            self._parser = super().parser_for(None)
-        return self._parser
-
-    def feed(self, markup) -> None:  # type: ignore[override]
-        try:
-            super().feed(markup)
-        except BaseException:
-            self._parser = None  # a parse that stopped half way is never continued by the next fragment
-            raise
-
-
-#: One builder per thread: a builder holds the soup it is building.
-_builders = threading.local()
-
-
-def _soup(fragment: str) -> BeautifulSoup:
-    """The fragment as bs4 and lxml parse it (`BeautifulSoup(fragment, "lxml")`), with this thread's builder."""
-    builder = getattr(_builders, "builder", None)
-    if builder is None:
-        builder = _builders.builder = _Builder()
-    return _FastSoup(fragment, builder=builder, element_classes={Tag: _FastTag})
-
-
-class DocsConverter(MarkdownConverter):
-    """markdownify with ATX headings, fenced code tagged with its language, and links reduced to text."""
-
-    def __init__(self, **options):
-        options.setdefault("heading_style", ATX)
-        options.setdefault("bullets", "-")
-        options.setdefault("code_language_callback", lambda el: el.get("data-lang") or "")
-        options.setdefault("strip", ["a", "img"])
-        options.setdefault("escape_underscores", False)
-        options.setdefault("escape_asterisks", False)
-        options.setdefault("escape_misc", False)
-        super().__init__(**options)
-
-    def convert_td(self, el, text, parent_tags):  # type: ignore[override]
-        # A `|` in a cell (`?|`, `x | y`) would end the cell in a GitHub table.
-        return super().convert_td(el, text.replace("|", "\\|"), parent_tags)
-
-    def convert_th(self, el, text, parent_tags):  # type: ignore[override]
-        return super().convert_th(el, text.replace("|", "\\|"), parent_tags)
-
-    def convert_fragment(self, fragment: str) -> str:
-        return self.convert_soup(_soup(fragment))
-
-
-class CodeFreeConverter(DocsConverter):
-    """Replaces code blocks by a one-line note of their language and size; plain-text and short blocks stay."""
-
-    def convert_pre(self, el, text, parent_tags):  # type: ignore[override]
-        lang = el.get("data-lang") or ""
-        if lang == PLAIN_TEXT_TAG or short_literal(el.get_text()):
-            return super().convert_pre(el, text, parent_tags)
-        lines = el.get_text().strip("\n").count("\n") + 1
-        return f"\n\n{code_note(lang, lines)}\n\n" if el.get_text().strip() else ""
-
-
-_converters = {True: DocsConverter(), False: CodeFreeConverter()}
 
 
 def html_to_markdown(fragment: str, include_code: bool) -> str:
@@ -137,7 +30,7 @@ def convert(fragment: str, include_code: bool, entries: int = 0) -> tuple[str, l
         text = note + "\n\n" + clean_markdown(plain_text(fragment))
     else:
         try:
-            text = clean_markdown(_converters[include_code].convert_fragment(fragment))
+            text = clean_markdown(to_markdown(fragment, include_code))
         except RecursionError:  # nesting is limited at parse time; this is the last line of defence
             text = clean_markdown(plain_text(fragment))
     return extract_markers(text, entries)

@@ -1,4 +1,4 @@
-"""A Document's renderer: a section's own markdown, converted on first use (bs4 loads only then)."""
+"""A Document's renderer: a section's own markdown, converted on first use."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from docs_mcp.text.toollines import shifted, unforgeable
 
 def render_section(sec: Section, include_code: bool) -> tuple[str, list[tuple[int, int] | None]]:
     """A section's own markdown (heading line, then its body) and its entries' spans in it: a Document's renderer."""
-    from docs_mcp.convert.markdown import convert  # bs4: on first use
+    from docs_mcp.convert.markdown import convert  # on first use: a server that only searches never loads it
 
     spans: list[tuple[int, int] | None] = []
     if sec.body_md is not None:
