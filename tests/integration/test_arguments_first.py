@@ -53,7 +53,11 @@ def test_bad_arguments_are_refused_before_the_crawl_or_server_stack_is_imported(
     assert "mcp" not in imported(stdio.stderr)
     search = run("search", "x", "--max-results", "0", "--source", site.url, cache=tmp_path, importtime=True)
     assert search.returncode == 1 and "--max-results must be an integer from 1 to 20, got 0" in search.stderr
-    assert not {"docs_mcp.crawl.indexer", "docs_mcp.store.opening", "bs4"} & imported(search.stderr)
+    assert not {
+        "docs_mcp.crawl.indexer",
+        "docs_mcp.store.opening",
+        "docs_mcp.convert.html_markdown",
+    } & imported(search.stderr)
 
 
 def test_a_misspelt_option_is_named_with_the_one_meant_and_the_query_is_not_blamed(capsys):
