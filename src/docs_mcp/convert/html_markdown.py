@@ -15,16 +15,13 @@ from collections.abc import Callable
 from lxml import etree
 
 from docs_mcp.convert.cleanup import code_note, short_literal
+from docs_mcp.convert.markdown_rules import HEADING, INLINE, KEEP_SPACE, LI, NOFORMAT, PRE, rule_for
 from docs_mcp.themes import PLAIN_TEXT_TAG
 
 # markdownify's patterns; the newline one anchored at the start of a run and possessive (linear, not quadratic).
 NEWLINE_SPACE = re.compile(r"(?<![\t \r\n])[\t ]*+[\r\n][\t \r\n]*+")
 _SPACES = re.compile(r"[\t ]+")
-_ALL_SPACE = re.compile(r"[\t \r\n]+")
-_HEADING = re.compile(r"h(\d+)")
-_LINE = re.compile(r"^(.*)", flags=re.MULTILINE)
 _EDGE_NEWLINES = re.compile(r"^(\n*)((?:.*[^\n])?)(\n*)$", flags=re.DOTALL)
-_BACKTICKS = re.compile(r"`+")
 _PRE_LEAD = re.compile(r"^[ \n]*\n")
 _PRE_TRAIL = re.compile(r"[ \n]*$")
 #: Blocks whose inner edges drop whitespace; <pre> drops it only outside (markdownify's two tests).
@@ -54,18 +51,14 @@ _ASCII_SPACES = " \n\t\x0c\r"
 #: Whitespace kept as is inside these (bs4's preserve_whitespace_tags).
 _KEEP_SPACE = frozenset({"pre", "textarea"})
 _NOFORMAT = frozenset({"pre", "code", "kbd", "samp"})
-_STRIPPED = frozenset({"a", "img"})  # links reduced to their text, images dropped
 _DOCUMENT = "[document]"
 
 Kids = list  # an element's children in bs4's terms: str (text), elements, comments
 
-# What a rule asks of its ancestors (markdownify's parent_tags set), as bits.
-INLINE, NOFORMAT, PRE, LI, KEEP_SPACE = 1, 2, 4, 8, 16
-
 
 def _context(name: str) -> int:
     """The bits a tag adds for its descendants."""
-    bits = INLINE if name in ("td", "th") or _HEADING.match(name) else 0
+    bits = INLINE if name in ("td", "th") or HEADING.match(name) else 0
     bits |= NOFORMAT if name in _NOFORMAT else 0
     bits |= (PRE | KEEP_SPACE) if name == "pre" else KEEP_SPACE if name == "textarea" else 0
     return bits | (LI if name == "li" else 0)
@@ -73,7 +66,7 @@ def _context(name: str) -> int:
 
 def _inside(name: str | None) -> bool:
     """Whitespace just inside this element is dropped (markdownify's should_remove_whitespace_inside)."""
-    return bool(name) and (name in _BLOCKS or _HEADING.match(name) is not None)
+    return bool(name) and (name in _BLOCKS or HEADING.match(name) is not None)
 
 
 def _outside(item) -> bool:
@@ -82,11 +75,6 @@ def _outside(item) -> bool:
         return False
     name = item.tag
     return isinstance(name, str) and (name == "pre" or _inside(name))
-
-
-def _name(item) -> str | None:
-    """A tag's name; None for text and comments (bs4's strings have no name)."""
-    return None if isinstance(item, str) or not isinstance(item.tag, str) else item.tag
 
 
 def _bs4_string(text: str, keep_space: bool) -> str:
@@ -104,23 +92,6 @@ def kids(el, keep_space: bool) -> Kids:
         if child.tail:
             out.append(_bs4_string(child.tail, keep_space))
     return out
-
-
-def _chomp(text: str) -> tuple[str, str, str]:
-    return (" " if text[:1] == " " else "", " " if text[-1:] == " " else "", text.strip())
-
-
-def _colspan(el) -> int:
-    span = el.get("colspan")
-    return max(1, min(1000, int(span))) if span is not None and span.isdigit() else 1
-
-
-def _previous_tag(el):
-    """The previous sibling that is an element (bs4's find_previous_sibling() skips strings and comments)."""
-    node = el.getprevious()
-    while node is not None and not isinstance(node.tag, str):
-        node = node.getprevious()
-    return node
 
 
 class Converter:
@@ -182,7 +153,8 @@ class Converter:
         """(drops whitespace inside, bits it adds for descendants, its rule), once per tag name."""
         found = self._names.get(name)
         if found is None:
-            found = self._names[name] = (_inside(name), _context(name), _rule_for(self, name))
+            rule = self.pre if name == "pre" else rule_for(name)
+            found = self._names[name] = (_inside(name), _context(name), rule)
         return found
 
     def pre(self, el, text, tags, sib, at) -> str:
@@ -218,194 +190,6 @@ def _text_content(el) -> str:
         if t
     )
 
-
-def _rule_for(conv: Converter, name: str) -> Callable | None:
-    """The rule markdownify would look up for a tag name (convert_<name>, else convert_hN for h<digits>)."""
-    if name in _STRIPPED:
-        return None
-    rule = RULES.get(name)
-    if rule is not None:
-        return conv.pre if rule == "pre" else rule
-    m = _HEADING.match(name)
-    return None if m is None else (lambda el, text, tags, sib, at: _heading(int(m.group(1)), text, tags))
-
-
-def _inline(markup: str) -> Callable:
-    def rule(el, text, tags, sib, at) -> str:
-        if tags & NOFORMAT:
-            return text
-        prefix, suffix, text = _chomp(text)
-        return f"{prefix}{markup}{text}{markup}{suffix}" if text else ""
-
-    return rule
-
-
-def _code(el, text, tags, sib, at) -> str:
-    if tags & NOFORMAT:
-        return text
-    prefix, suffix, text = _chomp(text)
-    if not text:
-        return ""
-    ticks = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
-    if ticks:
-        text = f" {text} "
-    return f"{prefix}{'`' * (ticks + 1)}{text}{'`' * (ticks + 1)}{suffix}"
-
-
-def _heading(n: int, text: str, tags: int) -> str:
-    if tags & INLINE:
-        return text
-    return f"\n\n{'#' * max(1, min(6, n))} {_ALL_SPACE.sub(' ', text.strip())}\n\n"
-
-
-def _div(el, text, tags, sib, at) -> str:
-    if tags & INLINE:
-        return " " + text.strip() + " "
-    text = text.strip()
-    return f"\n\n{text}\n\n" if text else ""
-
-
-def _p(el, text, tags, sib, at) -> str:
-    if tags & INLINE:
-        return " " + text.strip(" \t\r\n") + " "
-    text = text.strip(" \t\r\n")
-    return f"\n\n{text}\n\n" if text else ""
-
-
-def _blockquote(el, text, tags, sib, at) -> str:
-    text = (text or "").strip(" \t\r\n")
-    if tags & INLINE:
-        return " " + text + " "
-    if not text:
-        return "\n"
-    return "\n" + _LINE.sub(lambda m: "> " + m.group(1) if m.group(1) else ">", text) + "\n\n"
-
-
-def _br(el, text, tags, sib, at) -> str:
-    if tags & INLINE:
-        return text + " " if text else " "
-    return "  \n" + text
-
-
-def _dd(el, text, tags, sib, at) -> str:
-    text = (text or "").strip()
-    if tags & INLINE:
-        return " " + text + " "
-    if not text:
-        return "\n"
-    text = _LINE.sub(lambda m: "    " + m.group(1) if m.group(1) else "", text)
-    return ":" + text[1:] + "\n"
-
-
-def _dt(el, text, tags, sib, at) -> str:
-    text = _ALL_SPACE.sub(" ", (text or "").strip())
-    if tags & INLINE:
-        return " " + text + " "
-    return f"\n\n{text}\n" if text else "\n"
-
-
-def _list(el, text, tags, sib, at) -> str:
-    after = next((x for x in sib[at + 1 :] if _name(x) or (isinstance(x, str) and x.strip())), None)
-    before_paragraph = after is not None and _name(after) not in ("ul", "ol")
-    if tags & LI:
-        return "\n" + text.rstrip()
-    return "\n\n" + text + ("\n" if before_paragraph else "")
-
-
-def _li(el, text, tags, sib, at) -> str:
-    text = (text or "").strip()
-    if not text:
-        return "\n"
-    parent = el.getparent()
-    if parent is not None and parent.tag == "ol":
-        start = parent.get("start")
-        first = int(start) if start and start.isnumeric() else 1
-        bullet = f"{first + sum(1 for _ in el.itersiblings('li', preceding=True))}. "
-    else:
-        bullet = "- "
-    pad = " " * len(bullet)
-    text = _LINE.sub(lambda m: pad + m.group(1) if m.group(1) else "", text)
-    return bullet + text[len(bullet) :] + "\n"
-
-
-def _cell(el, text, tags, sib, at) -> str:
-    # A `|` in a cell (`?|`, `x | y`) would end the cell in a GitHub table.
-    return " " + text.replace("|", "\\|").strip().replace("\n", " ") + " |" * _colspan(el)
-
-
-def _tr(el, text, tags, sib, at) -> str:
-    cells = list(el.iterdescendants("td", "th"))
-    parent = el.getparent()
-    first = _previous_tag(el) is None
-    head = all(c.tag == "th" for c in cells) or (
-        parent.tag == "thead" and sum(1 for _ in parent.iterdescendants("tr")) == 1
-    )
-    head_missing = first and (
-        parent.tag != "tbody" or not any(True for _ in parent.getparent().iterdescendants("thead"))
-    )
-    width = sum(_colspan(c) for c in cells)
-    if head and first:
-        return "|" + text + "\n| " + " | ".join(["---"] * width) + " |\n"
-    if head_missing or (
-        first and (parent.tag == "table" or (parent.tag == "tbody" and _previous_tag(parent) is None))
-    ):
-        return f"| {' | '.join([''] * width)} |\n| {' | '.join(['---'] * width)} |\n|{text}\n"
-    return "|" + text + "\n"
-
-
-def _video(el, text, tags, sib, at) -> str:
-    if tags & INLINE:
-        return text
-    src = el.get("src") or ""
-    if not src:
-        found = next((s for s in el.iterdescendants("source") if s.get("src") is not None), None)
-        src = (found.get("src") or "") if found is not None else ""
-    poster = el.get("poster") or ""
-    if src and poster:
-        return f"[![{text}]({poster})]({src})"
-    if src:
-        return f"[{text}]({src})"
-    return f"![{text}]({poster})" if poster else text
-
-
-RULES: dict[str, Callable | str] = {
-    "b": _inline("**"),
-    "strong": _inline("**"),
-    "em": _inline("*"),
-    "i": _inline("*"),
-    "del": _inline("~~"),
-    "s": _inline("~~"),
-    "sub": _inline(""),
-    "sup": _inline(""),
-    "code": _code,
-    "kbd": _code,
-    "samp": _code,
-    "pre": "pre",
-    "div": _div,
-    "article": _div,
-    "section": _div,
-    "dl": _div,
-    "p": _p,
-    "blockquote": _blockquote,
-    "br": _br,
-    "dd": _dd,
-    "dt": _dt,
-    "hr": lambda el, text, tags, sib, at: "\n\n---\n\n",
-    "list": _list,
-    "ul": _list,
-    "ol": _list,
-    "li": _li,
-    "q": lambda el, text, tags, sib, at: '"' + text + '"',
-    "script": lambda el, text, tags, sib, at: "",
-    "style": lambda el, text, tags, sib, at: "",
-    "table": lambda el, text, tags, sib, at: "\n\n" + text.strip() + "\n\n",
-    "caption": lambda el, text, tags, sib, at: text.strip() + "\n\n",
-    "figcaption": lambda el, text, tags, sib, at: "\n\n" + text.strip() + "\n\n",
-    "td": _cell,
-    "th": _cell,
-    "tr": _tr,
-    "video": _video,
-}
 
 #: One parser per thread (lxml parsers are not shared across threads).
 _local = threading.local()
