@@ -23,7 +23,6 @@ NEWLINE_SPACE = re.compile(r"(?<![\t \r\n])[\t ]*+[\r\n][\t \r\n]*+")
 _SPACES = re.compile(r"[\t ]+")
 _EDGE_NEWLINES = re.compile(r"^(\n*)((?:.*[^\n])?)(\n*)$", flags=re.DOTALL)
 _PRE_LEAD = re.compile(r"^[ \n]*\n")
-_PRE_TRAIL = re.compile(r"[ \n]*$")
 #: Blocks whose inner edges drop whitespace; <pre> drops it only outside (markdownify's two tests).
 _BLOCKS = frozenset(
     [
@@ -166,7 +165,8 @@ class Converter:
                 return f"\n\n{code_note(lang, lines)}\n\n" if code.strip() else ""
         if not text:
             return ""
-        text = _PRE_TRAIL.sub("", _PRE_LEAD.sub("", text))
+        # rstrip: markdownify's `[ \n]*$` searched again from every blank of a run (quadratic); same result.
+        text = _PRE_LEAD.sub("", text).rstrip(" \n")
         return f"\n\n```{lang}\n{text}\n```\n\n"
 
 
