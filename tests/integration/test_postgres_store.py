@@ -630,3 +630,28 @@ def test_an_index_of_schema_12_has_its_float16_vectors_converted_to_int8_rows(po
         assert all(unpack_vectors(bytes(b), d) is not None for (*_, b), d in zip(after, dims, strict=True))
     finally:
         store.close()
+
+
+def test_a_sessions_memory_saved_leaves_the_index_generation_and_its_cached_counts_alone(postgres_url):
+    from docs_mcp.crawl.rows import prepare_page
+    from docs_mcp.store.interface import GENERATION_META
+    from docs_mcp.text.terms import tokenize
+
+    store, listing, entries, scope = _keyword_site(postgres_url)
+    query = tokenize("gauge datum")
+    try:
+        with store.reading() as r:
+            generation = r.meta(GENERATION_META)
+            r.keyword_matches(query, scope, 10)
+        counted = len(store._totals_memo)
+        store.session_save("a session", '{"calls": 1}', 3600.0, 100)
+        assert store.session_load("a session", 3600.0) == '{"calls": 1}'
+        with store.reading() as r:
+            assert r.meta(GENERATION_META) == generation  # every replica's result cache stays valid
+            r.keyword_matches(query, scope, 10)
+        assert len(store._totals_memo) == counted  # the scope's counts are not read again
+        store.write(prepare_page(listing, store.load_document(listing), listed=False, keywords=entries[:2]))
+        with store.reading() as r:
+            assert r.meta(GENERATION_META) != generation  # a page written is a new generation
+    finally:
+        store.close()

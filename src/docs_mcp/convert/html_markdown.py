@@ -165,7 +165,8 @@ class Converter:
                 return f"\n\n{code_note(lang, lines)}\n\n" if code.strip() else ""
         if not text:
             return ""
-        text = _PRE_LEAD.sub("", text).rstrip(" \n")  # markdownify's `[ \n]*$`, without its quadratic search
+        # rstrip: markdownify's `[ \n]*$` searched again from every blank of a run (quadratic); same result.
+        text = _PRE_LEAD.sub("", text).rstrip(" \n")
         return f"\n\n```{lang}\n{text}\n```\n\n"
 
 

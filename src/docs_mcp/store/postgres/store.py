@@ -181,8 +181,9 @@ class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
         return AdvisoryBuildLock(self, root)
 
     # --- writing ---------------------------------------------------------------------------------
-    def write_transaction(self, work: Callable[[psycopg.Connection], T]) -> T:
-        """Run `work` in one short transaction, again after a pause if the server chose it as a deadlock's victim."""
+    def write_transaction(self, work: Callable[[psycopg.Connection], T], index: bool = True) -> T:
+        """Run `work` in one short transaction, again after a pause if the server chose it as a deadlock's victim.
+        `index`: it changes what searches find, so it starts a new generation (a session's memory does not)."""
         self._ready()
         delay = WRITE_RETRY_DELAY
         for attempt in range(WRITE_RETRIES + 1):
@@ -193,7 +194,8 @@ class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
                     conn.transaction(),
                 ):
                     done = work(conn)
-                    writes.new_generation(conn)  # cached results of the old generation are not used again
+                    if index:
+                        writes.new_generation(conn)  # cached results of the old generation are not used again
                     return done
             except RETRY:
                 pass
@@ -219,7 +221,8 @@ class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
             return sessions.load(conn, key, time.time() - ttl)
 
     def session_save(self, key: str, body: str, ttl: float, cap: int) -> None:
-        self.write_transaction(lambda db: sessions.save(db, key, body, time.time(), ttl, cap))
+        # Not a new generation: each call's save would void every replica's cached results and counts.
+        self.write_transaction(lambda db: sessions.save(db, key, body, time.time(), ttl, cap), index=False)
 
 
 def open_postgres(url: str, fresh_seconds: float, lazy: bool = False, migrate: bool = False) -> PostgresStore:
