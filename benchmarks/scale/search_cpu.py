@@ -2,7 +2,8 @@
 
 Runs in process, on one thread (cProfile sees one thread): `SiteSearch.search_with_status` and the answer's
 text, as the server's search_docs does, for every query of the question sets given (both forms, `query` and
-`terse`). Prints CPU ms per call (process time over the passes), the top functions by own time, and writes
+`terse`). Prints CPU ms per call (process time over the passes; on PostgreSQL its backends' CPU and the statements
+sent per call too), the top functions by own time, and writes
 each query's top-10 addresses as JSON (`--top10 FILE`), so two versions' rankings can be compared with --compare.
 
     python -m docs_mcp index --source /usr/share/doc/python3.11/html --cache-dir /tmp/py     # once
@@ -14,6 +15,7 @@ each query's top-10 addresses as JSON (`--top10 FILE`), so two versions' ranking
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import json
 import os
@@ -42,8 +44,42 @@ def queries(paths: list[str]) -> list[str]:
 
 def _top10(search, query: str) -> list[str]:
     """The first 10 hits' addresses and anchors as search_docs gives them (through its result cache, if on)."""
-    hits, _, _ = search.search_with_status(query, 10, None)
+    hits = search.search_with_status(query, 10, None)[0]
     return [h.url + (f"#{h.section_id}" if h.section_id else "") for h in hits]
+
+
+class PostgresCost:
+    """PostgreSQL's side of the calls: its backends' CPU (/proc, through psutil) and the statements this process
+    sent (each a round trip that costs both processes CPU), counted at psycopg's Cursor.execute."""
+
+    def __init__(self, url: str):
+        import psutil
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            folder = conn.execute("SHOW data_directory").fetchone()[0]
+        self.postmaster = psutil.Process(int((Path(folder) / "postmaster.pid").read_text().split()[0]))
+        self.statements = 0
+        execute = psycopg.Cursor.execute
+
+        def counted(cursor, *args, **kwargs):
+            self.statements += 1
+            return execute(cursor, *args, **kwargs)
+
+        psycopg.Cursor.execute = counted  # Connection.execute goes through it too
+        self.cpu0 = self._cpu()
+
+    def _cpu(self) -> float:
+        total = 0.0
+        for p in self.postmaster.children():
+            with contextlib.suppress(Exception):  # a backend that ended meanwhile
+                t = p.cpu_times()
+                total += t.user + t.system
+        return total
+
+    def since(self) -> tuple[float, int]:
+        """CPU seconds of the backends and statements sent since this object was made."""
+        return self._cpu() - self.cpu0, self.statements
 
 
 def compare(old: str, new: str) -> int:
@@ -92,18 +128,24 @@ def main() -> int:
     # Own-thread CPU, not wall time: on a shared machine a wall-clock profile mostly measures waiting.
     profile = cProfile.Profile(time.thread_time) if args.profile else None
     timed = qs[:: max(1, args.every)]
+    server = PostgresCost(args.index_url) if args.index_url else None
     t0, w0 = time.process_time(), time.perf_counter()
     if profile:
         profile.enable()
     for _ in range(args.passes):
         for q in timed:
-            hits, status, searched = search.search_with_status(q, 10, None)
-            answer(q, hits, status, False, None, 20_000, searched)
+            hits, terms, status, searched = search.search_with_status(q, 10, None)
+            answer(q, hits, status, False, None, 20_000, searched, terms)
     if profile:
         profile.disable()
     calls = len(timed) * args.passes
     cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    if server:
+        pg_cpu, statements = server.since()
+        print(
+            f"PostgreSQL: CPU {pg_cpu * 1000 / calls:.2f} ms/call (its backends), {statements / calls:.1f} statements/call"
+        )
     print(
         f"{calls} search_docs calls ({len(timed)} queries x {args.passes}): CPU {cpu * 1000 / calls:.1f} ms/call, "
         f"wall {wall * 1000 / calls:.1f} ms/call{' (under cProfile)' if profile else ''}; load {load}"

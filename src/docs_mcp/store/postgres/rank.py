@@ -76,10 +76,12 @@ class Ranking:
     bonus and rank safety ask whether pages hold the query's words); each statement costs both processes CPU.
     """
 
-    def __init__(self, db: psycopg.Connection, totals_memo: dict | None = None):
+    def __init__(self, db: psycopg.Connection, totals_memo: dict, meta: Callable[[str], str | None]):
         self.db = db
+        #: The snapshot's meta reads (reads.py: every short value in one statement).
+        self._meta = meta
         #: Shared by the store's snapshots: each scope's totals and keyword counts, per state (`per_state`).
-        self._totals_memo = {} if totals_memo is None else totals_memo
+        self._totals_memo = totals_memo
         #: Per term: its rows (bundle, packed data), in the order read.
         self._term_rows: dict[str, list[tuple[int, bytes]]] = {}
         #: Per term: the pages whose own text holds it (page counts not all 0), of the rows read.
@@ -99,8 +101,7 @@ class Ranking:
     def per_state(self, key: tuple, count: Callable[[], T]) -> T:
         """`count()` once per state of the index: its generation and totals (an older writer starts no generation)."""
         if self._generation is None:
-            row = self.db.execute("SELECT value FROM meta WHERE key=%s", (GENERATION_META,)).fetchone()
-            self._generation = row[0] if row else ""
+            self._generation = self._meta(GENERATION_META) or ""
         self._totals("pages")
         full = (key, self._generation, tuple(sorted(self._fts_totals.items())))  # type: ignore[union-attr]
         found = self._totals_memo.get(full)

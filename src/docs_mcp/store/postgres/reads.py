@@ -10,56 +10,25 @@ import numpy as np
 
 from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
-from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
+from docs_mcp.store.interface import COPIES_CAP, PageRow, Scope, SectionRow
 from docs_mcp.store.pagerows import DIGESTED_BELOW, TOTAL, WHOLE_DIGESTS, like_pattern
 from docs_mcp.store.postgres import inbound, keywords, text
 from docs_mcp.store.postgres.audit import AuditReads
 from docs_mcp.store.postgres.postings import decode
 from docs_mcp.store.postgres.rank import Ranking, scope_sql, section_place
+from docs_mcp.store.postgres.states import StateReads
 
 if TYPE_CHECKING:
     import psycopg
 
 
-class PostgresReads(AuditReads):
+class PostgresReads(StateReads, AuditReads):
     """The `Reads` of the store on one snapshot; made by `PostgresStore.reading()`."""
 
     def __init__(self, conn: psycopg.Connection, fresh_seconds: float, totals_memo: dict | None = None):
-        self.db = conn
+        super().__init__(conn)
         self.fresh_seconds = fresh_seconds
-        self.rank = Ranking(conn, totals_memo)
-
-    def _all(self, sql: str, args: Sequence[object] | dict = ()) -> list[tuple]:
-        return self.db.execute(sql, args).fetchall()
-
-    def _one(self, sql: str, args: Sequence[object] | dict = ()) -> tuple | None:
-        return self.db.execute(sql, args).fetchone()
-
-    # --- pages and builds ------------------------------------------------------------------------
-    def meta(self, key: str) -> str | None:
-        row = self._one("SELECT value FROM meta WHERE key=%s", (key,))
-        return row[0] if row else None
-
-    def page_count(self, scope: Scope | None = None) -> int:
-        where, args = scope_sql(scope, "key") if scope is not None else ("true", {})
-        return self._one(f"SELECT count(*) FROM pages WHERE {where}", args)[0]
-
-    def section_count(self) -> int:
-        return self._one("SELECT count(*) FROM sections")[0]
-
-    def newest(self, scope: Scope) -> float:
-        where, args = scope_sql(scope, "key")
-        return self._one(f"SELECT max(fetched_at) FROM pages WHERE {where}", args)[0] or 0.0
-
-    def older_than(self, scope: Scope, when: float) -> int:
-        where, args = scope_sql(scope, "key")
-        sql = f"SELECT count(*) FROM pages WHERE {where} AND fetched_at < %(before)s"
-        return self._one(sql, {**args, "before": when})[0]
-
-    def pages(self, scope: Scope) -> list[PageState]:
-        where, args = scope_sql(scope, "key")
-        rows = self._all(f"SELECT key, fetched_at, etag, last_modified FROM pages WHERE {where}", args)
-        return [PageState(k, f, e or "", m or "") for k, f, e, m in rows]
+        self.rank = Ranking(conn, {} if totals_memo is None else totals_memo, self.meta)
 
     def links(self, key: str) -> list[str]:
         row = self._one("SELECT d.links FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=%s", (key,))

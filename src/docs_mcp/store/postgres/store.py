@@ -119,14 +119,15 @@ class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
         with psycopg.connect(self.url, connect_timeout=2, autocommit=True) as conn:
             conn.execute("SELECT 1")
 
-    def checkout(self) -> psycopg.Connection:
-        """A pooled connection that answers (give it back with `pool.putconn`). A database restarted while
-        this process was idle broke every idle connection: the first one found broken sends all of them to
-        be replaced at once and the call waits for a new one, instead of failing (the pool's own check waits
-        1 s, then 2, … per broken connection: 5 s and a failed call with 4 idle ones)."""
+    def checkout(self, first: str = "") -> psycopg.Connection:
+        """A pooled connection that answers (give it back with `pool.putconn`), `first` run on it. A database
+        restarted while this process was idle broke every idle connection: the first one found broken sends
+        all of them to be replaced at once and the call waits for a new one, instead of failing (the pool's
+        own check waits 1 s, then 2, … per broken connection: 5 s and a failed call with 4 idle ones). The
+        check is `first` itself (a snapshot's BEGIN): a separate empty query cost every call a round trip."""
         conn = self.pool.getconn()
         try:
-            conn.execute("")
+            conn.execute(first)
             return conn
         except psycopg.Error:
             self.pool.putconn(conn)  # broken: the pool closes it and opens another
@@ -134,12 +135,18 @@ class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
             self.pool.putconn(conn)
             raise
         self.pool.check()  # the other idle connections, broken by the same restart
-        return self.pool.getconn()
+        conn = self.pool.getconn()
+        try:
+            conn.execute(first)
+        except BaseException:
+            self.pool.putconn(conn)
+            raise
+        return conn
 
     @contextmanager
-    def connection(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection that answers, for a block (see checkout)."""
-        conn = self.checkout()
+    def connection(self, first: str = "") -> Iterator[psycopg.Connection]:
+        """A pooled connection that answers, `first` run on it, for a block (see checkout)."""
+        conn = self.checkout(first)
         try:
             yield conn
         finally:
@@ -159,8 +166,7 @@ class PostgresStore(SnapshotPageReads, DelegatedWrites, SourceCatalog):
         if left is not None:  # a statement still running at the call's deadline stops there (same round trip)
             # Rounded up: a timeout a fraction of a millisecond short cancels before the deadline has passed.
             begin += f"; SET LOCAL statement_timeout = {int(left * 1000) + 1}"
-        with self._errors(), self.connection() as conn:
-            conn.execute(begin)
+        with self._errors(), self.connection(begin) as conn:
             self._local.reads = PostgresReads(conn, self.fresh_seconds, self._totals_memo)
             try:
                 yield self._local.reads
