@@ -42,7 +42,7 @@ def queries(paths: list[str]) -> list[str]:
 
 def _top10(search, query: str) -> list[str]:
     """The first 10 hits' addresses and anchors as search_docs gives them (through its result cache, if on)."""
-    hits, _, _ = search.search_with_status(query, 10, None)
+    hits, *_ = search.search_with_status(query, 10, None)
     return [h.url + (f"#{h.section_id}" if h.section_id else "") for h in hits]
 
 
@@ -97,8 +97,8 @@ def main() -> int:
         profile.enable()
     for _ in range(args.passes):
         for q in timed:
-            hits, status, searched = search.search_with_status(q, 10, None)
-            answer(q, hits, status, False, None, 20_000, searched)
+            hits, terms, status, searched = search.search_with_status(q, 10, None)
+            answer(q, hits, status, False, None, 20_000, searched, terms)
     if profile:
         profile.disable()
     calls = len(timed) * args.passes
