@@ -126,12 +126,13 @@ class TreeSample:
 
 
 def run_index(
-    root: str, cache: Path, workers: int | None, concurrency: int | None = None
+    root: str, cache: Path, workers: int | None, concurrency: int | None = None, src: Path = SRC_DIR
 ) -> tuple[float, TreeSample]:
-    """Seconds of `docslice index` over the whole site, and its process tree's peaks and CPU seconds."""
+    """Seconds of `docslice index` over the whole site (the code in `src`), and its process tree's peaks and
+    CPU seconds."""
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC_DIR), os.environ.get("PYTHONPATH")])),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(src), os.environ.get("PYTHONPATH")])),
     }
     cmd = [sys.executable, "-m", "docs_mcp", "index", "--source", root, "--cache-dir", str(cache)]
     cmd += ["--crawl-limit", "1000000"] + (["--workers", str(workers)] if workers else [])

@@ -32,6 +32,7 @@ COLUMNS = (
     ("page_data", "doc"),
     ("page_data", "links"),
     ("page_data", "texts"),
+    ("page_data", "words"),
     ("sections", "text"),
     ("sections", "title"),
     ("sections", "path"),

@@ -276,6 +276,32 @@ def test_search_latency_stops_when_a_configuration_did_not_run_its_own_code(tmp_
     assert "round 1 here" in proc.stdout and "round 1 elsewhere" not in proc.stdout
 
 
+def test_index_cost_builds_each_configuration_in_turn_and_gives_its_ratio_to_the_first(tmp_path):
+    src = str(REPO / "src")
+    out = tmp_path / "builds.json"
+    proc = run(
+        "scale/index_cost.py", "--docs", str(SITE), "--config", f"a:{src}", "--config", f"b:{src}",
+        "--rounds", "1", "--workers", "1", "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split()[:3] for line in proc.stdout.splitlines() if line.startswith("round ")] == [
+        ["round", "1", "a:"], ["round", "1", "b:"]
+    ]  # fmt: skip
+    builds = json.loads(out.read_text(encoding="utf-8"))
+    assert [b["pages"] for b in builds["a"] + builds["b"]] == [builds["a"][0]["pages"]] * 2
+    assert builds["a"][0]["pages"] > 10 and all(b["cpu_s"] > 0 and b["index_mb"] > 0 for b in builds["b"])
+    assert "to a: cpu_s " in proc.stdout and "a: median of 1" in proc.stdout
+
+
+def test_index_cost_stops_when_a_configuration_would_not_run_its_own_code(tmp_path):
+    empty = tmp_path / "no-code"
+    empty.mkdir()
+    proc = run("scale/index_cost.py", "--docs", str(SITE), "--config", f"elsewhere:{empty}", "--rounds", "1")
+    assert (
+        proc.returncode != 0 and f"elsewhere: ran {REPO / 'src' / 'docs_mcp' / '__init__.py'}" in proc.stderr
+    )
+
+
 def test_rerank_blends_keep_the_rankers_order_at_weight_zero_and_follow_the_model_at_one():
     sys.path.insert(0, str(REPO / "benchmarks" / "quality"))
     import rerank

@@ -510,15 +510,50 @@ def ranked(app: App) -> list[tuple[str, str, str]]:
     return [(h.url, h.section_id, h.snippet) for h in app.search.search("tidepool.load", 3)]
 
 
+def back_to_14(db: sqlite3.Connection) -> None:
+    """A schema 15 file made as schema 14 wrote it: a page's paths and texts zlib'd in `page_data.texts`, its
+    links and its document each zlib'd alone, its link words in the `link_words` table by page key."""
+    import json
+    import zlib
+
+    from docs_mcp.store.pagerows import ZLIB_LEVEL, unpack_page
+
+    db.execute("ALTER TABLE page_data ADD COLUMN links BLOB")
+    db.execute("ALTER TABLE page_data ADD COLUMN texts BLOB")
+    for page_id, stream in db.execute("SELECT id, doc FROM page_data").fetchall():
+        paths, texts, links, doc = unpack_page(stream)
+        packed = zlib.compress(json.dumps([paths, texts], ensure_ascii=False).encode("utf-8"), ZLIB_LEVEL)
+        db.execute(
+            "UPDATE page_data SET doc=?, texts=?, links=? WHERE id=?",
+            (
+                zlib.compress(doc, ZLIB_LEVEL),
+                packed,
+                zlib.compress("\n".join(links).encode("utf-8")),
+                page_id,
+            ),
+        )
+    db.execute("CREATE TABLE link_words(source TEXT PRIMARY KEY, pairs BLOB NOT NULL) WITHOUT ROWID")
+    db.execute(
+        "INSERT INTO link_words SELECT p.key, d.words FROM pages p JOIN page_data d ON d.id=p.id "
+        "WHERE d.words IS NOT NULL"
+    )
+    db.execute("ALTER TABLE page_data DROP COLUMN words")
+    db.execute("UPDATE meta SET value='14' WHERE key='schema'")
+
+
 def back_to_13(db: sqlite3.Connection) -> None:
-    """A schema 14 file made as schema 13 wrote it: each section's text in its row (zlib'd when longer), its
+    """A schema 15 file made as schema 13 wrote it: each section's text in its row (zlib'd when longer), its
     vectors float16, inbound words by target key (counted again from the link words)."""
+    import json
+    import zlib
     from collections import Counter
 
     import numpy as np
 
-    from docs_mcp.store.pagerows import pack_text, unpack_link_words, unpack_places
+    from docs_mcp.store.pagerows import pack_text, unpack_link_words
     from docs_mcp.store.vectors import FLOAT16_DIMS, unpack_vectors
+
+    back_to_14(db)
 
     for page_id, model, blob in db.execute("SELECT id, model, vecs FROM page_vectors").fetchall():
         old = unpack_vectors(blob, FLOAT16_DIMS[model]).astype(np.float16).tobytes()
@@ -527,7 +562,7 @@ def back_to_13(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE sections ADD COLUMN path TEXT NOT NULL DEFAULT ''")
     db.execute("ALTER TABLE sections ADD COLUMN text TEXT NOT NULL DEFAULT ''")
     for page_id, blob in db.execute("SELECT id, texts FROM page_data").fetchall():
-        for ord_, (path, text) in enumerate(zip(*unpack_places(blob), strict=True)):
+        for ord_, (path, text) in enumerate(zip(*json.loads(zlib.decompress(blob)), strict=True)):
             db.execute(
                 "UPDATE sections SET path=?, text=? WHERE page_id=? AND ord=?",
                 (path, pack_text(text), page_id, ord_),
@@ -583,10 +618,54 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
         assert {key: r.inbound_words(key, 50) for key in keys(again)} == linked
     with again.index.reading() as r:
         columns = {row[1] for row in r.db.execute("PRAGMA table_info(sections)")}
-        assert r.meta("schema") == "14" and not {"text", "path"} & columns
+        assert r.meta("schema") == "15" and not {"text", "path"} & columns
         count, size = r.db.execute("SELECT count(*), sum(length(vecs)) FROM page_vectors").fetchone()
         rows = vectors[1] // (2 * 128)  # float16 rows of the default model, wordllama-128
         assert count == vectors[0] > 0 and size == rows * (128 + 4)
+    again.index.close()
+
+
+async def test_an_index_of_schema_14_keeps_its_pages_documents_and_link_words_in_one_row_a_page(tmp_path):
+    from docs_mcp.crawl.rows import prepare_page
+
+    cache = tmp_path / "c"
+    app = app_for(cache, str(SITE))
+    await build(app)
+    count, hits = app.index.page_count(), ranked(app)
+    page = next(
+        k for k in keys(app) if k.endswith("sphinx.html")
+    )  # a folder's pages keep no links: given some
+    app.index.write(
+        prepare_page(page, app.index.load_document(page), links=[f"{page}#a", "https://x.invalid/"])
+    )
+    documents = {key: app.index.load_document(key).markdown() for key in keys(app)}
+    with app.index.reading() as r:
+        linked = {key: r.inbound_words(key, 50) for key in keys(app)}
+        ids = {row.key: row.id for row in r.page_rows(range(1, 10_000))}
+        links = r.links_from(list(ids.values()))
+        outgoing = {key: r.links(key) for key in keys(app)}
+    assert sum(map(len, linked.values())) > 10 and sum(map(len, links.values())) > 10
+    assert outgoing[page] == [f"{page}#a", "https://x.invalid/"]
+    app.index.close()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        back_to_14(db)
+    again = app_for(cache, str(SITE))  # converted in place on open
+    assert again.index.page_count() == count and ranked(again) == hits
+    assert {key: again.index.load_document(key).markdown() for key in keys(again)} == documents
+    total = "SELECT sum(sources) FROM inbound_words"
+    with again.index.reading() as r:
+        assert r.meta("schema") == "15" and r.links_from(list(ids.values())) == links
+        assert {key: r.inbound_words(key, 50) for key in keys(again)} == linked
+        assert not r.db.execute("SELECT 1 FROM sqlite_master WHERE name='link_words'").fetchone()
+        assert {row[1] for row in r.db.execute("PRAGMA table_info(page_data)")} == {"id", "words", "doc"}
+        assert {key: r.links(key) for key in keys(again)} == outgoing
+        before = r.db.execute(total).fetchone()[0]
+    # A converted page rewritten without its links takes back the words it gave the pages it linked to.
+    source = max(ids, key=lambda key: sum(map(len, links.get(ids[key], {}).values())))
+    again.index.write(prepare_page(source, again.index.load_document(source)))
+    with again.index.reading() as r:
+        given = sum(map(len, links[ids[source]].values()))
+        assert given > 0 and r.db.execute(total).fetchone()[0] == before - given
     again.index.close()
 
 
@@ -611,7 +690,7 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
     assert again.index.page_count() == count and ranked(again) == hits
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     with again.index.reading() as r:
-        assert r.meta("schema") == "14" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
+        assert r.meta("schema") == "15" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
             0,
         )
     source = target.rsplit("/", 1)[0] + "/linking.html"
@@ -652,7 +731,7 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     sql = "SELECT trimmed, count(*) FROM section_digests GROUP BY trimmed"
     with again.index.reading() as r:
-        assert r.meta("schema") == "14" and r.db.execute(sql).fetchall() == [(0, whole)]
+        assert r.meta("schema") == "15" and r.db.execute(sql).fetchall() == [(0, whole)]
     again.index.write(prepare_page(target, again.index.load_document(target)))
     with again.index.reading() as r:
         assert dict(r.db.execute(sql).fetchall())[1] > 0

@@ -220,7 +220,7 @@ async def test_an_index_of_another_models_vectors_gets_the_default_models_on_the
 
 def vector_texts(app: App, key: str) -> list[str]:
     """What a page's section vectors are computed from, read from its stored sections (`section_text`)."""
-    sql = "SELECT d.texts FROM page_data d JOIN pages p ON p.id=d.id WHERE p.key=?"
+    sql = "SELECT d.doc FROM page_data d JOIN pages p ON p.id=d.id WHERE p.key=?"
     paths, texts = unpack_places(app.index.db.execute(sql, (key,)).fetchone()[0])
     titles = app.index.db.execute(
         "SELECT s.title FROM sections s JOIN pages p ON p.id=s.page_id WHERE p.key=? ORDER BY s.ord", (key,)

@@ -19,14 +19,7 @@ from docs_mcp.search.semantic.signal import (
     section_rows,
     section_text,
 )
-from docs_mcp.store.pagerows import (
-    ZLIB_LEVEL,
-    PreparedPage,
-    fts_rows,
-    pack_links,
-    pack_terms,
-    pack_texts,
-)
+from docs_mcp.store.pagerows import PreparedPage, fts_rows, pack_page, pack_terms
 from docs_mcp.text.budget import last_sentence_start
 from docs_mcp.text.terms import query_terms
 
@@ -136,11 +129,11 @@ def prepare_page(
         doc.last_modified,
         text_digest(doc),
         listed,
-        pack_links(links or ()),
-        doc.to_blob(texts=False, level=ZLIB_LEVEL, fetch=False),
         page_fts,
         tuple((*r[:5], r[6]) for r in rows),
-        pack_texts([r[4] for r in rows], [r[5] for r in rows]),
+        pack_page(
+            [r[4] for r in rows], [r[5] for r in rows], links or (), doc.to_json(texts=False, fetch=False)
+        ),
         fts,
         pack_terms(df),
         model if vectors else "",

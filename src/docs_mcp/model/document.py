@@ -111,6 +111,10 @@ class Document:
     # --- persistence (the site index stores converted pages) ------------------------------------------
     def to_blob(self, texts: bool = True, level: int = 1, fetch: bool = True) -> bytes:
         """Compact bytes (zlib'd JSON) of all but the memo (`texts`, `fetch` False: nor sections' texts, FETCH_FIELDS)."""
+        return zlib.compress(self.to_json(texts, fetch), level)
+
+    def to_json(self, texts: bool = True, fetch: bool = True) -> bytes:
+        """`to_blob`'s JSON before zlib (the site index zlibs it after its sections' texts: pagerows.pack_page)."""
         payload = {k: getattr(self, name) for k, name in _STORED_FIELDS if fetch or k not in FETCH_FIELDS}
         payload["sections"] = [
             [
@@ -128,14 +132,21 @@ class Document:
             ]
             for s in self.sections
         ]
-        return zlib.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), level)
+        return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
     @classmethod
     def from_blob(
         cls, blob: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None, fetch=None
     ) -> Document:
         """The Document `to_blob` wrote; `texts`, `fetch`: its sections' texts, FETCH_FIELDS' values (a page row)."""
-        p = json.loads(zlib.decompress(blob)) | dict(zip(FETCH_FIELDS, fetch or (), strict=False))
+        return cls.from_json(zlib.decompress(blob), render, texts, fetch)
+
+    @classmethod
+    def from_json(
+        cls, raw: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None, fetch=None
+    ) -> Document:
+        """The Document `to_json` wrote (`from_blob`'s arguments)."""
+        p = json.loads(raw) | dict(zip(FETCH_FIELDS, fetch or (), strict=False))
         texts = [row[6] for row in p["sections"]] if texts is None else texts
         sections = tuple(
             Section(

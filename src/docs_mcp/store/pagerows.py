@@ -14,6 +14,9 @@ TOTAL = ""
 #: zlib level of stored page data: 6 is within 0.5% of 9's size on Javadoc, and 18% smaller than 1's.
 ZLIB_LEVEL = 6
 
+#: The lengths of a page's texts and links in its stream (`pack_page`), before the zlib'd bytes: up to 4 GB each.
+LENGTH_BYTES = 4
+
 #: Shorter section texts are stored as they are: zlib's header and dictionary-less start gain them nothing.
 PACK_MIN_CHARS = 100
 
@@ -48,16 +51,13 @@ class PreparedPage:
     last_modified: str
     hash: str
     listed: bool
-    #: zlib'd distinct outgoing links, one a line, in order of first appearance (`pack_links`).
-    links: bytes
-    #: The converted page without its sections' texts, which the `sections` rows hold (`Document.to_blob`).
-    doc: bytes
     #: pages_fts row: title, headings, body, names as indexed tokens (empty for an unlisted page).
     page_fts: FtsRow
     #: sections rows: ord, anchor, level, title, path, names.
     sections: tuple[tuple[int, str, int, str, str, str], ...]
-    #: The sections' paths and texts, in order, zlib'd together (`pack_texts`).
-    texts: bytes
+    #: The page's stream: its sections' paths and texts, in order, its outgoing links, then the converted page
+    #: without the texts (`Document.to_json`), zlib'd together (`pack_page`).
+    stream: bytes
     #: sections_fts rows, one per section (none for an unlisted page).
     section_fts: tuple[FtsRow, ...]
     #: zlib'd JSON {term: sections holding it}: what this page adds to the vocabulary.
@@ -133,25 +133,54 @@ def term_counts(terms: bytes | None) -> dict[str, int]:
     return json.loads(zlib.decompress(terms)) if terms else {}
 
 
-def pack_texts(paths: Sequence[str], texts: Sequence[str]) -> bytes:
-    """A page's sections' paths (their headings above them) and texts as stored, in order: zlib'd together, one
-    stream a page (a page's sections share their words and headings: on JDK 17's java.base the texts take 4.2 MB
-    so, 7.7 MB zlib'd one row at a time; the paths repeat one another)."""
-    return zlib.compress(
-        json.dumps([list(paths), list(texts)], ensure_ascii=False).encode("utf-8"), ZLIB_LEVEL
+def pack_page(paths: Sequence[str], texts: Sequence[str], links: Iterable[str], doc: bytes) -> bytes:
+    """A page as stored: its sections' paths (their headings above them) and texts, its distinct outgoing links
+    (one a line, in order of first appearance: a refresh follows each once), then its document without the
+    texts (`Document.to_json`), zlib'd together in one stream (the document repeats the texts' words and the
+    links' addresses: every 5th page of JDK 17's Javadoc: one stream 16% smaller than three), after the lengths of the
+    texts and links (4 bytes each), so a search inflates the stream only as far as the texts (`unpack_places`)
+    and a refresh as far as the links (`unpack_links`)."""
+    head = json.dumps([list(paths), list(texts)], ensure_ascii=False).encode("utf-8")
+    out = "\n".join(dict.fromkeys(links)).encode("utf-8")
+    lengths = len(head).to_bytes(LENGTH_BYTES, "big") + len(out).to_bytes(LENGTH_BYTES, "big")
+    return lengths + zlib.compress(head + out + doc, ZLIB_LEVEL)
+
+
+def _lengths(blob: bytes) -> tuple[int, int]:
+    return int.from_bytes(blob[:LENGTH_BYTES], "big"), int.from_bytes(
+        blob[LENGTH_BYTES : 2 * LENGTH_BYTES], "big"
     )
 
 
+def _inflated(blob: bytes, size: int) -> bytes:
+    """The first `size` bytes of a page's stream, the rest left compressed."""
+    return zlib.decompressobj().decompress(blob[2 * LENGTH_BYTES :], size)
+
+
 def unpack_places(blob: bytes | None) -> tuple[list[str], list[str]]:
-    """The (paths, texts) `pack_texts` stored."""
+    """The (paths, texts) `pack_page` stored."""
     if not blob:
         return [], []
-    paths, texts = json.loads(zlib.decompress(blob))
+    paths, texts = json.loads(_inflated(blob, _lengths(blob)[0]))
     return paths, texts
 
 
-def unpack_texts(blob: bytes | None) -> list[str]:
-    return unpack_places(blob)[1]
+def unpack_links(blob: bytes | None) -> list[str]:
+    """The outgoing links `pack_page` stored."""
+    if not blob:
+        return []
+    texts, links = _lengths(blob)
+    out = _inflated(blob, texts + links)[texts:].decode("utf-8")
+    return out.split("\n") if out else []
+
+
+def unpack_page(blob: bytes) -> tuple[list[str], list[str], list[str], bytes]:
+    """The paths, texts, links and document JSON (`Document.from_json`) `pack_page` stored."""
+    texts_size, links_size = _lengths(blob)
+    raw = zlib.decompress(blob[2 * LENGTH_BYTES :])
+    paths, texts = json.loads(raw[:texts_size])
+    links = raw[texts_size : texts_size + links_size].decode("utf-8")
+    return paths, texts, links.split("\n") if links else [], raw[texts_size + links_size :]
 
 
 def pack_text(text: str) -> str | bytes:
@@ -164,16 +193,6 @@ def pack_text(text: str) -> str | bytes:
 
 def unpack_text(value: str | bytes) -> str:
     return value if isinstance(value, str) else zlib.decompress(value).decode("utf-8")
-
-
-def pack_links(links: Iterable[str]) -> bytes:
-    """Outgoing links as stored: each once (a refresh follows each once anyway), zlib'd."""
-    return zlib.compress("\n".join(dict.fromkeys(links)).encode("utf-8"), ZLIB_LEVEL)
-
-
-def unpack_links(blob: bytes | None) -> list[str]:
-    text = zlib.decompress(blob).decode("utf-8") if blob else ""
-    return text.split("\n") if text else []
 
 
 def pack_link_words(pairs: Iterable[tuple[str, str]]) -> bytes:

@@ -3,11 +3,19 @@ readers keep reading their snapshot meanwhile)."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docs_mcp.store.interface import GENERATION_META
-from docs_mcp.store.pagerows import PreparedPage, fts_rows, pack_text, term_counts, unpack_links, unpack_texts
+from docs_mcp.store.pagerows import (
+    ZLIB_LEVEL,
+    PreparedPage,
+    fts_rows,
+    pack_text,
+    term_counts,
+    unpack_page,
+)
 from docs_mcp.store.postgres import bundles, text
 from docs_mcp.store.postgres.inbound import put_link_words
 from docs_mcp.store.postgres.keywords import delete_keywords, put_keywords
@@ -91,11 +99,13 @@ def _insert_page(
     page_len, page_counts = text.column_counts(page.page_fts) if page.listed else (None, {})
     db.execute(_PAGE, (page_id, *row[:6], bool(row[6]), page_len))
     # Links as plain text: PostgreSQL compresses large values itself (TOAST).
-    data = {"links": "\n".join(unpack_links(page.links)), "doc": page.doc}
+    # The document alone (SQLite keeps it in one stream after the texts; here each text is a section row's).
+    _, texts, links, doc = unpack_page(page.stream)
+    data = {"links": "\n".join(links), "doc": zlib.compress(doc, ZLIB_LEVEL)}
     _put(db, "page_data", page_id, old_id, data)
     ids = _next_ids(db, "sections", len(page.sections))
     rows, counted = [], []
-    for k, (section, whole) in enumerate(zip(page.sections, unpack_texts(page.texts), strict=True)):
+    for k, (section, whole) in enumerate(zip(page.sections, texts, strict=True)):
         length, counts = text.column_counts(page.section_fts[k]) if page.listed else (None, {})
         # A long text zlib'd by itself (PostgreSQL compresses only rows over 2 kB itself; SQLite keeps a
         # page's texts in one stream).

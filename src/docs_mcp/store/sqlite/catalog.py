@@ -21,7 +21,7 @@ def footprint(db: sqlite3.Connection, scope: Scope) -> int:
     where, args = scope_sql(scope)
     return db.execute(
         f"""SELECT
-            (SELECT coalesce(sum(length(d.doc) + coalesce(length(d.links), 0) + coalesce(length(d.texts), 0)), 0)
+            (SELECT coalesce(sum(length(d.doc) + coalesce(length(d.words), 0)), 0)
                FROM pages p JOIN page_data d ON d.id = p.id WHERE {where})
           + (SELECT coalesce(sum(length(s.title)), 0)
                FROM pages p JOIN sections s ON s.page_id = p.id WHERE {where})

@@ -1,7 +1,7 @@
 """The SQLite side of inbound link words (store/postgres/inbound.py is PostgreSQL's): per target page key and
 term, how many pages of the site link to it with that word (`inbound_words`, the key as its `key_hash`), and
-per linking page the pairs it gave (`link_words`), which its rewrite or removal takes back. A page rewritten as
-it was writes nothing."""
+per linking page the pairs it gave (`page_data.words`, schema 15; a table of their own before), which its
+rewrite or removal takes back. A page rewritten as it was changes no count."""
 
 from __future__ import annotations
 
@@ -11,23 +11,29 @@ from hashlib import blake2b
 
 from docs_mcp.store.pagerows import link_targets, link_word_changes
 
-#: Run by schema.py with the other tables (schema 12; `IN_PLACE` adds them to a schema 11 file). A target is a
+#: Run by schema.py with the other tables (schema 12; `IN_PLACE` adds it to a schema 11 file). A target is a
 #: page key as links name it (the page may be indexed before or after the pages linking to it), stored as its
 #: `key_hash` (schema 14): 8 bytes, not a ~70-char key on each of its terms' rows.
-INBOUND_TABLES = ("inbound_words", "link_words")
+INBOUND_TABLES = ("inbound_words",)
 INBOUND_WORDS = """
 CREATE TABLE IF NOT EXISTS inbound_words(
     target INTEGER NOT NULL, term TEXT NOT NULL, sources INTEGER NOT NULL, PRIMARY KEY (target, term))
     WITHOUT ROWID"""
-INBOUND_SCHEMA = f"""{INBOUND_WORDS};
-CREATE TABLE IF NOT EXISTS link_words(source TEXT PRIMARY KEY, pairs BLOB NOT NULL) WITHOUT ROWID"""
+INBOUND_SCHEMA = f"{INBOUND_WORDS};\n"
 
 
-def put_link_words(db: sqlite3.Connection, pages: Sequence[tuple[str, Iterable[tuple[str, str]]]]) -> None:
-    """Pages' link words (key, (target, term) pairs; none for a page gone), replacing those stored for them:
-    their targets' counts change by the difference only."""
-    keys = [key for key, _ in pages]
-    stored = dict(db.execute(f"SELECT source, pairs FROM link_words WHERE source IN ({marks(keys)})", keys))
+def stored_link_words(db: sqlite3.Connection, keys: Sequence[str]) -> dict[str, bytes]:
+    """The link words stored with these pages (`pack_link_words` blobs), by key: read before their rows go."""
+    sql = f"SELECT p.key, d.words FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key IN ({marks(keys)})"
+    return {key: blob for key, blob in db.execute(sql, list(keys)) if blob is not None}
+
+
+def put_link_words(
+    db: sqlite3.Connection, stored: dict[str, bytes], pages: Sequence[tuple[str, Iterable[tuple[str, str]]]]
+) -> dict[str, bytes | None]:
+    """Pages' link words (key, (target, term) pairs; none for a page gone), replacing `stored`
+    (`stored_link_words`): their targets' counts change by the difference only. Returns each page's blob for
+    its `page_data.words` (None for none)."""
     changes, blobs = link_word_changes(stored, pages)
     changes = [(key_hash(target), term, n) for target, term, n in changes]
     db.executemany(
@@ -39,8 +45,7 @@ def put_link_words(db: sqlite3.Connection, pages: Sequence[tuple[str, Iterable[t
         "DELETE FROM inbound_words WHERE target=? AND term=? AND sources <= 0",
         [(target, term) for target, term, n in changes if n < 0],
     )
-    db.executemany("DELETE FROM link_words WHERE source=?", [(key,) for key, blob in blobs if blob is None])
-    db.executemany("INSERT OR REPLACE INTO link_words VALUES (?,?)", [b for b in blobs if b[1] is not None])
+    return {key: stored.get(key) for key, _ in pages} | dict(blobs)
 
 
 def inbound_terms(
@@ -69,8 +74,7 @@ def links_from(db: sqlite3.Connection, page_ids: Sequence[int]) -> dict[int, dic
     if not page_ids:
         return {}
     rows = db.execute(
-        "SELECT p.id, w.pairs FROM pages p JOIN link_words w ON w.source = p.key "
-        f"WHERE p.id IN ({marks(page_ids)})",
+        f"SELECT id, words FROM page_data WHERE id IN ({marks(page_ids)}) AND words IS NOT NULL",
         tuple(page_ids),
     ).fetchall()
     return {pid: link_targets(blob) for pid, blob in rows}

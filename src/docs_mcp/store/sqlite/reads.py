@@ -10,7 +10,7 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern, unpack_links, unpack_texts
+from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern, unpack_links, unpack_page
 from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.copies import digested_below, shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, links_from, marks
@@ -66,22 +66,21 @@ class SQLiteReads(AuditReads):
     def links(self, key: str) -> list[str]:
         """Links seen on a page when it was last fetched (a 304 does not resend them)."""
         row = self.db.execute(
-            "SELECT d.links FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
+            "SELECT d.doc FROM pages p JOIN page_data d ON d.id=p.id WHERE p.key=?", (key,)
         ).fetchone()
         return unpack_links(row[0]) if row else []
 
     def load_document(self, key: str) -> Document | None:
         """The stored converted page, while fresh (no refetch after a restart)."""
         row = self.db.execute(
-            "SELECT d.doc, p.fetched_at, p.etag, p.last_modified, d.texts FROM pages p JOIN page_data d ON d.id=p.id "
+            "SELECT d.doc, p.fetched_at, p.etag, p.last_modified FROM pages p JOIN page_data d ON d.id=p.id "
             "WHERE p.key=?",
             (key,),
         ).fetchone()
         if not row or row[0] is None or time.time() - row[1] > self.fresh_seconds:
             return None
-        return Document.from_blob(
-            row[0], render_section, unpack_texts(row[4]), (row[1], row[2] or "", row[3] or "")
-        )
+        _, texts, _, doc = unpack_page(row[0])
+        return Document.from_json(doc, render_section, texts, (row[1], row[2] or "", row[3] or ""))
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         """(level, anchor, title) of a page's headings, in page order."""

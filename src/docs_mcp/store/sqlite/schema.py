@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import zlib
 from collections.abc import Callable
 from itertools import groupby
 from operator import itemgetter
@@ -10,7 +12,7 @@ from pathlib import Path
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
-from docs_mcp.store.pagerows import pack_texts, unpack_text
+from docs_mcp.store.pagerows import ZLIB_LEVEL, pack_page, unpack_text
 from docs_mcp.store.sqlite.copies import digest_key
 from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES, INBOUND_WORDS, key_hash
 from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
@@ -37,7 +39,9 @@ from docs_mcp.store.vectors import upgraded
 #: 14: a page's section paths and texts in one zlib stream (`page_data.texts`, store/sqlite/texts.py), none in
 #: `sections`; section vectors int8 with a scale a row (store/vectors.py), not float16; `inbound_words.target`
 #: a key's hash (store/sqlite/inbound.py); `section_digests` without rowids, each digest an integer.
-SCHEMA_VERSION = 14
+#: 15: a page's links and document after its section paths and texts in that one stream (`page_data.doc`,
+#: pagerows.pack_page; no `page_data.texts`, `.links`); its link words in `page_data.words` (no `link_words`).
+SCHEMA_VERSION = 15
 DIGESTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS section_digests(
     id INTEGER NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0, page_id INTEGER NOT NULL, digest INTEGER NOT NULL,
@@ -100,9 +104,44 @@ def to_14(db: sqlite3.Connection) -> None:
     rows = db.execute("SELECT page_id, path, text FROM sections ORDER BY page_id, ord")
     for page_id, held in groupby(rows, key=itemgetter(0)):
         paths, texts = zip(*((path, unpack_text(text)) for _, path, text in held), strict=True)
-        db.execute("UPDATE page_data SET texts=? WHERE id=?", (pack_texts(paths, texts), page_id))
+        db.execute("UPDATE page_data SET texts=? WHERE id=?", (_texts_14(paths, texts), page_id))
     db.execute("ALTER TABLE sections DROP COLUMN text")
     db.execute("ALTER TABLE sections DROP COLUMN path")
+
+
+#: A page's stored values (schema 15): the link words it gives (read by every search's pointers, so before the
+#: stream, whose overflow pages SQLite would walk to reach a column after it) and its stream (pack_page).
+PAGE_DATA = "CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, words BLOB, doc BLOB)"
+
+
+def _texts_14(paths: tuple[str, ...], texts: tuple[str, ...]) -> bytes:
+    """A page's section paths and texts as schema 14 stored them (`to_15` reads them back)."""
+    return zlib.compress(
+        json.dumps([list(paths), list(texts)], ensure_ascii=False).encode("utf-8"), ZLIB_LEVEL
+    )
+
+
+def to_15(db: sqlite3.Connection) -> None:
+    """14 → 15: each page's document zlib'd after its texts in one stream (pagerows.pack_page), its link words
+    moved from the `link_words` table (by page key) into its `page_data` row, before the stream, which holds
+    its links too."""
+    db.execute("ALTER TABLE page_data RENAME TO page_data_14")
+    db.execute(PAGE_DATA)
+    words = "NULL"
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name='link_words'").fetchone():  # none after 11 → 12
+        words = "(SELECT w.pairs FROM pages p JOIN link_words w ON w.source=p.key WHERE p.id=d.id)"
+    db.execute(f"INSERT INTO page_data(id, words) SELECT d.id, {words} FROM page_data_14 d")
+    for (page_id,) in db.execute("SELECT id FROM page_data_14").fetchall():  # one page at a time
+        sql = "SELECT doc, texts, links FROM page_data_14 WHERE id=?"
+        doc, texts, links = db.execute(sql, (page_id,)).fetchone()
+        paths, texts = json.loads(zlib.decompress(texts)) if texts else ([], [])
+        links = zlib.decompress(links).decode("utf-8").split("\n") if links else []
+        stream = (
+            pack_page(paths, texts, filter(None, links), zlib.decompress(doc)) if doc is not None else None
+        )
+        db.execute("UPDATE page_data SET doc=? WHERE id=?", (stream, page_id))
+    db.execute("DROP TABLE page_data_14")
+    db.execute("DROP TABLE IF EXISTS link_words")
 
 
 #: Versions converted in place (tables added, the pages kept), each by its SQL (or function) to the next
@@ -112,6 +151,7 @@ IN_PLACE: dict[str, str | Callable[[sqlite3.Connection], None]] = {
     "11": INBOUND_SCHEMA,
     "12": DIGESTS_13,
     "13": to_14,
+    "14": to_15,
 }
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")
@@ -121,7 +161,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS pages(
     id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     fetched_at REAL NOT NULL, etag TEXT, last_modified TEXT, hash TEXT, listed INTEGER NOT NULL DEFAULT 1);
-CREATE TABLE IF NOT EXISTS page_data(id INTEGER PRIMARY KEY, links BLOB, doc BLOB, texts BLOB);
+{PAGE_DATA};
 CREATE TABLE IF NOT EXISTS sections(
     id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, ord INTEGER NOT NULL, anchor TEXT NOT NULL,
     level INTEGER NOT NULL, title TEXT NOT NULL, names TEXT NOT NULL DEFAULT '');

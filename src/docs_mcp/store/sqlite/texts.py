@@ -1,4 +1,4 @@
-"""Section paths and texts in the SQLite index: one zlib stream a page (`page_data.texts`, pagerows.pack_texts),
+"""Section paths and texts in the SQLite index: the start of a page's stream (`page_data.doc`, pagerows.pack_page),
 a section row naming its place in it by its `ord`."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ SECTION_COLUMNS = "id, page_id, anchor, title, ord, names"
 def page_places(db: sqlite3.Connection, page_ids: Sequence[int]) -> dict[int, tuple[list[str], list[str]]]:
     """Each page's sections' (paths, texts), in page order."""
     ids = sorted(set(page_ids))
-    sql = f"SELECT id, texts FROM page_data WHERE id IN ({marks(ids)})"
+    sql = f"SELECT id, doc FROM page_data WHERE id IN ({marks(ids)})"
     return {pid: unpack_places(blob) for pid, blob in db.execute(sql, ids)}
 
 

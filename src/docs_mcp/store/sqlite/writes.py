@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from docs_mcp.store.interface import GENERATION_META
 from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_places
 from docs_mcp.store.sqlite.copies import digest_key
-from docs_mcp.store.sqlite.inbound import put_link_words
+from docs_mcp.store.sqlite.inbound import put_link_words, stored_link_words
 from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
 
 
@@ -16,25 +16,31 @@ def insert_pages(db: sqlite3.Connection, pages: Sequence[PreparedPage]) -> None:
     """Insert or replace prepared pages, their vocabulary counts added together in one statement and their link
     words' counts together too (the pages of a batch share their navigation's links)."""
     counts: dict[str, int] = {}
+    keys = [page.key for page in pages]
+    words = put_link_words(db, stored_link_words(db, keys), [(page.key, page.link_words) for page in pages])
     for page in pages:
-        insert_page(db, page, count=False)
+        insert_page(db, page, count=False, words=words[page.key])
         for term, n in term_counts(page.terms).items():
             counts[term] = counts.get(term, 0) + n
     count_terms(db, counts, +1)
-    put_link_words(db, [(page.key, page.link_words) for page in pages])
 
 
-def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) -> None:
+def insert_page(
+    db: sqlite3.Connection, page: PreparedPage, count: bool = True, words: bytes | None = None
+) -> None:
     """Insert or replace a prepared page with its sections, full-text rows, vectors, and vocabulary counts and
-    link words (unless the caller adds them, `count=False`)."""
+    link words (unless the caller adds them, `count=False`, and hands the link words' blob, `words`)."""
+    if count:
+        stored = stored_link_words(db, [page.key])
+        words = put_link_words(db, stored, [(page.key, page.link_words)])[page.key]
     delete_page(db, page.key, rewrite=True)
     page_id = db.execute(
         "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
         page.row,
     ).lastrowid
     db.execute(
-        "INSERT INTO page_data(id, links, doc, texts) VALUES (?,?,?,?)",
-        (page_id, page.links, page.doc, page.texts),
+        "INSERT INTO page_data(id, words, doc) VALUES (?,?,?)",
+        (page_id, words, page.stream),
     )
     if page.listed:
         db.execute(
@@ -45,7 +51,7 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
     for k, row in enumerate(page.sections):
         section_id = db.execute(
             "INSERT INTO sections(page_id, ord, anchor, level, title, names) VALUES (?,?,?,?,?,?)",
-            (page_id, *row[:4], row[5]),  # its path is in the page's stream (pack_texts)
+            (page_id, *row[:4], row[5]),  # its path is in the page's stream (pack_page)
         ).lastrowid
         if page.listed:
             db.execute(
@@ -70,8 +76,6 @@ def insert_page(db: sqlite3.Connection, page: PreparedPage, count: bool = True) 
             (page_id, page.vector_model, page.vectors),
         )
     insert_keywords(db, page_id, page.keywords)
-    if count:
-        put_link_words(db, [(page.key, page.link_words)])
 
 
 def count_terms(db: sqlite3.Connection, counts: dict[str, int], sign: int) -> None:
@@ -88,7 +92,7 @@ def delete_page(db: sqlite3.Connection, key: str, rewrite: bool = False) -> None
     """A page and everything stored with it; its terms taken back from the vocabulary. `rewrite`: the page is
     written again at once, which replaces its link words itself (`put_link_words`: only the difference)."""
     if not rewrite:
-        put_link_words(db, [(key, ())])
+        put_link_words(db, stored_link_words(db, [key]), [(key, ())])
     row = db.execute("SELECT id, title, listed FROM pages WHERE key=?", (key,)).fetchone()
     if not row:
         return
@@ -98,7 +102,7 @@ def delete_page(db: sqlite3.Connection, key: str, rewrite: bool = False) -> None
             "SELECT id, title, names FROM sections WHERE page_id=? ORDER BY ord", (page_id,)
         ).fetchall()
         paths, texts = unpack_places(
-            db.execute("SELECT texts FROM page_data WHERE id=?", (page_id,)).fetchone()[0]
+            db.execute("SELECT doc FROM page_data WHERE id=?", (page_id,)).fetchone()[0]
         )
         rows = [(t, p, x, n) for (_, t, n), p, x in zip(sections, paths, texts, strict=True)]
         page_fts, section_fts, df = fts_rows(title, rows)
