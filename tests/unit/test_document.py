@@ -213,7 +213,7 @@ def test_section_sizes_equal_the_length_of_each_section_markdown(name, include_c
 @pytest.mark.parametrize("include_code", [False, True])
 def test_markdown_size_is_the_length_of_the_page_markdown_without_joining_it(name, include_code):
     shared = page(name)
-    doc = Document.from_blob(shared.to_blob(), render=shared.render)  # a memo of its own
+    doc = Document.from_json(shared.to_json(), render=shared.render)  # a memo of its own
     size = markdown_size(doc, include_code)
     assert ("page", include_code) not in doc._memo  # the TOC's page size keeps no second copy of the page
     assert size == len(doc.markdown(include_code))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -109,12 +108,8 @@ class Document:
         return cached
 
     # --- persistence (the site index stores converted pages) ------------------------------------------
-    def to_blob(self, texts: bool = True, level: int = 1, fetch: bool = True) -> bytes:
-        """Compact bytes (zlib'd JSON) of all but the memo (`texts`, `fetch` False: nor sections' texts, FETCH_FIELDS)."""
-        return zlib.compress(self.to_json(texts, fetch), level)
-
     def to_json(self, texts: bool = True, fetch: bool = True) -> bytes:
-        """`to_blob`'s JSON before zlib (the site index zlibs it after its sections' texts: pagerows.pack_page)."""
+        """JSON of all but the memo (`texts`, `fetch` False: nor sections' texts, FETCH_FIELDS); the index zlibs it."""
         payload = {k: getattr(self, name) for k, name in _STORED_FIELDS if fetch or k not in FETCH_FIELDS}
         payload["sections"] = [
             [
@@ -135,17 +130,10 @@ class Document:
         return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
     @classmethod
-    def from_blob(
-        cls, blob: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None, fetch=None
-    ) -> Document:
-        """The Document `to_blob` wrote; `texts`, `fetch`: its sections' texts, FETCH_FIELDS' values (a page row)."""
-        return cls.from_json(zlib.decompress(blob), render, texts, fetch)
-
-    @classmethod
     def from_json(
         cls, raw: bytes, render: Renderer | None = None, texts: Sequence[str] | None = None, fetch=None
     ) -> Document:
-        """The Document `to_json` wrote (`from_blob`'s arguments)."""
+        """The Document `to_json` wrote; `texts`, `fetch`: its sections' texts, FETCH_FIELDS' values (a page row)."""
         p = json.loads(raw) | dict(zip(FETCH_FIELDS, fetch or (), strict=False))
         texts = [row[6] for row in p["sections"]] if texts is None else texts
         sections = tuple(

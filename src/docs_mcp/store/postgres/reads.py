@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -48,7 +49,9 @@ class PostgresReads(StateReads, AuditReads):
             (key,),
         )
         texts = [text.stored_text(t, z) for t, z in texts]
-        return Document.from_blob(bytes(row[0]), render_section, texts, (row[1], row[2] or "", row[3] or ""))
+        return Document.from_json(
+            zlib.decompress(row[0]), render_section, texts, (row[1], row[2] or "", row[3] or "")
+        )
 
     def headings(self, key: str) -> list[tuple[int, str, str]]:
         rows = self._all(

@@ -38,10 +38,7 @@ def insert_page(
         "INSERT INTO pages(key, title, fetched_at, etag, last_modified, hash, listed) VALUES (?,?,?,?,?,?,?)",
         page.row,
     ).lastrowid
-    db.execute(
-        "INSERT INTO page_data(id, words, doc) VALUES (?,?,?)",
-        (page_id, words, page.stream),
-    )
+    db.execute("INSERT INTO page_data(id, words, doc) VALUES (?,?,?)", (page_id, words, page.stream))
     if page.listed:
         db.execute(
             "INSERT INTO pages_fts(rowid, title, headings, body, names) VALUES (?,?,?,?,?)",
