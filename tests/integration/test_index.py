@@ -510,6 +510,24 @@ def ranked(app: App) -> list[tuple[str, str, str]]:
     return [(h.url, h.section_id, h.snippet) for h in app.search.search("tidepool.load", 3)]
 
 
+async def built(tmp_path) -> tuple:
+    """The fixture site indexed anew: its cache folder, the app, and its page count and ranking (`ranked`)."""
+    cache = tmp_path / "c"
+    app = app_for(cache, str(SITE))
+    await build(app)
+    return cache, app, (app.index.page_count(), ranked(app))
+
+
+def reopened(cache, back, noted: tuple) -> tuple:
+    """The closed index taken back to an older schema by `back(db)`, opened again (converted in place): the app,
+    with the same pages and ranking as `noted`, and what `back` returned."""
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        result = back(db)
+    again = app_for(cache, str(SITE))
+    assert (again.index.page_count(), ranked(again)) == noted
+    return again, result
+
+
 def back_to_14(db: sqlite3.Connection) -> None:
     """A schema 15 file made as schema 14 wrote it: a page's paths and texts zlib'd in `page_data.texts`, its
     links and its document each zlib'd alone, its link words in the `link_words` table by page key."""
@@ -595,10 +613,7 @@ def back_to_13(db: sqlite3.Connection) -> None:
 async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_one_stream_and_int8_vectors(
     tmp_path,
 ):
-    cache = tmp_path / "c"
-    app = app_for(cache, str(SITE))
-    await build(app)
-    count, hits = app.index.page_count(), ranked(app)
+    cache, app, noted = await built(tmp_path)
     target = next(k for k in keys(app) if k.endswith("sphinx.html"))
     texts = [s.text for s in app.index.load_document(target).sections]
     rows = app.search.search("tidepool.load", 3)  # with their headings above them
@@ -606,12 +621,13 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
         linked = {key: r.inbound_words(key, 50) for key in keys(app)}
     assert sum(map(len, linked.values())) > 10
     app.index.close()
-    with sqlite3.connect(cache / "index.sqlite") as db:
+
+    def back(db: sqlite3.Connection) -> tuple:
         back_to_13(db)
         assert db.execute("SELECT count(*) FROM sections WHERE typeof(text)='blob'").fetchone()[0] > 0
-        vectors = db.execute("SELECT count(*), sum(length(vecs)) FROM page_vectors").fetchone()
-    again = app_for(cache, str(SITE))  # converted in place on open
-    assert again.index.page_count() == count and ranked(again) == hits
+        return db.execute("SELECT count(*), sum(length(vecs)) FROM page_vectors").fetchone()
+
+    again, vectors = reopened(cache, back, noted)
     assert [s.text for s in again.index.load_document(target).sections] == texts
     assert [h.section_path for h in again.search.search("tidepool.load", 3)] == [h.section_path for h in rows]
     with again.index.reading() as r:
@@ -628,10 +644,7 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
 async def test_an_index_of_schema_14_keeps_its_pages_documents_and_link_words_in_one_row_a_page(tmp_path):
     from docs_mcp.crawl.rows import prepare_page
 
-    cache = tmp_path / "c"
-    app = app_for(cache, str(SITE))
-    await build(app)
-    count, hits = app.index.page_count(), ranked(app)
+    cache, app, noted = await built(tmp_path)
     page = next(
         k for k in keys(app) if k.endswith("sphinx.html")
     )  # a folder's pages keep no links: given some
@@ -647,10 +660,7 @@ async def test_an_index_of_schema_14_keeps_its_pages_documents_and_link_words_in
     assert sum(map(len, linked.values())) > 10 and sum(map(len, links.values())) > 10
     assert outgoing[page] == [f"{page}#a", "https://x.invalid/"]
     app.index.close()
-    with sqlite3.connect(cache / "index.sqlite") as db:
-        back_to_14(db)
-    again = app_for(cache, str(SITE))  # converted in place on open
-    assert again.index.page_count() == count and ranked(again) == hits
+    again, _ = reopened(cache, back_to_14, noted)
     assert {key: again.index.load_document(key).markdown() for key in keys(again)} == documents
     total = "SELECT sum(sources) FROM inbound_words"
     with again.index.reading() as r:
@@ -674,20 +684,18 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
 ):
     from docs_mcp.crawl.rows import prepare_page
 
-    cache = tmp_path / "c"
-    app = app_for(cache, str(SITE))
-    await build(app)
-    count, hits = app.index.page_count(), ranked(app)
+    cache, app, noted = await built(tmp_path)
     with app.index.reading() as r:
         assert r.db.execute("SELECT count(*) FROM inbound_words").fetchone()[0] > 0  # the site's own links
     app.index.close()
-    with sqlite3.connect(cache / "index.sqlite") as db:  # back to schema 11: no link words
+
+    def back(db: sqlite3.Connection) -> None:  # back to schema 11: no link words
         back_to_13(db)
         db.executescript(
             "DROP TABLE inbound_words; DROP TABLE link_words; UPDATE meta SET value='11' WHERE key='schema';"
         )
-    again = app_for(cache, str(SITE))  # converted in place on open
-    assert again.index.page_count() == count and ranked(again) == hits
+
+    again, _ = reopened(cache, back, noted)
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     with again.index.reading() as r:
         assert r.meta("schema") == "15" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
@@ -708,14 +716,10 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
 ):
     from docs_mcp.crawl.rows import prepare_page
 
-    cache = tmp_path / "c"
-    app = app_for(cache, str(SITE))
-    await build(app)
-    count, hits = app.index.page_count(), ranked(app)
+    cache, app, noted = await built(tmp_path)
     app.index.close()
-    with sqlite3.connect(
-        cache / "index.sqlite"
-    ) as db:  # back to schema 12: one digest a section, its id the key
+
+    def back(db: sqlite3.Connection) -> int:  # back to schema 12: one digest a section, its id the key
         back_to_13(db)
         db.executescript(
             "CREATE TABLE d12(id INTEGER PRIMARY KEY, page_id INTEGER NOT NULL, digest TEXT NOT NULL);"
@@ -725,9 +729,9 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
             "CREATE INDEX section_digests_page ON section_digests(page_id);"
             "UPDATE meta SET value='12' WHERE key='schema';"
         )
-        whole = db.execute("SELECT count(*) FROM section_digests").fetchone()[0]
-    again = app_for(cache, str(SITE))  # converted in place on open
-    assert again.index.page_count() == count and ranked(again) == hits
+        return db.execute("SELECT count(*) FROM section_digests").fetchone()[0]
+
+    again, whole = reopened(cache, back, noted)
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     sql = "SELECT trimmed, count(*) FROM section_digests GROUP BY trimmed"
     with again.index.reading() as r:
