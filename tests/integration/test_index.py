@@ -15,6 +15,7 @@ from docs_mcp.crawl.indexer import Progress
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.search.site import ranker
 from docs_mcp.store.interface import Scope
+from docs_mcp.store.sqlite.schema import SCHEMA_VERSION
 from docs_mcp.store.sqlite.store import SiteIndex
 from docs_mcp.transport.server import build_server
 
@@ -528,13 +529,55 @@ def reopened(cache, back, noted: tuple) -> tuple:
     return again, result
 
 
+#: The schema a converted file reaches.
+CURRENT = str(SCHEMA_VERSION)
+
+
+def back_to_15(db: sqlite3.Connection) -> None:
+    """A file made as schema 15 wrote it: each page's paths and texts one JSON array at its stream's start."""
+    import json
+    import zlib
+
+    from docs_mcp.store.pagestream import ZLIB_LEVEL, unpack_page
+
+    for page_id, stream in db.execute("SELECT id, doc FROM page_data WHERE doc IS NOT NULL").fetchall():
+        paths, texts, links, doc = unpack_page(stream)
+        head = json.dumps([paths, texts], ensure_ascii=False).encode("utf-8")
+        out = "\n".join(links).encode("utf-8")
+        old = (
+            len(head).to_bytes(4, "big")
+            + len(out).to_bytes(4, "big")
+            + zlib.compress(head + out + doc, ZLIB_LEVEL)
+        )
+        db.execute("UPDATE page_data SET doc=? WHERE id=?", (old, page_id))
+    db.execute("UPDATE meta SET value='15' WHERE key='schema'")
+
+
+async def test_an_index_of_schema_15_keeps_its_pages_and_reads_a_section_without_the_sections_after_it(
+    tmp_path,
+):
+    cache, app, noted = await built(tmp_path)
+    documents = {key: app.index.load_document(key).markdown() for key in keys(app)}
+    with app.index.reading() as r:
+        outgoing = {key: r.links(key) for key in keys(app)}
+        stored = dict(r.db.execute("SELECT id, doc FROM page_data WHERE doc IS NOT NULL").fetchall())
+    app.index.close()
+    again, _ = reopened(cache, back_to_15, noted)
+    assert {key: again.index.load_document(key).markdown() for key in keys(again)} == documents
+    with again.index.reading() as r:
+        assert r.meta("schema") == CURRENT and {key: r.links(key) for key in keys(again)} == outgoing
+        # The same streams as a fresh build's, so a section is read from them as far as it lies.
+        assert dict(r.db.execute("SELECT id, doc FROM page_data WHERE doc IS NOT NULL").fetchall()) == stored
+    again.index.close()
+
+
 def back_to_14(db: sqlite3.Connection) -> None:
     """A schema 15 file made as schema 14 wrote it: a page's paths and texts zlib'd in `page_data.texts`, its
     links and its document each zlib'd alone, its link words in the `link_words` table by page key."""
     import json
     import zlib
 
-    from docs_mcp.store.pagerows import ZLIB_LEVEL, unpack_page
+    from docs_mcp.store.pagestream import ZLIB_LEVEL, unpack_page
 
     db.execute("ALTER TABLE page_data ADD COLUMN links BLOB")
     db.execute("ALTER TABLE page_data ADD COLUMN texts BLOB")
@@ -634,7 +677,7 @@ async def test_an_index_of_schema_13_keeps_its_pages_with_each_page_s_texts_in_o
         assert {key: r.inbound_words(key, 50) for key in keys(again)} == linked
     with again.index.reading() as r:
         columns = {row[1] for row in r.db.execute("PRAGMA table_info(sections)")}
-        assert r.meta("schema") == "15" and not {"text", "path"} & columns
+        assert r.meta("schema") == CURRENT and not {"text", "path"} & columns
         count, size = r.db.execute("SELECT count(*), sum(length(vecs)) FROM page_vectors").fetchone()
         rows = vectors[1] // (2 * 128)  # float16 rows of the default model, wordllama-128
         assert count == vectors[0] > 0 and size == rows * (128 + 4)
@@ -664,7 +707,7 @@ async def test_an_index_of_schema_14_keeps_its_pages_documents_and_link_words_in
     assert {key: again.index.load_document(key).markdown() for key in keys(again)} == documents
     total = "SELECT sum(sources) FROM inbound_words"
     with again.index.reading() as r:
-        assert r.meta("schema") == "15" and r.links_from(list(ids.values())) == links
+        assert r.meta("schema") == CURRENT and r.links_from(list(ids.values())) == links
         assert {key: r.inbound_words(key, 50) for key in keys(again)} == linked
         assert not r.db.execute("SELECT 1 FROM sqlite_master WHERE name='link_words'").fetchone()
         assert {row[1] for row in r.db.execute("PRAGMA table_info(page_data)")} == {"id", "words", "doc"}
@@ -698,9 +741,9 @@ async def test_an_index_of_schema_11_keeps_its_pages_and_gets_link_words_as_its_
     again, _ = reopened(cache, back, noted)
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     with again.index.reading() as r:
-        assert r.meta("schema") == "15" and r.db.execute("SELECT count(*) FROM inbound_words").fetchone() == (
-            0,
-        )
+        assert r.meta("schema") == CURRENT and r.db.execute(
+            "SELECT count(*) FROM inbound_words"
+        ).fetchone() == (0,)
     source = target.rsplit("/", 1)[0] + "/linking.html"
     again.index.write(
         prepare_page(source, again.index.load_document(target), link_words=((target, "sextant"),))
@@ -735,7 +778,7 @@ async def test_an_index_of_schema_12_keeps_its_digests_and_gets_trimmed_ones_as_
     target = next(k for k in keys(again) if k.endswith("sphinx.html"))
     sql = "SELECT trimmed, count(*) FROM section_digests GROUP BY trimmed"
     with again.index.reading() as r:
-        assert r.meta("schema") == "15" and r.db.execute(sql).fetchall() == [(0, whole)]
+        assert r.meta("schema") == CURRENT and r.db.execute(sql).fetchall() == [(0, whole)]
     again.index.write(prepare_page(target, again.index.load_document(target)))
     with again.index.reading() as r:
         assert dict(r.db.execute(sql).fetchall())[1] > 0

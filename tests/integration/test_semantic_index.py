@@ -21,7 +21,7 @@ from docs_mcp.search.semantic.scan import COARSE_OVERSAMPLE, SectionScan
 from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site import ranker
 from docs_mcp.store.interface import Scope
-from docs_mcp.store.pagerows import unpack_places
+from docs_mcp.store.pagestream import unpack_places
 from docs_mcp.store.vectors import unpack_vectors
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]  # a subprocess waited on for up to 120 s

@@ -12,7 +12,7 @@ from docs_mcp.crawl.rows import prepare_page
 from docs_mcp.fetch.fetching import RawPage
 from docs_mcp.fetch.sources import SourceSet
 from docs_mcp.model.progress import Progress
-from docs_mcp.store.pagerows import unpack_page
+from docs_mcp.store.pagestream import unpack_page
 
 ROOT = "https://docs.example.org/"
 PROSE = "Tide gauges record the water level every six minutes and store each reading with its datum. "

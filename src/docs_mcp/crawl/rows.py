@@ -19,7 +19,8 @@ from docs_mcp.search.semantic.signal import (
     section_rows,
     section_text,
 )
-from docs_mcp.store.pagerows import PreparedPage, fts_rows, pack_page, pack_terms
+from docs_mcp.store.pagerows import PreparedPage, fts_rows, pack_terms
+from docs_mcp.store.pagestream import pack_page
 from docs_mcp.text.budget import last_sentence_start
 from docs_mcp.text.terms import query_terms
 

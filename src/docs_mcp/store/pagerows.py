@@ -7,15 +7,11 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from docs_mcp.store.pagestream import ZLIB_LEVEL
 from docs_mcp.text.terms import tokenize
 
 #: The vocab row counting listed sections (no token is empty).
 TOTAL = ""
-#: zlib level of stored page data: 6 is within 0.5% of 9's size on Javadoc, and 18% smaller than 1's.
-ZLIB_LEVEL = 6
-
-#: The lengths of a page's texts and links in its stream (`pack_page`), before the zlib'd bytes: up to 4 GB each.
-LENGTH_BYTES = 4
 
 #: Shorter section texts are stored as they are: zlib's header and dictionary-less start gain them nothing.
 PACK_MIN_CHARS = 100
@@ -131,56 +127,6 @@ def pack_terms(df: dict[str, int]) -> bytes:
 def term_counts(terms: bytes | None) -> dict[str, int]:
     """A page's {term: sections holding it} (empty for an unlisted page)."""
     return json.loads(zlib.decompress(terms)) if terms else {}
-
-
-def pack_page(paths: Sequence[str], texts: Sequence[str], links: Iterable[str], doc: bytes) -> bytes:
-    """A page as stored: its sections' paths (their headings above them) and texts, its distinct outgoing links
-    (one a line, in order of first appearance: a refresh follows each once), then its document without the
-    texts (`Document.to_json`), zlib'd together in one stream (the document repeats the texts' words and the
-    links' addresses: every 5th page of JDK 17's Javadoc: one stream 16% smaller than three), after the lengths of the
-    texts and links (4 bytes each), so a search inflates the stream only as far as the texts (`unpack_places`)
-    and a refresh as far as the links (`unpack_links`)."""
-    head = json.dumps([list(paths), list(texts)], ensure_ascii=False).encode("utf-8")
-    out = "\n".join(dict.fromkeys(links)).encode("utf-8")
-    lengths = len(head).to_bytes(LENGTH_BYTES, "big") + len(out).to_bytes(LENGTH_BYTES, "big")
-    return lengths + zlib.compress(head + out + doc, ZLIB_LEVEL)
-
-
-def _lengths(blob: bytes) -> tuple[int, int]:
-    return int.from_bytes(blob[:LENGTH_BYTES], "big"), int.from_bytes(
-        blob[LENGTH_BYTES : 2 * LENGTH_BYTES], "big"
-    )
-
-
-def _inflated(blob: bytes, size: int) -> bytes:
-    """The first `size` bytes of a page's stream, the rest left compressed."""
-    return zlib.decompressobj().decompress(blob[2 * LENGTH_BYTES :], size)
-
-
-def unpack_places(blob: bytes | None) -> tuple[list[str], list[str]]:
-    """The (paths, texts) `pack_page` stored."""
-    if not blob:
-        return [], []
-    paths, texts = json.loads(_inflated(blob, _lengths(blob)[0]))
-    return paths, texts
-
-
-def unpack_links(blob: bytes | None) -> list[str]:
-    """The outgoing links `pack_page` stored."""
-    if not blob:
-        return []
-    texts, links = _lengths(blob)
-    out = _inflated(blob, texts + links)[texts:].decode("utf-8")
-    return out.split("\n") if out else []
-
-
-def unpack_page(blob: bytes) -> tuple[list[str], list[str], list[str], bytes]:
-    """The paths, texts, links and document JSON (`Document.from_json`) `pack_page` stored."""
-    texts_size, links_size = _lengths(blob)
-    raw = zlib.decompress(blob[2 * LENGTH_BYTES :])
-    paths, texts = json.loads(raw[:texts_size])
-    links = raw[texts_size : texts_size + links_size].decode("utf-8")
-    return paths, texts, links.split("\n") if links else [], raw[texts_size + links_size :]
 
 
 def pack_text(text: str) -> str | bytes:

@@ -8,14 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docs_mcp.store.interface import GENERATION_META
-from docs_mcp.store.pagerows import (
-    ZLIB_LEVEL,
-    PreparedPage,
-    fts_rows,
-    pack_text,
-    term_counts,
-    unpack_page,
-)
+from docs_mcp.store.pagerows import PreparedPage, fts_rows, pack_text, term_counts
+from docs_mcp.store.pagestream import ZLIB_LEVEL, unpack_page
 from docs_mcp.store.postgres import bundles, text
 from docs_mcp.store.postgres.inbound import put_link_words
 from docs_mcp.store.postgres.keywords import delete_keywords, put_keywords

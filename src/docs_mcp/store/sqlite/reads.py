@@ -10,7 +10,8 @@ from docs_mcp.convert.render import render_section
 from docs_mcp.model.document import Document
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.interface import COPIES_CAP, PageRow, PageState, Scope, SectionRow
-from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern, unpack_links, unpack_page
+from docs_mcp.store.pagerows import TOTAL, WHOLE_DIGESTS, like_pattern
+from docs_mcp.store.pagestream import unpack_links, unpack_page
 from docs_mcp.store.sqlite.audit import AuditReads
 from docs_mcp.store.sqlite.copies import digested_below, shared_digests
 from docs_mcp.store.sqlite.inbound import inbound_terms, links_from, marks

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
 from docs_mcp.errors import IndexVersionError
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
-from docs_mcp.store.pagerows import ZLIB_LEVEL, pack_page, unpack_text
+from docs_mcp.store.pagerows import unpack_text
+from docs_mcp.store.pagestream import ZLIB_LEVEL, pack_page
 from docs_mcp.store.sqlite.copies import digest_key
 from docs_mcp.store.sqlite.inbound import INBOUND_SCHEMA, INBOUND_TABLES, INBOUND_WORDS, key_hash
 from docs_mcp.store.sqlite.keywords import KEYWORD_SCHEMA, KEYWORD_TABLES
@@ -41,7 +42,9 @@ from docs_mcp.store.vectors import upgraded
 #: a key's hash (store/sqlite/inbound.py); `section_digests` without rowids, each digest an integer.
 #: 15: a page's links and document after its section paths and texts in that one stream (`page_data.doc`,
 #: pagerows.pack_page; no `page_data.texts`, `.links`); its link words in `page_data.words` (no `link_words`).
-SCHEMA_VERSION = 15
+#: 16: that stream starts with a table of its sections' path and text lengths, then the paths and texts as they
+#: are (not one JSON array), so a search inflates it only as far as the sections it reads (pagerows.places_at).
+SCHEMA_VERSION = 16
 DIGESTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS section_digests(
     id INTEGER NOT NULL, trimmed INTEGER NOT NULL DEFAULT 0, page_id INTEGER NOT NULL, digest INTEGER NOT NULL,
@@ -137,11 +140,34 @@ def to_15(db: sqlite3.Connection) -> None:
         paths, texts = json.loads(zlib.decompress(texts)) if texts else ([], [])
         links = zlib.decompress(links).decode("utf-8").split("\n") if links else []
         stream = (
-            pack_page(paths, texts, filter(None, links), zlib.decompress(doc)) if doc is not None else None
+            _stream_15(paths, texts, filter(None, links), zlib.decompress(doc)) if doc is not None else None
         )
         db.execute("UPDATE page_data SET doc=? WHERE id=?", (stream, page_id))
     db.execute("DROP TABLE page_data_14")
     db.execute("DROP TABLE IF EXISTS link_words")
+
+
+def _stream_15(paths: list[str], texts: list[str], links: Iterable[str], doc: bytes) -> bytes:
+    """A page's stream as schema 15 stored it: its paths and texts one JSON array (`to_16` reads it back)."""
+    head = json.dumps([paths, texts], ensure_ascii=False).encode("utf-8")
+    out = "\n".join(dict.fromkeys(links)).encode("utf-8")
+    return (
+        len(head).to_bytes(4, "big")
+        + len(out).to_bytes(4, "big")
+        + zlib.compress(head + out + doc, ZLIB_LEVEL)
+    )
+
+
+def to_16(db: sqlite3.Connection) -> None:
+    """15 → 16: each page's stream written again with its places' table (pagerows.pack_page)."""
+    for (page_id,) in db.execute("SELECT id FROM page_data WHERE doc IS NOT NULL").fetchall():
+        (blob,) = db.execute("SELECT doc FROM page_data WHERE id=?", (page_id,)).fetchone()
+        head, links = int.from_bytes(blob[:4], "big"), int.from_bytes(blob[4:8], "big")
+        raw = zlib.decompress(blob[8:])
+        paths, texts = json.loads(raw[:head])
+        out = raw[head : head + links].decode("utf-8")
+        stream = pack_page(paths, texts, out.split("\n") if out else [], raw[head + links :])
+        db.execute("UPDATE page_data SET doc=? WHERE id=?", (stream, page_id))
 
 
 #: Versions converted in place (tables added, the pages kept), each by its SQL (or function) to the next
@@ -152,6 +178,7 @@ IN_PLACE: dict[str, str | Callable[[sqlite3.Connection], None]] = {
     "12": DIGESTS_13,
     "13": to_14,
     "14": to_15,
+    "15": to_16,
 }
 TABLES = ("sections_fts", "pages_fts", "sections", "page_data", "page_vectors", "pages", "vocab", "meta")
 TABLES += ("section_digests", "page_shapes")

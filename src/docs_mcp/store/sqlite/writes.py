@@ -6,7 +6,8 @@ import sqlite3
 from collections.abc import Sequence
 
 from docs_mcp.store.interface import GENERATION_META
-from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts, unpack_places
+from docs_mcp.store.pagerows import FtsRow, PreparedPage, fts_rows, term_counts
+from docs_mcp.store.pagestream import unpack_places
 from docs_mcp.store.sqlite.copies import digest_key
 from docs_mcp.store.sqlite.inbound import put_link_words, stored_link_words
 from docs_mcp.store.sqlite.keywords import delete_keywords, insert_keywords
