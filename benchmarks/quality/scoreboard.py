@@ -22,9 +22,9 @@ from typing import Any
 
 # benchmarks/: common.py, question_files.py and the other folders
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import answering as cta
 import budget
 import common as cm
-import context_to_answer as cta
 import question_files
 
 SETS_DIR = question_files.SETS_DIR
