@@ -91,12 +91,12 @@ class SelectorSet:
                 classes = frozenset(tokens)
                 if any(p.matches(el, classes) for p in self.by_class[c]):
                     return True
-        attrib = el.attrib
-        if len(attrib) <= (1 if cls is not None else 0):  # only a class (most elements): no class-free match
-            return False
-        if not any(name in attrib for name in self.classless_attrs):
-            return False
-        return any(p.matches(el, frozenset(tokens)) for p in self.classless)
+        # Each class-free selector needs one of these attributes: asked by name, no attribute proxy built.
+        get = el.get
+        for name in self.classless_attrs:
+            if get(name) is not None:
+                return any(p.matches(el, frozenset(tokens)) for p in self.classless)
+        return False
 
     def select(self, root: etree._Element) -> list[etree._Element]:
         """Outermost matches in document order (nothing inside a match is reported)."""

@@ -96,8 +96,11 @@ def spells_address(text: str, href: str) -> bool:
     """Whether a link's text is its target's address written out (`releaselog/3_5_4.html`, as SQLite's cross
     references and FFmpeg's "See Also" lists write them): it names nothing the address does not, and the
     address's pieces (`html`, `releaselog`) said of thirty pages were their link words."""
-    text, path = text.strip(), href.split("#", 1)[0].split("?", 1)[0]
-    return bool(text) and bool(path) and (path == text or path.endswith("/" + text))
+    text = text.strip()
+    if not text or text not in href:  # most link texts: not in the address at all, no split needed
+        return False
+    path = href.split("#", 1)[0].split("?", 1)[0]
+    return bool(path) and (path == text or path.endswith("/" + text))
 
 
 def _terms(a: HtmlElement) -> tuple[str, ...]:

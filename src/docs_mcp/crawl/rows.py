@@ -45,8 +45,7 @@ def _digest(words: str) -> str:
 def section_digest(text: str) -> str:
     """A section's content digest, its whitespace evened out ('' when too short to tell copies by): the same
     section in an all-in-one page, or in one item re-exported under two paths, has the same one."""
-    words = " ".join(text.split())
-    return _digest(words) if len(words) >= DIGEST_MIN_CHARS else ""
+    return section_digests(text)[0]
 
 
 def trimmed_digest(text: str) -> str:
@@ -54,12 +53,19 @@ def trimmed_digest(text: str) -> str:
     not): a copy whose generator adds a line to every section (SQLite's C API pages end each function with
     "See also lists of Objects, Constants, and Functions.", its all-in-one page does not; texi2html's
     single page ends sections with "[Contents][Index]") still meets the section it copies."""
+    return section_digests(text)[1]
+
+
+def section_digests(text: str) -> tuple[str, str]:
+    """A section's `section_digest` and `trimmed_digest`, its whitespace evened out once for both."""
     words = " ".join(text.split())
+    if len(words) < DIGEST_MIN_CHARS:  # too short to tell copies by, and shorter still without a sentence
+        return "", ""
     cut = last_sentence_start(words)
     rest = words[:cut].rstrip()
     if not cut or len(words) - cut > TRIMMED_SHARE * len(words) or len(rest) < DIGEST_MIN_CHARS:
-        return ""
-    return _digest(rest)
+        return _digest(words), ""
+    return _digest(words), _digest(rest)
 
 
 #: A page's sections' (title, path, text) and entries' (name, place, text): what its vectors are computed from.
@@ -120,6 +126,7 @@ def prepare_page(
     page_fts, fts, df = ("", "", "", ""), (), {}
     if listed:
         page_fts, fts, df = fts_rows(doc.title, [(r[3], r[4], r[5], r[6]) for r in rows])
+    digests = [section_digests(r[5]) for r in rows] if listed else []
     model = active_model() if listed and embed else None
     vectors = encode_texts(*vector_texts(doc), model) if model else b""
     return PreparedPage(
@@ -141,7 +148,7 @@ def prepare_page(
         vectors,
         # Terms as their content words: "timeout during" is about timeouts, not "during".
         tuple((" ".join(query_terms(term)), target, anchor) for term, target, anchor in keywords or ()),
-        tuple(section_digest(r[5]) for r in rows) if listed else (),
+        tuple(d for d, _ in digests),
         link_words,
-        tuple(trimmed_digest(r[5]) for r in rows) if listed else (),
+        tuple(t for _, t in digests),
     )

@@ -24,8 +24,11 @@ _COMPLETE = re.compile(rf"[{_STOPS}:][{_CLOSERS}]*$")
 
 def last_sentence_start(text: str) -> int:
     """Where the text's last sentence starts (after the previous sentence's end): 0 when it has one sentence."""
-    ends = [m.end() for m in _SENTENCE_END.finditer(text) if m.end() < len(text.rstrip())]
-    return ends[-1] if ends else 0
+    limit, last = len(text.rstrip()), 0  # the text's length without trailing space, measured once
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() < limit:
+            last = m.end()
+    return last
 
 
 def window_length(max_length: int, hard_cap: int) -> int:

@@ -35,7 +35,10 @@ def put_link_words(
     (`stored_link_words`): their targets' counts change by the difference only. Returns each page's blob for
     its `page_data.words` (None for none)."""
     changes, blobs = link_word_changes(stored, pages)
-    changes = [(key_hash(target), term, n) for target, term, n in changes]
+    # A batch's pairs name a few hundred targets, each with many terms: each hashed once. In the table's order
+    # (hash, term), the writes walk its B-tree forward instead of jumping about it.
+    hashes = {target: key_hash(target) for target in {target for target, _, _ in changes}}
+    changes = sorted((hashes[target], term, n) for target, term, n in changes)
     db.executemany(
         "INSERT INTO inbound_words(target, term, sources) VALUES (?,?,?) "
         "ON CONFLICT(target, term) DO UPDATE SET sources = sources + excluded.sources",
