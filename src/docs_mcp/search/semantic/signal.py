@@ -196,6 +196,15 @@ def encode_texts(texts: Sequence[str], sections: int, name: str | None = None) -
     return pack_vectors(vecs)
 
 
+def without_breadth(cosine: dict[int, float], rows: dict[int, int], spread: float) -> dict[int, float]:
+    """Each page's best cosine less `spread` × √(2 ln n) for its n rows (sections, then long entries): what the
+    best of n rows gains over one row by their number alone. A page of unknown or one row keeps its cosine."""
+    return {
+        p: c - spread * math.sqrt(2 * math.log(rows[p])) if rows.get(p, 0) > 1 else c
+        for p, c in cosine.items()
+    }
+
+
 def rerank_pages(
     combined: dict[int, float],
     cosine: dict[int, float | None],

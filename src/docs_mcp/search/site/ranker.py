@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.deadline import check
 from docs_mcp.model.hits import SearchHit
+from docs_mcp.search.semantic import signal as sem
 from docs_mcp.search.semantic.scan import SectionScan
-from docs_mcp.search.semantic.signal import active_model, beside, embedder, query_vector, rerank_pages
 from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site.copies import fold_copies
 from docs_mcp.search.site.evidence import (
@@ -35,6 +35,7 @@ from docs_mcp.settings import (
     MAX_QUERY_TERMS,
     PAGE_CANDIDATES,
     SECTION_CANDIDATES,
+    SEMANTIC_BREADTH_SPREAD,
     SEMANTIC_CACHE_BYTES,
     SEMANTIC_SCAN_BYTES,
     SEMANTIC_SCAN_TOP,
@@ -202,7 +203,7 @@ class SiteRanker:
                 candidates.add(pid)
         # Coverage only beside the cosine: alone it lifts long pages holding every word over the exact one
         # (Python pipeline, tuning half: 87% -> 80%); blended, the pages it lifts are judged by meaning too.
-        covered = candidates if active_model() is not None else set()
+        covered = candidates if sem.active_model() is not None else set()
         # Every term of the query, as combine weighs them.
         anchors = inbound_words(reads, candidates, list(idf)) if mechanism_on("anchors") else {}
         check()
@@ -222,17 +223,17 @@ class SiteRanker:
     def _start_semantic(self, reads: Reads, query: str, scope: Scope) -> Callable[[], Semantic] | None:
         """The query's vector and the pages nearest it among all (`scan`), started on a background thread; the
         call returned gives them. None without a model. The scan's matrix follows the pages with vectors."""
-        model = active_model() if SEMANTIC_WEIGHT > 0 else None
-        loaded = embedder(model) if model is not None else None
+        model = sem.active_model() if SEMANTIC_WEIGHT > 0 else None
+        loaded = sem.embedder(model) if model is not None else None
         if model is None or loaded is None:
             return None
         view = self._scan.view(reads, model, loaded.dim, scope) if mechanism_on("scan") else None
 
         def work() -> Semantic:
-            qvec = query_vector(model, query)
+            qvec = sem.query_vector(model, query)
             return model, loaded.dim, qvec, {} if view is None else view.nearest(qvec, SEMANTIC_SCAN_TOP)
 
-        return beside(work)
+        return sem.beside(work)
 
     def _semantic(
         self,
@@ -244,15 +245,18 @@ class SiteRanker:
         combined: dict[int, float],
         weight: float,
     ) -> tuple[dict[int, float], dict[int, float]]:
-        """Semantic re-ranking: the best pages re-ranked by their best section's cosine with the query, blended
-        in at `weight`, with the pages nearest the query among all (`near`) joining them. Only the best pages' vectors are
-        read per search (once each). Returns the scores and the cosines they blended in."""
+        """The best pages re-ranked by their best section's cosine (less what their number of sections alone gives:
+        without_breadth) blended in at `weight`, the pages nearest the query among all (`near`) joining them; the
+        best pages' vectors read once each. Returns the scores and the cosines as measured."""
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
             self._vectors.add(name, dim, reads.vectors(name, missing))
-        cosine = {**near, **self._vectors.cosines(name, qvec, head)}
-        return rerank_pages(combined, cosine, weight, SEMANTIC_TOP, list(near)), cosine
+        cosine, fair = {**near, **self._vectors.cosines(name, qvec, head)}, {}
+        if mechanism_on("cosine-breadth"):  # no credit for the number of a page's sections
+            rows = {**self._scan.rows(list(near)), **self._vectors.rows(name, head)}
+            fair = sem.without_breadth(cosine, rows, SEMANTIC_BREADTH_SPREAD)
+        return sem.rerank_pages(combined, fair or cosine, weight, SEMANTIC_TOP, list(near)), cosine
 
     def _nearest_sections(
         self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]
