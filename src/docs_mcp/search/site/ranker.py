@@ -11,6 +11,7 @@ from docs_mcp.deadline import check
 from docs_mcp.model.hits import SearchHit
 from docs_mcp.search.semantic import signal as sem
 from docs_mcp.search.semantic.scan import SectionScan
+from docs_mcp.search.semantic.signal import active_model, beside, embedder, query_vector, rerank_pages
 from docs_mcp.search.semantic.vectors import VectorCache
 from docs_mcp.search.site.copies import fold_copies
 from docs_mcp.search.site.evidence import (
@@ -203,7 +204,7 @@ class SiteRanker:
                 candidates.add(pid)
         # Coverage only beside the cosine: alone it lifts long pages holding every word over the exact one
         # (Python pipeline, tuning half: 87% -> 80%); blended, the pages it lifts are judged by meaning too.
-        covered = candidates if sem.active_model() is not None else set()
+        covered = candidates if active_model() is not None else set()
         # Every term of the query, as combine weighs them.
         anchors = inbound_words(reads, candidates, list(idf)) if mechanism_on("anchors") else {}
         check()
@@ -223,17 +224,17 @@ class SiteRanker:
     def _start_semantic(self, reads: Reads, query: str, scope: Scope) -> Callable[[], Semantic] | None:
         """The query's vector and the pages nearest it among all (`scan`), started on a background thread; the
         call returned gives them. None without a model. The scan's matrix follows the pages with vectors."""
-        model = sem.active_model() if SEMANTIC_WEIGHT > 0 else None
-        loaded = sem.embedder(model) if model is not None else None
+        model = active_model() if SEMANTIC_WEIGHT > 0 else None
+        loaded = embedder(model) if model is not None else None
         if model is None or loaded is None:
             return None
         view = self._scan.view(reads, model, loaded.dim, scope) if mechanism_on("scan") else None
 
         def work() -> Semantic:
-            qvec = sem.query_vector(model, query)
+            qvec = query_vector(model, query)
             return model, loaded.dim, qvec, {} if view is None else view.nearest(qvec, SEMANTIC_SCAN_TOP)
 
-        return sem.beside(work)
+        return beside(work)
 
     def _semantic(
         self,
@@ -256,7 +257,7 @@ class SiteRanker:
         if mechanism_on("cosine-breadth"):  # no credit for the number of a page's sections
             rows = {**self._scan.rows(list(near)), **self._vectors.rows(name, head)}
             fair = sem.without_breadth(cosine, rows, SEMANTIC_BREADTH_SPREAD)
-        return sem.rerank_pages(combined, fair or cosine, weight, SEMANTIC_TOP, list(near)), cosine
+        return rerank_pages(combined, fair or cosine, weight, SEMANTIC_TOP, list(near)), cosine
 
     def _nearest_sections(
         self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]
