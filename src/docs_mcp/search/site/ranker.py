@@ -1,5 +1,4 @@
-"""Site ranking: which indexed pages answer a query (section and page BM25, title and defined-name signals),
-from one snapshot of the store (`Store.reading`) within a scope; the store finds and scores the matches."""
+"""Site ranking: which indexed pages answer a query (BM25, titles, defined names, meaning), from one store snapshot."""
 
 from __future__ import annotations
 
@@ -36,7 +35,6 @@ from docs_mcp.settings import (
     MAX_QUERY_TERMS,
     PAGE_CANDIDATES,
     SECTION_CANDIDATES,
-    SEMANTIC_BREADTH_SPREAD,
     SEMANTIC_CACHE_BYTES,
     SEMANTIC_SCAN_BYTES,
     SEMANTIC_SCAN_TOP,
@@ -246,18 +244,16 @@ class SiteRanker:
         combined: dict[int, float],
         weight: float,
     ) -> tuple[dict[int, float], dict[int, float]]:
-        """The best pages re-ranked by their best section's cosine (less what their number of sections alone gives:
-        without_breadth) blended in at `weight`, the pages nearest the query among all (`near`) joining them; the
-        best pages' vectors read once each. Returns the scores and the cosines as measured."""
+        """The best pages re-ranked by their best section's cosine, less what their number of sections alone gives
+        (without_breadth), blended in at `weight` with the scan's `near` pages; returns it and the cosines."""
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
             self._vectors.add(name, dim, reads.vectors(name, missing))
-        cosine, fair = {**near, **self._vectors.cosines(name, qvec, head)}, {}
-        if mechanism_on("cosine-breadth"):  # no credit for the number of a page's sections
-            rows = {**self._scan.rows(list(near)), **self._vectors.rows(name, head)}
-            fair = sem.without_breadth(cosine, rows, SEMANTIC_BREADTH_SPREAD)
-        return rerank_pages(combined, fair or cosine, weight, SEMANTIC_TOP, list(near)), cosine
+        cosine = {**near, **self._vectors.cosines(name, qvec, head)}
+        rows = {**self._scan.rows(list(near)), **self._vectors.rows(name, head)}
+        fair = sem.without_breadth(cosine, rows) if mechanism_on("cosine-breadth") else cosine
+        return rerank_pages(combined, fair, weight, SEMANTIC_TOP, list(near)), cosine
 
     def _nearest_sections(
         self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]
