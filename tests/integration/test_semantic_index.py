@@ -271,7 +271,7 @@ async def test_at_full_weight_a_pages_best_cosine_counts_less_the_more_rows_it_i
     lexical = [h.url for h in app.search.ranker.search(query, ranker.SEMANTIC_TOP, scope)]
     monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 1.0)
     monkeypatch.setattr(
-        ranker, "SEMANTIC_BREADTH_SPREAD", 0.1
+        semantic, "SEMANTIC_BREADTH_SPREAD", 0.1
     )  # wide enough to matter among the fixture's few pages
     fair = [h.url for h in app.search.ranker.search(query, 5, scope)]
     # Computed here from the stored rows: each page's best cosine, less 0.1 × √(2 ln rows).
