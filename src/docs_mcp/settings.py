@@ -233,6 +233,10 @@ SEMANTIC_MODEL = env("SEMANTIC_MODEL", "auto").strip().lower() or "off"  # "": o
 #: best pages. Chosen on the tuning halves (even ids) of six question sets: 0.4 (0.3-0.5 all gain); with
 #: the scan below 0.6 (0.7 ties on MRR, gains GTK 4 and loses Python's first ranks: MRR .957 -> .923).
 SEMANTIC_WEIGHT = 0.6
+#: search_docs: a page's cosine is its best row's; the best of n rows beats one row by about this × √(2 ln n) by
+#: their number alone, so that much is taken off before the blend (DOCSLICE_ABLATE=cosine-breadth; issue 42:
+#: a page of hundreds of sections has one near any query). Chosen on the audit's tuning sites (0.03 and 0.05).
+SEMANTIC_BREADTH_SPREAD = 0.03
 #: search_docs: pages (best lexical first) whose order the cosine may change (20 -> 150: GTK 4 tuning r@5 +.08).
 SEMANTIC_TOP = 150
 #: Section vectors kept in memory, per page read on first use (float32; 32 MB: ~65,000 at 128 dims).

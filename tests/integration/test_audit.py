@@ -80,8 +80,9 @@ def test_two_runs_give_the_same_report(site_cache):
 
 def test_the_report_is_markdown_with_the_pages_text_escaped(tmp_path, monkeypatch):
     # Each topic page is one paragraph titled by its heading: the thin page titled by the query would lead
-    # (titled-thin), and this test needs the all-in-one page above it, to see its title escaped.
-    monkeypatch.setenv("DOCSLICE_ABLATE", "titled-thin")
+    # (titled-thin), and the all-in-one page's best cosine would lose what its many sections give it
+    # (cosine-breadth); this test needs the all-in-one page above them, to see its title escaped.
+    monkeypatch.setenv("DOCSLICE_ABLATE", "titled-thin,cosine-breadth")
     site = tmp_path / "tides"
     site.mkdir()
     topics = {
@@ -165,4 +166,30 @@ def test_link_words_several_sampled_pages_share_ask_for_none_of_them(tmp_path):
     docslice("index", "--source", str(site), "--workers", "1", cache=cache)
     report = json.loads(docslice("audit", "--json", "--source", str(site), cache=cache).stdout)
     assert report["pages_sampled"] == 5
+    assert report["site"]["kinds"]["link"]["items"] == 1  # the tutorial's alone
+
+
+def test_link_words_search_reads_alike_ask_for_none_of_them(tmp_path):
+    """Links saying "Version 3.5.4" and "3.5.4" of one release page, "Version 3.6.1" and "3.6.1" of another, give
+    them the link words "3 4 5 version" and "1 3 6 version", which differ, but search reads both as `version`
+    (one-character numbers are no terms): neither release page is asked for by them; the tutorial still is."""
+    site = tmp_path / "site"
+    site.mkdir()
+    releases = ["3.5.4", "3.6.1"]
+    links = "".join(
+        f'<li><a href="{v}.html">Version {v}</a> (<a href="{v}.html">{v}</a>)</li>' for v in releases
+    )
+    links += '<li><a href="tutorial.html">Writing your first query</a></li>'
+    pages = {"index.html": ("Contents", f"<ul>{links}</ul>")}
+    pages |= {
+        f"{v}.html": (f"Release {v}", f"<p>This release fixes a rare crash in {v}.</p>") for v in releases
+    }
+    pages["tutorial.html"] = ("Tutorial", "<p>Open a database file and select rows from a table.</p>")
+    for name, (title, body) in pages.items():
+        html = f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>{body}</main></body></html>"
+        (site / name).write_text(html, encoding="utf-8")
+    cache = tmp_path / "cache"
+    docslice("index", "--source", str(site), "--workers", "1", cache=cache)
+    report = json.loads(docslice("audit", "--json", "--source", str(site), cache=cache).stdout)
+    assert report["pages_sampled"] == 4
     assert report["site"]["kinds"]["link"]["items"] == 1  # the tutorial's alone

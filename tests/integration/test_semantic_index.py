@@ -237,8 +237,9 @@ async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks
     await build(app)
     scope = Scope.of(app.sources.sources)
     query = "install the package"  # lexically the DocBook chapter first; in meaning the Quickstart
-    # The scan widens and thin pages lower (the fixture's Quickstart is short lines): this is the re-ranking.
-    monkeypatch.setattr(settings, "ABLATED", frozenset({"scan", "page-kind"}))
+    # The scan widens, thin pages lower (the fixture's Quickstart is short lines) and a page's number of sections
+    # counts (the test below): this is the re-ranking by the best section alone.
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"scan", "page-kind", "cosine-breadth"}))
     monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 0.0)
     lexical = [h.url for h in app.search.ranker.search(query, ranker.SEMANTIC_TOP, scope)]
     assert len(lexical) >= 3
@@ -252,6 +253,38 @@ async def test_at_full_weight_the_page_whose_section_is_closest_in_meaning_ranks
         best[url] = float(np.max(vecs @ qvec))
     assert meaning[0] == max(best, key=best.get) != lexical[0]
     assert set(meaning) <= set(lexical)  # re-ordered, never widened
+
+
+async def test_at_full_weight_a_pages_best_cosine_counts_less_the_more_rows_it_is_the_best_of(
+    extra, site, tmp_path, monkeypatch
+):
+    import numpy as np
+
+    app = app_for(tmp_path / "c", site.url)
+    await build(app)
+    scope = Scope.of(app.sources.sources)
+    query = "read tide records"  # nearest: a row of the 372 of the big API reference
+    # The cosine alone orders the head: no rule after the blend, the weight as set here whatever the query.
+    after = {"page-kind", "pointers", "rank-safety", "versions", "query-weight"}
+    monkeypatch.setattr(settings, "ABLATED", frozenset({"scan", *after}))
+    monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 0.0)
+    lexical = [h.url for h in app.search.ranker.search(query, ranker.SEMANTIC_TOP, scope)]
+    monkeypatch.setattr(ranker, "SEMANTIC_WEIGHT", 1.0)
+    monkeypatch.setattr(
+        semantic, "SEMANTIC_BREADTH_SPREAD", 0.1
+    )  # wide enough to matter among the fixture's few pages
+    fair = [h.url for h in app.search.ranker.search(query, 5, scope)]
+    # Computed here from the stored rows: each page's best cosine, less 0.1 × √(2 ln rows).
+    qvec = extra.embed([query])[0]
+    sql = "SELECT v.vecs FROM page_vectors v JOIN pages p ON p.id=v.id WHERE p.key=?"
+    best, rows = {}, {}
+    for url in lexical:
+        matrix = unpack_vectors(app.index.db.execute(sql, (url,)).fetchone()[0], extra.dim)
+        best[url], rows[url] = float(np.max(matrix @ qvec)), matrix.shape[0]
+    expected = {u: best[u] - 0.1 * np.sqrt(2 * np.log(rows[u])) for u in lexical}
+    by = lambda score: sorted(lexical, key=lambda u: -score[u])[:3]  # noqa: E731
+    assert fair[:3] == by(expected) != by(best)
+    assert rows[by(best)[0]] > 300 and by(expected)[0] != by(best)[0]
 
 
 async def test_the_scan_finds_the_pages_nearest_in_meaning_among_all_and_follows_a_removed_page(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -18,6 +19,7 @@ from docs_mcp.search.semantic.signal import (
     rerank_pages,
     section_text,
     span_cosines,
+    without_breadth,
     zscores,
 )
 from docs_mcp.search.semantic.vectors import VectorCache
@@ -126,6 +128,16 @@ def test_a_page_found_by_its_vectors_alone_is_a_hit_only_if_nearer_than_the_foun
     assert sorted(out, key=lambda p: -out[p])[0] == 1
 
 
+def test_a_pages_best_cosine_loses_what_the_number_of_its_rows_alone_gives_the_best_of_them():
+    cosine = {1: 0.80, 2: 0.80, 3: 0.80, 4: 0.75}
+    fair = without_breadth(cosine, {1: 1, 2: 500, 4: 3}, spread=0.03)
+    assert fair[1] == fair[3] == 0.80  # one row, or rows unknown: the cosine as measured
+    assert fair[2] == pytest.approx(0.80 - 0.03 * math.sqrt(2 * math.log(500)))  # ~0.694
+    assert fair[4] == pytest.approx(0.75 - 0.03 * math.sqrt(2 * math.log(3)))  # ~0.705
+    assert fair[4] > fair[2]  # a page of three sections above one of 500 a little nearer the query
+    assert without_breadth(cosine, {2: 500}, spread=0.0) == cosine
+
+
 # --- stored vectors ------------------------------------------------------------------------------
 def test_vector_cache_scores_a_page_by_its_best_section_and_skips_blobs_of_another_size():
     cache = VectorCache(max_bytes=1 << 20)
@@ -137,6 +149,13 @@ def test_vector_cache_scores_a_page_by_its_best_section_and_skips_blobs_of_anoth
     assert set(got) == {7, 9}
     assert got[7] == pytest.approx(float(unit(0, 1, 0) @ q), abs=4e-3)  # int8 storage
     assert got[9] == pytest.approx(float(unit(0, 0, 1) @ q), abs=4e-3)
+
+
+def test_caches_count_the_rows_each_pages_best_cosine_is_the_best_of():
+    cache = VectorCache(max_bytes=1 << 20)
+    cache.add("m", 3, [(7, blob(unit(1, 0, 0), unit(0, 1, 0), unit(0, 0, 1))), (9, blob(unit(0, 0, 1)))])
+    assert cache.rows("m", [7, 9, 11]) == {7: 3, 9: 1}
+    assert cache.rows("other", [7]) == {}
 
 
 def test_vector_cache_starts_over_past_its_size_bound():

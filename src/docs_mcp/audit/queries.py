@@ -47,6 +47,12 @@ def learning(relative: str) -> bool:
     return stable_hash("prior\0" + relative) < "8"
 
 
+def read_as(words: str) -> str:
+    """Link words as site search reads them: their terms, in no order (a link's words are a stemmed bag, and
+    "version 3 4 5" and "3 4 version" both ask for `version`: one-character numbers are no terms)."""
+    return " ".join(sorted(query_terms(words)))
+
+
 def _pick(seed: str, candidates: list[str]) -> str:
     """One of the candidates, the same on every run: the one whose hash with the seed is smallest."""
     return min(candidates, key=lambda c: stable_hash(seed + "\0" + c)) if candidates else ""
@@ -126,7 +132,7 @@ def page_items(facts: PageFacts, inbound: list[str], common: set[str]) -> list[K
     if name:
         items.append(KnownItem("name", _words(name), key))
     link = " ".join(inbound[:LINK_WORDS])
-    if askable(link) and link not in common:
+    if askable(link) and read_as(link) not in common:
         items.append(KnownItem("link", link, key))
     sentence = _pick(seed, [x for x in facts.sentences if x not in common])
     if sentence:

@@ -15,6 +15,7 @@ from docs_mcp.audit.queries import (
     PageFacts,
     learning,
     page_items,
+    read_as,
     section_items,
     stable_hash,
 )
@@ -119,8 +120,9 @@ def known_items(
     with search.index.reading() as reads:
         inbound = {f.key: reads.inbound_words(f.key, LINK_WORDS) for f in facts}
     # What links say of a page counts as its words do: "django note releas" said of thirty release pages
-    # (their versions are not words) names none of them.
-    said = (" ".join(words[:LINK_WORDS]) for words in inbound.values())
+    # (their versions are not words) names none of them; nor does what search reads of them ("version" of
+    # SQLite's "version 3 4 5" and "3 4 version": one-character numbers are no terms).
+    said = (read_as(" ".join(words[:LINK_WORDS])) for words in inbound.values())
     seen = Counter(x for f in facts for x in {*f.headings, *f.names, *f.sentences})
     seen.update(said)
     common = shared_titles | {x for x, n in seen.items() if n > 1}

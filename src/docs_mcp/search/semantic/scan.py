@@ -67,6 +67,10 @@ class SectionScan:
                 return None
             return ScanView(self._matrix, self._starts, self._ids, self._pages, dim)
 
+    def rows(self, page_ids: Sequence[int]) -> dict[int, int]:
+        """Per scanned page: how many rows (sections, then entries) its best cosine was the maximum of."""
+        return {pid: block.shape[0] for pid in page_ids if (block := self._pages.get(pid)) is not None}
+
     def best_row(self, page_id: int, qvec: np.ndarray) -> int | None:
         """Which of a scanned page's rows (a section's `ord`, or past them an entry) is nearest the query; None
         if not scanned."""

@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
 from docs_mcp.search.semantic.embedders import DEFAULT_MODEL, MODELS, Embedder, embedder, package_folder, unit
-from docs_mcp.settings import SEMANTIC_TEXT_CHARS
+from docs_mcp.settings import SEMANTIC_BREADTH_SPREAD, SEMANTIC_TEXT_CHARS
 from docs_mcp.store.vectors import pack_vectors
 
 if TYPE_CHECKING:
@@ -194,6 +194,18 @@ def encode_texts(texts: Sequence[str], sections: int, name: str | None = None) -
     vecs = model.embed(texts)
     vecs[sections:] *= ENTRY_VECTOR_SCALE
     return pack_vectors(vecs)
+
+
+def without_breadth(
+    cosine: dict[int, float], rows: dict[int, int], spread: float | None = None
+) -> dict[int, float]:
+    """Each page's best cosine less `spread` (SEMANTIC_BREADTH_SPREAD) × √(2 ln n) for its n rows (sections, then
+    long entries): what the best of n rows gains over one by their number alone. One row or unknown: unchanged."""
+    spread = SEMANTIC_BREADTH_SPREAD if spread is None else spread
+    return {
+        p: c - spread * math.sqrt(2 * math.log(rows[p])) if rows.get(p, 0) > 1 else c
+        for p, c in cosine.items()
+    }
 
 
 def rerank_pages(

@@ -50,6 +50,12 @@ class VectorCache:
         best = block_maxima([b for _, b in found], qvec)
         return {pid: float(c) for (pid, _), c in zip(found, best.tolist(), strict=True)}
 
+    def rows(self, model: str, page_ids: Sequence[int]) -> dict[int, int]:
+        """Per cached page: how many rows (sections, then entries) its best cosine was the maximum of."""
+        return {
+            pid: block.shape[0] for pid in page_ids if (block := self._pages.get((model, pid))) is not None
+        }
+
     def best_row(self, model: str, qvec: np.ndarray, page_id: int) -> int | None:
         """Which of a cached page's rows (a section's `ord`, or past them an entry) is nearest the query; None if
         not cached."""

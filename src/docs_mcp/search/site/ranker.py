@@ -1,5 +1,4 @@
-"""Site ranking: which indexed pages answer a query (section and page BM25, title and defined-name signals),
-from one snapshot of the store (`Store.reading`) within a scope; the store finds and scores the matches."""
+"""Site ranking: which indexed pages answer a query (BM25, titles, defined names, meaning), from one store snapshot."""
 
 from __future__ import annotations
 
@@ -9,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from docs_mcp.deadline import check
 from docs_mcp.model.hits import SearchHit
+from docs_mcp.search.semantic import signal as sem
 from docs_mcp.search.semantic.scan import SectionScan
 from docs_mcp.search.semantic.signal import active_model, beside, embedder, query_vector, rerank_pages
 from docs_mcp.search.semantic.vectors import VectorCache
@@ -244,15 +244,16 @@ class SiteRanker:
         combined: dict[int, float],
         weight: float,
     ) -> tuple[dict[int, float], dict[int, float]]:
-        """Semantic re-ranking: the best pages re-ranked by their best section's cosine with the query, blended
-        in at `weight`, with the pages nearest the query among all (`near`) joining them. Only the best pages' vectors are
-        read per search (once each). Returns the scores and the cosines they blended in."""
+        """The best pages re-ranked by their best section's cosine, less what their number of sections alone gives
+        (without_breadth), blended in at `weight` with the scan's `near` pages; returns it and the cosines."""
         head = sorted(combined, key=lambda p: -combined[p])[:SEMANTIC_TOP]
         missing = self._vectors.missing(name, head)
         if missing:
             self._vectors.add(name, dim, reads.vectors(name, missing))
         cosine = {**near, **self._vectors.cosines(name, qvec, head)}
-        return rerank_pages(combined, cosine, weight, SEMANTIC_TOP, list(near)), cosine
+        rows = {**self._scan.rows(list(near)), **self._vectors.rows(name, head)}
+        fair = sem.without_breadth(cosine, rows) if mechanism_on("cosine-breadth") else cosine
+        return rerank_pages(combined, fair, weight, SEMANTIC_TOP, list(near)), cosine
 
     def _nearest_sections(
         self, reads: Reads, name: str, qvec: np.ndarray, ranked: list[int], section_of: dict[int, int | None]
