@@ -33,10 +33,13 @@ def pack_page(paths: Sequence[str], texts: Sequence[str], links: Iterable[str], 
     (`PLACE_LENGTH`), so a search inflates only as far as the last section it reads (`places_at`)."""
     encoded = [value.encode("utf-8") for pair in zip(paths, texts, strict=True) for value in pair]
     table = struct.pack(f"<{len(encoded) + 1}{PLACE_LENGTH}", len(paths), *map(len, encoded))
-    head = table + b"".join(encoded)
+    head = len(table) + sum(map(len, encoded))
     out = "\n".join(dict.fromkeys(links)).encode("utf-8")
-    lengths = len(head).to_bytes(LENGTH_BYTES, "big") + len(out).to_bytes(LENGTH_BYTES, "big")
-    return lengths + zlib.compress(head + out + doc, ZLIB_LEVEL)
+    lengths = head.to_bytes(LENGTH_BYTES, "big") + len(out).to_bytes(LENGTH_BYTES, "big")
+    # Fed a piece at a time: joined first, the texts were held twice more (89 MB of a page's texts: +306 MB
+    # at peak, +136 MB so; the same bytes out: benchmarks/scale/stream_peak.py).
+    packer = zlib.compressobj(ZLIB_LEVEL)
+    return lengths + b"".join([*map(packer.compress, (table, *encoded, out, doc)), packer.flush()])
 
 
 @contextmanager
