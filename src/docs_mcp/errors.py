@@ -59,6 +59,10 @@ class IndexDamaged(IndexUnavailable):
     """The index file is not an intact SQLite index: it can be moved aside and rebuilt (it is a cache)."""
 
 
+class StreamDamaged(IndexDamaged):
+    """A page's stored stream (its texts, links and document) cannot be read back as it was written."""
+
+
 class DeadlineExceeded(FetchError):
     """The total deadline of a request or tool call passed before it finished (the work was cancelled)."""
 

@@ -12,9 +12,10 @@ from conftest import SITE, LocalSite, call, model_view
 from docs_mcp.cli.app import App
 from docs_mcp.cli.arguments import parser
 from docs_mcp.crawl.indexer import Progress
-from docs_mcp.errors import IndexVersionError
+from docs_mcp.errors import IndexDamaged, IndexVersionError
 from docs_mcp.search.site import ranker
 from docs_mcp.store.interface import Scope
+from docs_mcp.store.sqlite.indexfile import open_index
 from docs_mcp.store.sqlite.schema import SCHEMA_VERSION
 from docs_mcp.store.sqlite.store import SiteIndex
 from docs_mcp.transport.server import build_server
@@ -568,6 +569,42 @@ async def test_an_index_of_schema_15_keeps_its_pages_and_reads_a_section_without
         assert r.meta("schema") == CURRENT and {key: r.links(key) for key in keys(again)} == outgoing
         # The same streams as a fresh build's, so a section is read from them as far as it lies.
         assert dict(r.db.execute("SELECT id, doc FROM page_data WHERE doc IS NOT NULL").fetchall()) == stored
+    again.index.close()
+
+
+def cut_streams(db: sqlite3.Connection) -> None:
+    """Every page's stream cut short on disk: its places' table lost."""
+    db.execute("UPDATE page_data SET doc=substr(doc, 1, 12) WHERE doc IS NOT NULL")
+
+
+async def test_an_index_of_schema_15_with_a_damaged_page_stream_is_moved_aside_not_a_crash_on_open(tmp_path):
+    cache, app, _ = await built(tmp_path)
+    app.index.close()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        back_to_15(db)
+        cut_streams(db)
+    opened = open_index(cache / "index.sqlite")
+    assert opened.damaged and opened.index is not None and opened.index.page_count() == 0
+    assert "page_data" not in opened.notice and "stored stream (schema 15) is damaged" in opened.notice
+    assert "moved aside to index.sqlite.damaged-" in opened.notice
+    opened.index.close()
+
+
+@pytest.mark.parametrize("use", ["search", "rewrite"])
+async def test_a_page_stream_damaged_while_in_use_is_said_and_the_file_moved_aside(tmp_path, use):
+    from docs_mcp.crawl.rows import prepare_page
+
+    cache, app, _ = await built(tmp_path)
+    key = next(k for k in keys(app) if k.endswith("sphinx.html"))
+    page = prepare_page(key, app.index.load_document(key))
+    app.index.close()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        cut_streams(db)
+    again = app_for(cache, str(SITE))
+    with pytest.raises(IndexDamaged, match=r"damaged while in use \(a page's stored stream is damaged"):
+        # A rewrite reads the page's old texts first, to take them out of the full-text index.
+        again.search.search("tidepool.load", 3) if use == "search" else again.index.write(page)
+    assert list(cache.glob("index.sqlite.damaged-*")) and again.index.page_count() == 0
     again.index.close()
 
 

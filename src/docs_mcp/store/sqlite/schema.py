@@ -10,7 +10,7 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
-from docs_mcp.errors import IndexVersionError
+from docs_mcp.errors import IndexDamaged, IndexVersionError, StreamDamaged
 from docs_mcp.settings import PAGE_WEIGHTS, SECTION_WEIGHTS
 from docs_mcp.store.pagerows import unpack_text
 from docs_mcp.store.pagestream import ZLIB_LEVEL, pack_page
@@ -163,9 +163,12 @@ def to_16(db: sqlite3.Connection) -> None:
     for (page_id,) in db.execute("SELECT id FROM page_data WHERE doc IS NOT NULL").fetchall():
         (blob,) = db.execute("SELECT doc FROM page_data WHERE id=?", (page_id,)).fetchone()
         head, links = int.from_bytes(blob[:4], "big"), int.from_bytes(blob[4:8], "big")
-        raw = zlib.decompress(blob[8:])
-        paths, texts = json.loads(raw[:head])
-        out = raw[head : head + links].decode("utf-8")
+        try:
+            raw = zlib.decompress(blob[8:])
+            paths, texts = json.loads(raw[:head])
+            out = raw[head : head + links].decode("utf-8")
+        except (zlib.error, ValueError) as exc:  # ValueError: JSON's and UTF-8's errors
+            raise StreamDamaged(f"page {page_id}'s stored stream (schema 15) is damaged ({exc})") from None
         stream = pack_page(paths, texts, out.split("\n") if out else [], raw[head + links :])
         db.execute("UPDATE page_data SET doc=? WHERE id=?", (stream, page_id))
 
@@ -224,7 +227,10 @@ def create_or_upgrade(db: sqlite3.Connection, path: Path) -> None:
     while stored in IN_PLACE:
         step = IN_PLACE[stored]
         if callable(step):
-            step(db)
+            try:
+                step(db)
+            except StreamDamaged as exc:  # the caller rolls back; open_index moves the file aside
+                raise IndexDamaged(f"the site index {path} is damaged: {exc}") from None
         else:
             _run(db, step)
         stored = str(int(stored) + 1)

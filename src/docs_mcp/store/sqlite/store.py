@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from docs_mcp.deadline import check, passed
-from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable
+from docs_mcp.errors import DiskFull, IndexDamaged, IndexUnavailable, StreamDamaged
 from docs_mcp.settings import SQLITE_BUSY_TIMEOUT_MS, WRITE_RETRIES, WRITE_RETRY_DELAY
 from docs_mcp.store.catalog import SourceCatalog
 from docs_mcp.store.inherited import DelegatedWrites, SnapshotPageReads
@@ -201,6 +201,10 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
                 db.execute("COMMIT")  # ends the snapshot (a read transaction has nothing to commit)
         except sqlite3.Error as exc:
             self._raise(exc)
+        except (
+            StreamDamaged
+        ) as exc:  # a page's texts cannot be read, nor the page rewritten (writes.delete_page)
+            raise IndexDamaged(self._heal(str(exc))) from None
 
     def close(self) -> None:
         with self._write_lock:
@@ -239,7 +243,10 @@ class SiteIndex(Healing, SnapshotPageReads, DelegatedWrites, SourceCatalog):
                 return done
 
         with self._write_lock:
-            return self._retry(attempt)
+            try:
+                return self._retry(attempt)
+            except StreamDamaged as exc:  # rewriting a page reads its old texts (to take them out of the FTS)
+                raise IndexDamaged(self._heal(str(exc))) from None
 
     def write(self, page: PreparedPage) -> None:
         """Insert or replace a prepared page with its sections; only SQL runs under the lock."""
