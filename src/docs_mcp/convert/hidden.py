@@ -64,9 +64,10 @@ def may_hide(html: str) -> bool:
     attribute they or the rules read where a tag can hold it (`_in_a_tag`), or an inline style that hides. A
     character reference could spell a class word (`&#45;`) or a style (`&colon;`), so a page with `&#`, or a
     style value with `&` or a quote left open, may hide too."""
-    text = html.lower()
-    if "&#" in text or any(word in text for word in _CLASSES):
+    # Class words are matched with their case; lower-casing (slow on a page that is not ASCII) comes after.
+    if "&#" in html or any(word in html for word in _CLASSES):
         return True
+    text = html.lower()
     if any(_named_in_a_tag(text, name) for name in _NAMES):
         return True
     for m in _STYLE_VALUE.finditer(text):
