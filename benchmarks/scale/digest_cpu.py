@@ -10,11 +10,16 @@ median and its ratio to the first configuration's. `--profile` adds one more pas
 around each stage's function: its CPU seconds and its share of `digest`'s. `--dump DIR`, instead of timing,
 writes each version's output per page (every row field, links, link words, keyword rows, section digests) to
 DIR/LABEL.jsonl and prints the pages where a version's differs from the first's, and in which fields.
+`--instructions N`, instead of timing, counts the instructions (valgrind's callgrind `Ir`, the same whatever
+else the machine runs) of digesting the first N sampled pages, less those of a run that reads them and digests
+none (imports, files); each tree's modules are compiled by a run outside valgrind first.
 
     nice -n 19 python benchmarks/scale/digest_cpu.py --docs /usr/share/doc/openjdk-17-doc/api --every 5 \
         --config 0.4.11:../wt-0411cpu/src --config main:src --rounds 3 --profile
     python benchmarks/scale/digest_cpu.py --docs /usr/share/doc/python3.11/html --every 2 \
         --config before:/tmp/before/src --config after:src --dump /tmp/digests
+    python benchmarks/scale/digest_cpu.py --docs /usr/share/doc/openjdk-17-doc/api --every 100 \
+        --config 0.4.11:../wt-0411/src --config main:src --instructions 60
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -71,6 +77,10 @@ def child(ns: argparse.Namespace) -> None:
         text = (ns.docs / rel).read_bytes().decode("utf-8", "replace")
         pages.append(RawPage(Location(source, ns.root + rel), text, "html", fetched_at=0.0))
     load = os.getloadavg()[0]
+    if ns.first is not None:  # the work whose instructions are counted, and nothing else
+        for raw in pages[: ns.first]:
+            digest(raw, raw.location.key, embed=False)
+        return
     if ns.dump:
         _dump(ns.dump, [(raw.location.key, digest(raw, raw.location.key, embed=False)) for raw in pages])
         return print(json.dumps({"pages": len(pages)}))
@@ -170,6 +180,28 @@ def run(config: str, ns: argparse.Namespace, profile: bool, dump: Path | None) -
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def instructions(config: str, ns: argparse.Namespace) -> dict:
+    """Instructions (millions) of the configuration's digests of the first `ns.instructions` pages: a run
+    that digests them less one that digests none, each under valgrind's callgrind."""
+    src = config.split(":", 1)[1]
+    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "PYTHONHASHSEED": "0"}
+    # .pyc written and read: a tree compiled at every import (PYTHONDONTWRITEBYTECODE, a fresh copy) costs
+    # ~330 million instructions more, and the objects it leaves move the digests' own count by ~2%.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = [sys.executable, __file__, "--child", "--docs", str(ns.docs), "--every", str(ns.every)]
+    cmd += ["--root", ns.root]
+    subprocess.run([*cmd, "--first", "1"], env=env, check=True)  # its .pyc written, not counted below
+    counts = []
+    for first in (0, ns.instructions):
+        grind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        proc = subprocess.run([*grind, *cmd, "--first", str(first)], env=env, capture_output=True, text=True)
+        found = re.search(r"Collected : (\d+)", proc.stderr)
+        if proc.returncode != 0 or found is None:
+            raise SystemExit(f"{config}: valgrind failed:\n{proc.stderr[-2000:]}")
+        counts.append(int(found.group(1)) / 1e6)
+    return {"base": counts[0], "digests": counts[1] - counts[0]}
+
+
 def report(configs: list[str], runs: dict[str, list[dict]]) -> None:
     """Each version's median CPU over its runs and the ratio to the first; the profiled stages side by side."""
     base = statistics.median(r["cpu_s"] for r in runs[configs[0]])
@@ -205,7 +237,11 @@ def main() -> None:
     ap.add_argument(
         "--dump", type=Path, help="instead of timing: DIR/LABEL.jsonl, each page's digest, compared"
     )
+    ap.add_argument(
+        "--instructions", type=int, metavar="N", help="instead of timing: callgrind's count for N digests"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--first", type=int, help=argparse.SUPPRESS)
     ns = ap.parse_args()
     if ns.child:
         return child(ns)
@@ -218,6 +254,15 @@ def main() -> None:
         for config in configs:
             run(config, ns, False, ns.dump)
         return compare(configs, ns.dump)
+    if ns.instructions:
+        counted = {c: instructions(c, ns) for c in configs}
+        first = counted[configs[0]]["digests"]
+        print(f"\nversion      instructions (M): {ns.instructions} digests   imports, files   ratio")
+        for c, n in counted.items():
+            print(
+                f"{c.split(':')[0]:<12} {n['digests']:>28,.1f} {n['base']:>16,.1f}   {n['digests'] / first:.3f}x"
+            )
+        return None
     runs: dict[str, list[dict]] = {c: [] for c in configs}
     for i in range(ns.rounds):
         for config in configs:

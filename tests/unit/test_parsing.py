@@ -8,7 +8,7 @@ import lxml.html
 import pytest
 from conftest import SITE
 
-from docs_mcp.convert.hidden import hidden_elements, hidden_within
+from docs_mcp.convert.hidden import hidden_elements, hidden_within, may_hide
 from docs_mcp.convert.parsing import find_main, normalize_space, page_title, parse_html, strip_noise
 from docs_mcp.convert.pipeline import build_document
 from docs_mcp.convert.selectors import SelectorGroups, SelectorSet, xpath
@@ -502,6 +502,38 @@ def test_the_pages_hidden_elements_found_once_are_those_its_content_hides():
     within = hidden_within(main, hidden_elements(root))
     assert within is not None and set(within) == set(hidden_elements(main))
     assert sorted(e.tag for e in within) == ["dialog", "div", "p", "template"]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        *HIDDEN_FORMS,
+        "<div STYLE = display:none>HIDDEN_BARE_STYLE</div>",
+        "<p style='display&colon;none'>HIDDEN_REFERENCE</p>",
+        '<span class="sr&#45;only">HIDDEN_SPELLED_CLASS</span>',
+        "<p style='color:red'>shown</p><noscript>HIDDEN_NOSCRIPT</noscript>",
+        "<p title='a>b' hidden>HIDDEN_AFTER_A_QUOTED_GT</p>",
+        "<p title='<x>'\nARIA-HIDDEN=true>HIDDEN_AFTER_A_QUOTED_TAG</p>",
+    ],
+)
+def test_a_pages_text_tells_whether_its_elements_need_a_walk_and_the_hidden_ones_are_the_same(form):
+    # The indexer hands the page's text along: a page that names no hiding attribute, class or style where a
+    # tag holds it is only looked at for its hiding tags (Javadoc's: a <noscript>, margins, "AppHiddenEvent").
+    form = form.replace("HIDDEN_", "GONE_")
+    shown = (
+        "<p style='margin-top: 14px'>A tide's gauge is <a href='GaugeHiddenEvent.html'>hidden</a> by it.</p>"
+    )
+    html = f"<html><body><main><h1>Tides</h1>{shown}{form}</main></body></html>"
+    root = parse_html(html)
+    walked = hidden_elements(root)
+    assert [e.text_content() for e in walked] == [re.search(r"GONE_\w+", form)[0]]
+    assert hidden_elements(root, html) == walked
+    assert may_hide(html) == (walked[0].tag not in ("noscript", "template", "dialog"))
+
+
+def test_a_style_whose_quote_is_left_open_counts_as_one_that_may_hide():
+    assert may_hide('<p style="display:none>x</p>') and may_hide("<p style='color:red>x</p>")
+    assert not may_hide("<p style=''>x</p><p style=color:red>y</p><p style=>z</p>")
 
 
 def test_content_inside_a_hidden_element_is_scanned_on_its_own():

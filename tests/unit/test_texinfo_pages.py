@@ -4,6 +4,7 @@ whose rows describe them stays, and so does Doxygen's div.header, which holds th
 
 from __future__ import annotations
 
+import pytest
 from conftest import FIXTURES
 
 from docs_mcp import settings
@@ -14,9 +15,12 @@ from docs_mcp.fetch.sources import Location, Source
 PAGES = FIXTURES / "texinfo"
 
 
-def read(page: str) -> tuple[str, list[str]]:
-    """The page's markdown and its units' text, as the pipeline makes them."""
+def read(page: str, generator: str | None = None) -> tuple[str, list[str]]:
+    """The page's markdown and its units' text, as the pipeline makes them (`generator`: its meta's name
+    replaced, "" for none)."""
     html = (PAGES / page).read_text()
+    if generator is not None:
+        html = html.replace('content="texi2any"', f'content="{generator}"')
     doc = build_document(RawPage(Location(Source("t", str(PAGES), True), page), html, "html"), page)
     return doc.markdown(include_code=True), [doc.own_markdown(i, True) for i in range(len(doc.sections))]
 
@@ -55,4 +59,17 @@ def test_doxygens_div_header_holding_the_pages_title_is_kept():
 def test_bars_and_menus_stay_when_the_mechanism_is_ablated(monkeypatch):
     monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"texinfo-nav"})
     text, _ = read("texinfo7.html")
+    assert "Next: Exports" in " ".join(text.split()) and "Moving a Station" in text
+
+
+@pytest.mark.parametrize("generator", ["texi2any 7.1", "TEXI2HTML 1.82", "makeinfo 4.13"])
+def test_each_texinfo_generators_pages_lose_their_bars(generator):
+    text, _ = read("texinfo7.html", generator)
+    assert "Next:" not in text and "Moving a Station" not in text
+
+
+@pytest.mark.parametrize("generator", ["", "Doxygen 1.9.4", "mkdocs"])
+def test_a_page_texinfo_did_not_write_keeps_a_bar_shaped_like_its(generator):
+    # Only Texinfo's own pages are looked at for its bars: Javadoc's div.header matched them on every page.
+    text, _ = read("texinfo7.html", generator)
     assert "Next: Exports" in " ".join(text.split()) and "Moving a Station" in text

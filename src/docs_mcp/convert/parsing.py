@@ -179,14 +179,17 @@ def find_main(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     return body if body is not None else root
 
 
-def strip_noise(main: lxml.html.HtmlElement, hidden: list[etree._Element] | None = None) -> None:
+def strip_noise(
+    main: lxml.html.HtmlElement, hidden: list[etree._Element] | None = None, texinfo: bool | None = None
+) -> None:
     """Drop what the page hides (`hidden`: its root's `hidden_elements`, when the caller has them), navigation,
-    widgets, media and permalink anchors, in place."""
+    widgets, media and permalink anchors, in place (`texinfo`: whether Texinfo wrote the page, for a `main`
+    copied out of it)."""
     inside = None if hidden is None else hidden_within(main, hidden)
     for el in hidden_elements(main) if inside is None else inside:
         if el.getparent() is not None:
             el.drop_tree()
-    for el in [*_NOISE.select(main), *node_navigation(main)]:
+    for el in [*_NOISE.select(main), *node_navigation(main, texinfo)]:
         if el.getparent() is None:
             continue
         # An <header> that carries the page's heading (article > header > h1) is unwrapped, not dropped.

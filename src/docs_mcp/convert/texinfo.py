@@ -35,11 +35,32 @@ MENU_TABLES = ("table.menu",)
 _KINDS = SelectorGroups((LINE_BARS, ARROW_BARS, BARE_MENUS, MENU_TABLES))
 _DESCRIPTIONS = etree.XPath("descendant::tr/td[position() > 2]")
 _LINKS = etree.XPath("descendant::a[@rel]")
+#: What Texinfo's HTML names as its generator on every page: makeinfo 4-6 (`makeinfo`, `makeinfo 4.13`), Texinfo
+#: 7's texi2any and texi2html (`texi2html 1.82`), in a <meta name="Generator"> of the head.
+_GENERATORS = re.compile(r"(?:makeinfo|texi2any|texi2html)\b", re.I)
 
 
-def node_navigation(main: etree._Element) -> list[etree._Element]:
-    """Texinfo's bars and menus without descriptions inside `main` (DOCSLICE_ABLATE=texinfo-nav keeps them)."""
+def texinfo_page(root: etree._Element) -> bool:
+    """Whether a parsed page says Texinfo wrote it (its <meta name="generator">): only such a page's bars and
+    menus are looked for, since other generators' `div.header` (Javadoc's, Doxygen's) match the selectors too."""
+    head = root.find("head")
+    if head is None:
+        return False
+    for meta in head.iterchildren("meta"):
+        if (meta.get("name") or "").lower() == "generator" and _GENERATORS.match(
+            (meta.get("content") or "").lstrip()
+        ):
+            return True
+    return False
+
+
+def node_navigation(main: etree._Element, texinfo: bool | None = None) -> list[etree._Element]:
+    """Texinfo's bars and menus without descriptions inside `main`, on a page Texinfo wrote (`texinfo`: whether
+    it did, when the caller knows; else `texinfo_page` of main's document). DOCSLICE_ABLATE=texinfo-nav keeps
+    them."""
     if not mechanism_on("texinfo-nav"):
+        return []
+    if not (texinfo_page(main.getroottree().getroot()) if texinfo is None else texinfo):
         return []
     line_bars, arrow_bars, bare_menus, menu_tables = _KINDS.select(main)
     found = [

@@ -23,6 +23,7 @@ from docs_mcp.convert.parsing import (
     strip_noise,
 )
 from docs_mcp.convert.pipeline import build_document
+from docs_mcp.convert.texinfo import texinfo_page
 from docs_mcp.crawl.heap import TRIM_AFTER_CHARS, trim_heap
 from docs_mcp.crawl.link_words import link_target, link_words
 from docs_mcp.crawl.rows import VectorTexts, prepare_page, vector_texts
@@ -95,7 +96,7 @@ def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
         keywords = keyword_links(root, raw.location, key)
         # One walk of each kind serves the links, their words and the content: the tree is not changed
         # before build_document strips its content container.
-        anchors, hidden = page_anchors(root), hidden_elements(root)
+        anchors, hidden = page_anchors(root), hidden_elements(root, raw.text)
         words = link_words(root, raw.location, key, anchors, hidden)
         links = page_links(root, raw.location.key, anchors) if not raw.location.source.is_local else []
         main = find_main(root)
@@ -121,8 +122,8 @@ def navigation_page(main: HtmlElement) -> bool:
 def without_noise(main: HtmlElement) -> HtmlElement:
     """A copy of the content without the site's chrome: gi-docgen puts a method's page in <body> beside a
     sidebar of 60 links (GTK 4: 974 of 5,792 pages), which counted would make it a table of contents."""
-    copy = deepcopy(main)
-    strip_noise(copy)
+    copy = deepcopy(main)  # a tree of its own: whether Texinfo wrote the page is told from the page's head
+    strip_noise(copy, texinfo=texinfo_page(main.getroottree().getroot()))
     return copy
 
 
