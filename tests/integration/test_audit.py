@@ -146,11 +146,21 @@ def test_the_sites_benchmark_tables_an_audit_and_pools_it_by_split(site_cache, t
     assert f"@3 {at3:.3f};" in run.stdout
 
 
+def _audited(tmp_path: Path, pages: dict[str, tuple[str, str]]) -> dict:
+    """The audit's JSON report of a folder site of these pages (name: title, body), indexed first."""
+    site = tmp_path / "site"
+    site.mkdir()
+    for name, (title, body) in pages.items():
+        html = f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>{body}</main></body></html>"
+        (site / name).write_text(html, encoding="utf-8")
+    cache = tmp_path / "cache"
+    docslice("index", "--source", str(site), "--workers", "1", cache=cache)
+    return json.loads(docslice("audit", "--json", "--source", str(site), cache=cache).stdout)
+
+
 def test_link_words_several_sampled_pages_share_ask_for_none_of_them(tmp_path):
     """Links saying "Django 1.8.2 release notes" of each release page say "django releas note" of all (versions
     are not words): no page is asked for by them; a page its links name alone still is."""
-    site = tmp_path / "site"
-    site.mkdir()
     releases = ["1.8.2", "1.8.3", "1.9.1"]
     links = "".join(f'<li><a href="{v}.html">Django {v} release notes</a></li>' for v in releases)
     links += '<li><a href="tutorial.html">Writing your first polling app</a></li>'
@@ -159,12 +169,7 @@ def test_link_words_several_sampled_pages_share_ask_for_none_of_them(tmp_path):
         f"{v}.html": (f"Django {v} release notes", f"<p>Django {v} fixes bugs in {v}.</p>") for v in releases
     }
     pages["tutorial.html"] = ("Tutorial", "<p>Create a project with startproject and run the server.</p>")
-    for name, (title, body) in pages.items():
-        html = f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>{body}</main></body></html>"
-        (site / name).write_text(html, encoding="utf-8")
-    cache = tmp_path / "cache"
-    docslice("index", "--source", str(site), "--workers", "1", cache=cache)
-    report = json.loads(docslice("audit", "--json", "--source", str(site), cache=cache).stdout)
+    report = _audited(tmp_path, pages)
     assert report["pages_sampled"] == 5
     assert report["site"]["kinds"]["link"]["items"] == 1  # the tutorial's alone
 
@@ -173,8 +178,6 @@ def test_link_words_search_reads_alike_ask_for_none_of_them(tmp_path):
     """Links saying "Version 3.5.4" and "3.5.4" of one release page, "Version 3.6.1" and "3.6.1" of another, give
     them the link words "3 4 5 version" and "1 3 6 version", which differ, but search reads both as `version`
     (one-character numbers are no terms): neither release page is asked for by them; the tutorial still is."""
-    site = tmp_path / "site"
-    site.mkdir()
     releases = ["3.5.4", "3.6.1"]
     links = "".join(
         f'<li><a href="{v}.html">Version {v}</a> (<a href="{v}.html">{v}</a>)</li>' for v in releases
@@ -185,11 +188,6 @@ def test_link_words_search_reads_alike_ask_for_none_of_them(tmp_path):
         f"{v}.html": (f"Release {v}", f"<p>This release fixes a rare crash in {v}.</p>") for v in releases
     }
     pages["tutorial.html"] = ("Tutorial", "<p>Open a database file and select rows from a table.</p>")
-    for name, (title, body) in pages.items():
-        html = f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>{body}</main></body></html>"
-        (site / name).write_text(html, encoding="utf-8")
-    cache = tmp_path / "cache"
-    docslice("index", "--source", str(site), "--workers", "1", cache=cache)
-    report = json.loads(docslice("audit", "--json", "--source", str(site), cache=cache).stdout)
+    report = _audited(tmp_path, pages)
     assert report["pages_sampled"] == 4
     assert report["site"]["kinds"]["link"]["items"] == 1  # the tutorial's alone
