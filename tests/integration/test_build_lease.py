@@ -33,7 +33,7 @@ def slow_site(site_copy):
     return site_copy
 
 
-def _crawl(site, index_args: list[str], *more: str) -> subprocess.Popen:
+def _crawl(site, index_args: list[str], *more: str, lease: float = LEASE) -> subprocess.Popen:
     """A crawl job in a process of its own, as a scheduled one runs."""
     return subprocess.Popen(
         [
@@ -48,7 +48,7 @@ def _crawl(site, index_args: list[str], *more: str) -> subprocess.Popen:
             *index_args,
             *more,
         ],
-        env={**os.environ, "DOCSLICE_BUILD_LEASE": str(LEASE)},
+        env={**os.environ, "DOCSLICE_BUILD_LEASE": str(lease)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -100,6 +100,23 @@ def test_answers_during_a_refresh_say_nothing_of_it_and_a_killed_build_is_said(s
         killed.kill()
         killed.wait()
         time.sleep(LEASE * 1.2)
+        assert f"{ALARM}: pages may be missing" in replica.answer()
+    finally:
+        replica.close()
+
+
+def test_a_build_killed_on_this_machine_is_said_at_once_not_when_its_lease_runs_out(slow_site, index_args):
+    assert _crawl(slow_site, index_args).wait(timeout=120) == 0
+    replica = Replica(slow_site, index_args)
+    try:
+        killed = _crawl(slow_site, index_args, "--refresh", lease=600)
+        while (last := replica.outcome()) is None or last.finished:
+            assert killed.poll() is None
+            time.sleep(0.05)
+        assert last.lease > time.time() + 300  # alive for ten minutes by its lease alone
+        assert ALARM not in replica.answer()  # under way: no alarm
+        killed.kill()
+        killed.wait()
         assert f"{ALARM}: pages may be missing" in replica.answer()
     finally:
         replica.close()

@@ -7,6 +7,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from docs_mcp.model.failures import failure
+from docs_mcp.model.holder import gone, this_process
 from docs_mcp.text.tidy import clip
 
 #: Longest error text kept in an outcome (it reaches status lines and tool responses).
@@ -46,10 +47,13 @@ class Outcome:
     #: False for the outcome a build stores as it starts: still there after it, the build never got to say.
     finished: bool = True
     lease: float = 0.0  # until when an unfinished build is alive (time.time(); writer.hold_lease renews it)
+    #: The process holding the lease (holder.this_process()): once it has ended, its lease is over.
+    holder: str = ""
 
     def missing_note(self) -> str:
         """'… did not finish …' or 'N pages could not be stored …': pages the index may lack, or ""."""
-        if not self.finished and self.lease <= time.time():  # its lease ran out (one alive is no alarm)
+        # Its lease ran out, or its process is gone (one alive is no alarm).
+        if not self.finished and (self.lease <= time.time() or gone(self.holder)):
             return (
                 "has not finished: pages may be missing (it stopped, or could not store its outcome: "
                 "a full disk?); run `docslice index` again"
@@ -172,7 +176,14 @@ class Progress:
 
     def unfinished(self, lease: float = 0.0) -> Outcome:
         """What a build stores as it starts, renewed with its lease (a refresh's keeps the index as whole as it was)."""
-        return Outcome(time.time(), reached=True, complete=self.refreshing, finished=False, lease=lease)
+        return Outcome(
+            time.time(),
+            reached=True,
+            complete=self.refreshing,
+            finished=False,
+            lease=lease,
+            holder=this_process(),
+        )
 
     def outcome(self) -> Outcome:
         # An unreachable site's discovery files failed like its pages: the cause says it all.
