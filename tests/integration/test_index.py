@@ -590,6 +590,25 @@ async def test_an_index_of_schema_15_with_a_damaged_page_stream_is_moved_aside_n
     opened.index.close()
 
 
+def lose_streams(db: sqlite3.Connection) -> None:
+    """Every page's stream gone (NULL), its section rows still naming their places in it."""
+    db.execute("UPDATE page_data SET doc=NULL")
+
+
+async def test_a_page_stream_lost_while_in_use_is_said_and_the_file_moved_aside(tmp_path):
+    cache, app, _ = await built(tmp_path)
+    app.index.close()
+    with sqlite3.connect(cache / "index.sqlite") as db:
+        lose_streams(db)
+    again = app_for(cache, str(SITE))
+    with pytest.raises(
+        IndexDamaged, match=r"damaged while in use \(a page's stored stream is damaged \(no place"
+    ):
+        again.search.search("tidepool.load", 3)
+    assert list(cache.glob("index.sqlite.damaged-*")) and again.index.page_count() == 0
+    again.index.close()
+
+
 @pytest.mark.parametrize("use", ["search", "rewrite"])
 async def test_a_page_stream_damaged_while_in_use_is_said_and_the_file_moved_aside(tmp_path, use):
     from docs_mcp.crawl.rows import prepare_page

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from docs_mcp.errors import StreamDamaged
 from docs_mcp.store.interface import SectionRow
 from docs_mcp.store.pagestream import places_at
 from docs_mcp.store.sqlite.inbound import marks
@@ -26,6 +27,11 @@ def section_rows(db: sqlite3.Connection, rows: Sequence[tuple]) -> list[SectionR
     )
     out = []
     for sid, pid, anchor, title, ord_, names in rows:
-        path, text = places[pid][ord_]
+        try:
+            path, text = places[pid][ord_]
+        except KeyError:  # a stream lost, or holding fewer places than the page's rows: not what was written
+            raise StreamDamaged(
+                f"a page's stored stream is damaged (no place {ord_} in page {pid}'s)"
+            ) from None
         out.append(SectionRow(sid, pid, anchor, title, path, text, names or ""))
     return out
