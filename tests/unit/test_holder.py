@@ -33,3 +33,9 @@ def test_another_machine_or_no_holder_is_left_to_the_lease():
     assert not gone(f"elsewhere.example/pid:[1]/{child.stdout.strip()}")
     assert not gone("")
     assert not gone("garbage")
+
+
+def test_a_holder_read_from_a_damaged_index_says_nothing():
+    machine = this_process().rpartition("/")[0]
+    for pid in ("0", "-1", "1" + "0" * 30, str(2**31), "1.5", ""):
+        assert not gone(f"{machine}/{pid}"), pid

@@ -27,10 +27,11 @@ def gone(holder: str) -> bool:
     machine and PID namespace (elsewhere the lease alone says). A reused PID counts as alive: the lease
     still runs out."""
     machine, _, pid = holder.rpartition("/")
-    if not machine or not pid.isdigit() or machine != _machine():
+    # The holder is read from the index: a PID out of range (0 would ask for our own group) says nothing.
+    if not machine or not pid.isdigit() or not 0 < int(pid) < 2**31 or machine != _machine():
         return False
     try:
-        os.kill(int(pid), 0)
+        os.kill(int(pid), 0)  # signal 0: only whether it exists
     except ProcessLookupError:
         return True
     except OSError:  # alive, under another user
