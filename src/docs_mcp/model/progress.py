@@ -18,6 +18,15 @@ BUILD_META = "build:"
 LEFT_OUT_COUNTED = 100_000
 
 
+#: What JSON value each of an outcome's field types accepts (annotations are strings here).
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "float": (int, float),
+    "int": (int,),
+    "bool": (bool,),
+    "str": (str,),
+}
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How the last build of a source ended; stored in the index, so every process sharing it can say."""
@@ -80,8 +89,12 @@ class Outcome:
     def from_json(cls, text: str | None) -> Outcome | None:
         try:
             data = json.loads(text or "")
-            return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
-        except (ValueError, TypeError, KeyError):
+            fields = cls.__dataclass_fields__.items()
+            # Read from the index: a field of the wrong type is left at its default, not compared later.
+            return cls(
+                **{k: data[k] for k, f in fields if k in data and isinstance(data[k], _JSON_TYPES[f.type])}
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
             return None
 
 
