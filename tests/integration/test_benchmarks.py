@@ -345,3 +345,40 @@ def test_the_session_memory_comparison_gives_each_half_before_and_after(tmp_path
     assert [c.strip() for c in row.split("|")[3:-1]] == ["4", "1 → 1", "2 → 3", "2 → 3", "9,000 → 6,000"]
     [total] = [line for line in table.splitlines() if line.startswith("| **all** | validate ")]
     assert total.endswith("| 9,000 → 6,000 |")
+
+
+def test_in_doc_loop_counts_the_in_doc_policy_per_half_and_says_why_a_question_was_missed(
+    questions, tmp_path
+):
+    misses = tmp_path / "misses.json"
+    res = run(
+        "quality/in_doc_loop.py", "--sets", str(questions), "--half", "validate", "--misses", str(misses)
+    )
+    assert res.returncode == 0, res.stderr
+    assert "all: 2/2 solved" in res.stdout and "validate half · defaults" in res.stdout, res.stdout
+    assert json.loads(misses.read_text()) == []
+    unanswerable = json.loads(questions.read_text())
+    for q in unanswerable["questions"]:
+        q["needles"] = ["a sentence no page of the fixture site holds"]
+    questions.write_text(json.dumps(unanswerable))
+    res = run("quality/in_doc_loop.py", "--sets", str(questions), "--half", "tune", "--misses", str(misses))
+    assert "all: 0/2 solved" in res.stdout and "tune half" in res.stdout, res.stdout
+    missed = json.loads(misses.read_text())
+    assert {(m["id"], m["form"]) for m in missed} == {("fx-002", "full"), ("fx-002", "terse")}
+    assert all(m["rank"] is None and m["top"] and "TIDEPOOL_CONFIG" in m["text"] for m in missed)
+
+
+def test_in_doc_loop_overrides_a_setting_where_the_in_page_search_reads_it(tmp_path):
+    sys.path.insert(0, str(REPO / "benchmarks" / "quality"))
+    import in_doc_loop
+
+    from docs_mcp.search.in_page import answer
+
+    before = answer.C.PASSAGE_RUN_ON
+    try:
+        in_doc_loop.override(["PASSAGE_RUN_ON=7"])
+        assert answer.C.PASSAGE_RUN_ON == 7
+    finally:
+        in_doc_loop.override([f"PASSAGE_RUN_ON={before}"])
+    unknown = run("quality/in_doc_loop.py", "--set", "NO_SUCH=1")
+    assert unknown.returncode != 0 and "no setting NO_SUCH" in unknown.stderr
