@@ -3,7 +3,8 @@ over question sets, in-process, with settings overridden for a trial, and what e
 
 The same count as the scoreboard's in-doc, in under a minute for 17 sets instead of a crawl per set: pages are
 fetched from each set's docs served on loopback, no site index is built. `--set NAME=VALUE` overrides a setting
-of `docs_mcp.settings` the in-page search reads when called (one bound as a default argument is not reached),
+of `docs_mcp.settings` or the in-page ranking wherever a module holds it (one bound as a default argument is not
+reached),
 `DOCSLICE_ABLATE` turns a mechanism off; `--misses FILE` writes each unsolved question with the gold section's rank, whether it was shown, the top
 sections and the response, to read why.
 
@@ -27,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common as cm  # benchmarks/ is a folder of scripts, not a package
 import scoreboard
 
-import docs_mcp.search.in_page.answer as answer
+import docs_mcp.search.in_page.passages  # noqa: F401  (loaded, so that --set reaches its copies)
 import docs_mcp.search.in_page.ranking as ranking
 import docs_mcp.settings as settings
 
@@ -35,14 +36,17 @@ FORMS = ("full", "terse")
 
 
 def override(pairs: list[str]) -> None:
-    """NAME=VALUE pairs set on the settings module and on the in-page modules that imported the name."""
+    """NAME=VALUE pairs: a constant of docs_mcp.settings or of the in-page ranking, set wherever a loaded
+    docs_mcp module holds it (`from … import NAME` copies it)."""
     for pair in pairs:
         name, _, value = pair.partition("=")
-        if not hasattr(settings, name):
-            raise SystemExit(f"no setting {name} in docs_mcp.settings")
-        typed = type(getattr(settings, name))(value)
-        for module in (settings, ranking, answer):
-            if hasattr(module, name):
+        home = next((m for m in (settings, ranking) if hasattr(m, name)), None)
+        if home is None:
+            raise SystemExit(f"no setting {name} in docs_mcp.settings or the in-page ranking")
+        was = getattr(home, name)
+        typed = type(was)(value)
+        for module in [m for n, m in sys.modules.items() if n.startswith("docs_mcp") and m is not None]:
+            if getattr(module, name, None) is was:
                 setattr(module, name, typed)
 
 
