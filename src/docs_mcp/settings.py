@@ -62,7 +62,7 @@ MAP_LINES = 1
 #: Words of a unit's own text on its map line, after its id, name and size.
 MAP_WORDS = 8
 #: Secondary sections must score at least this fraction of the best one to be included.
-SECONDARY_SCORE_RATIO = 0.5
+SECONDARY_SCORE_RATIO = 0.55
 #: Multiplier on BM25 for query terms found in a section's heading.
 HEADING_BOOST = 1.5
 #: Multiplier on BM25 for query terms among the names a section defines (definition-list terms).
