@@ -9,7 +9,15 @@ import pytest
 from conftest import SITE, make_tools, run
 
 from docs_mcp.settings import BOUNDARY_WINDOW, DEFAULT_MAX_LENGTH
-from docs_mcp.text.budget import boundary_cut, finish_sentence, paginate, truncate, window_length
+from docs_mcp.text.budget import (
+    _SENTENCE_END,
+    boundary_cut,
+    finish_sentence,
+    last_sentence_start,
+    paginate,
+    truncate,
+    window_length,
+)
 from docs_mcp.text.fences import open_fence, open_fence_line
 
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*") if p.suffix in (".html", ".md"))
@@ -53,6 +61,32 @@ def test_cut_falls_back_to_a_line_break():
 def test_cut_falls_back_to_a_sentence_end_over_a_later_space():
     text = "a" * 850 + ". " + "b" * 30 + " " + "c" * 500
     assert cut(text) == "a" * 850 + "."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        ".",
+        ". ",
+        "One.",
+        "One. Two",
+        "One. Two. ",
+        "v3.11 is out. See os.path.join",
+        "a.\u00a0b",
+        "a?\tb. c.",
+        "一。二",
+        "一。",
+        "Wait! what? no",
+        "x.y.z",
+        "One.  \n ",
+    ],
+)
+def test_the_last_sentence_starts_after_the_last_sentence_end_the_regex_finds(text):
+    # Looked for from the end with str.rfind; the regex over the whole text says the same.
+    ends = [m.end() for m in _SENTENCE_END.finditer(text) if m.end() < len(text.rstrip())]
+    assert last_sentence_start(text) == (ends[-1] if ends else 0)
 
 
 def test_cut_treats_the_japanese_full_stop_as_a_sentence_end():

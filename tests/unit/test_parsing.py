@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import re
+from copy import deepcopy
 
 import lxml.html
 import pytest
 from conftest import SITE
 
-from docs_mcp.convert.hidden import hidden_elements, hidden_within, may_hide
+from docs_mcp.convert.hidden import (
+    hidden_elements,
+    hidden_within,
+    may_hide,
+    may_spell_class,
+    walked_hidden_elements,
+)
 from docs_mcp.convert.parsing import find_main, normalize_space, page_title, parse_html, strip_noise
 from docs_mcp.convert.pipeline import build_document
 from docs_mcp.convert.selectors import SelectorGroups, SelectorSet, xpath
@@ -529,6 +536,52 @@ def test_a_pages_text_tells_whether_its_elements_need_a_walk_and_the_hidden_ones
     assert [e.text_content() for e in walked] == [re.search(r"GONE_\w+", form)[0]]
     assert hidden_elements(root, html) == walked
     assert may_hide(html) == (walked[0].tag not in ("noscript", "template", "dialog"))
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        *HIDDEN_FORMS,
+        '<span class="sr&#45;only">HIDDEN_SPELLED_CLASS</span>',
+        '<span class="sr-&#x6F;nly">HIDDEN_SPELLED_HEX</span>',
+        '<span class="visually&#x2D;hidden">HIDDEN_SPELLED_HYPHEN</span>',
+        "<p style='display&colon;none'>HIDDEN_REFERENCE</p>",
+        "<p style='color:red'>shown</p><noscript>HIDDEN_NOSCRIPT</noscript>",
+    ],
+)
+def test_a_page_whose_references_spell_no_class_word_finds_by_attribute_what_the_walk_finds(form):
+    # Python's Sphinx pages: `&#39;` and a search form's type="hidden" on every one. A reference to a character
+    # no class word holds cannot make one; the elements are then found by tag and attribute, in C.
+    form = form.replace("HIDDEN_", "GONE_")
+    sphinx = (
+        "<form><input type='hidden' name='area' value='default'></form><p style='margin-right: 10px'>It&#39;s"
+        " &#187; &#64;here&#8212;&#x2192; <a href='x.html'>x</a></p>"
+    )
+    html = f"<html><body><div class='wrap'><main><h1>Tides</h1>{sphinx}{form}</main></div></body></html>"
+    root = parse_html(html)
+    walked = hidden_elements(root)
+    assert [e.text_content() for e in walked] == [re.search(r"GONE_\w+", form)[0]]
+    assert may_spell_class(html) == ("class=" in form)
+    assert walked_hidden_elements(root, html) == walked == hidden_elements(root, html)
+    copy = deepcopy(find_main(root))  # the navigation test's copy of the content
+    assert walked_hidden_elements(copy, html) == hidden_elements(copy)
+
+
+def test_a_reference_that_may_be_read_as_a_class_words_character_counts_as_one():
+    assert not may_spell_class("<p>It&#39;s &#187; &#x2192 &#8212;</p>")
+    for ref in (
+        "&#45;",
+        "&#x73;",
+        "&#X2d;",
+        "&#0;",
+        "&#xD800;",
+        "&#1114112;",
+        "&#",
+        "&#x;",
+        "&#" + "0" * 20 + "45;",
+    ):
+        assert may_spell_class(f"<p>It&#39;s {ref}</p>"), ref
+    assert may_spell_class("<p class='sr-only'>x</p>")
 
 
 def test_a_style_whose_quote_is_left_open_counts_as_one_that_may_hide():

@@ -5,6 +5,8 @@ off-screen). Their text is neither served nor indexed, and their links give thei
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from html.entities import html5
 
 from lxml import etree
 
@@ -32,6 +34,15 @@ _ATTRIBUTES = frozenset(
     | ({"id"} if any(s.id and not s.classes for s in _SELECTORS) else set())
 )
 _CLASSES = tuple(sorted({c for s in _SELECTORS for c in s.classes}))
+#: The elements holding one of `_ATTRIBUTES`, found in C: their attributes' parents.
+_ATTRIBUTED = etree.XPath(" | ".join(f"descendant-or-self::*/@{name}" for name in sorted(_ATTRIBUTES)))
+#: What a class word is spelled with: a character reference to any other cannot make one (`&#39;`, `&#187;`).
+_CLASS_CHARS = frozenset("".join(_CLASSES).lower() + "".join(_CLASSES).upper())
+#: Whether a named reference can spell part of a class word (none can: `&fjlig;`, "fj", is the only one to ASCII
+#: letters).
+_NAMED_SPELL = any(_CLASS_CHARS & set(value) for value in html5.values())
+#: A numeric character reference as the parser reads it: all its digits, the semicolon optional.
+_CHAR_REF = re.compile(r"&#(?:[xX]([0-9a-fA-F]+)|([0-9]+))")
 #: Attributes a selector or rule reads to hide an element (not `style`, whose values are read instead).
 _NAMES = sorted(
     {*HIDDEN_ATTRIBUTES}
@@ -53,7 +64,24 @@ def hidden_elements(root: etree._Element, html: str | None = None) -> list[etree
     """The outermost elements under `root` (itself excluded) that the page hides. With `html`, the text `root`
     was parsed from: a page that can hide nothing by attribute, class or style (`may_hide`) is looked at for
     its tags alone, found in C, not walked in Python (a JDK page: 550 elements, 4.5 million instructions)."""
-    candidates = _candidates(root) if html is None or may_hide(html) else root.iter(*_TAGS)
+    if html is None:
+        return _hidden(root, _candidates(root))
+    if not may_hide(html):
+        return _hidden(root, root.iter(*_TAGS))
+    return walked_hidden_elements(root, html)
+
+
+def walked_hidden_elements(root: etree._Element, html: str) -> list[etree._Element]:
+    """`hidden_elements(root)`, every element looked at, for a tree parsed from `html` or copied out of it: where
+    no element can hold a class word the selectors name (`may_spell_class`: Python's Sphinx pages), those that
+    have a hiding tag or hold an attribute of `_ATTRIBUTES` are found in C, not walked in Python."""
+    if may_spell_class(html):
+        return _hidden(root, _candidates(root))
+    # `_candidates` less the elements it takes for their class alone, which then hide nothing.
+    return _hidden(root, [*root.iter(*_TAGS), *(value.getparent() for value in _ATTRIBUTED(root))])
+
+
+def _hidden(root: etree._Element, candidates: Iterable[etree._Element]) -> list[etree._Element]:
     found = {el for el in candidates if _selected(el) or _hidden_by_rule(el)}
     found.discard(root)
     return _outermost(found, root)
@@ -78,6 +106,33 @@ def may_hide(html: str) -> bool:
         if "&" in value or hiding_style(value):
             return True
     return False
+
+
+def may_spell_class(html: str) -> bool:
+    """Whether an element of a page's HTML may hold a class word the selectors name: the text holds one, or a
+    character reference that may be part of one (`&#45;`; not `&#39;`, a reference to no class word's
+    character, the rest of Python's Sphinx pages' `&#`)."""
+    if any(word in html for word in _CLASSES):
+        return True
+    if _NAMED_SPELL and "&" in html:
+        return True
+    at = html.find("&#")
+    while at != -1:
+        ref = _CHAR_REF.match(html, at)
+        if ref is None or not _other_char(ref.group(1), ref.group(2)):
+            return True  # a `&#` the parser may read otherwise (an older libxml2 cuts the value there)
+        at = html.find("&#", ref.end())
+    return False
+
+
+def _other_char(hexadecimal: str | None, decimal: str | None) -> bool:
+    """Whether a numeric reference names a character XML allows that is in no class word."""
+    digits = hexadecimal or decimal or ""
+    if len(digits) > 12:  # past any character, and too long to read as a number cheaply
+        return False
+    code = int(digits, 16 if hexadecimal else 10)
+    valid = code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
+    return (valid or 0x10000 <= code <= 0x10FFFF) and chr(code) not in _CLASS_CHARS
 
 
 def _named_in_a_tag(text: str, name: str) -> bool:

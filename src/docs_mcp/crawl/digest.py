@@ -13,7 +13,7 @@ from copy import deepcopy
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, urlsplit
 
-from docs_mcp.convert.hidden import hidden_elements
+from docs_mcp.convert.hidden import hidden_elements, walked_hidden_elements
 from docs_mcp.convert.keyword_index import keyword_entries
 from docs_mcp.convert.parsing import (
     find_main,
@@ -100,7 +100,7 @@ def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
         words = link_words(root, raw.location, key, anchors, hidden)
         links = page_links(root, raw.location.key, anchors) if not raw.location.source.is_local else []
         main = find_main(root)
-        navigation = navigation_page(main)
+        navigation = navigation_page(main, raw.text)
         doc = build_document(raw, url, root, main, hidden)
     # A page that only sends the reader on (Texinfo: one per node) is its target's stand-in, not a result; a
     # generated listing (by its path) or a web server's folder listing (by its title) is none either.
@@ -110,20 +110,23 @@ def _digest(raw: RawPage, url: str, key: str, embed: bool) -> Digest:
     return Digest(page, links, navigation, texts)
 
 
-def navigation_page(main: HtmlElement) -> bool:
+def navigation_page(main: HtmlElement, html: str | None = None) -> bool:
     """Mostly links, with the site's chrome and without it; a page that keeps next to no text without its
-    chrome (a table of contents inside a <nav>) is judged with it."""
+    chrome (a table of contents inside a <nav>) is judged with it (`html`: the page's text, when the caller
+    has it)."""
     if not mostly_links(main):
         return False
-    bare = without_noise(main)
+    bare = without_noise(main, html)
     return mostly_links(bare) or len(normalize_space(bare.text_content())) < NAVIGATION_MIN_TEXT
 
 
-def without_noise(main: HtmlElement) -> HtmlElement:
+def without_noise(main: HtmlElement, html: str | None = None) -> HtmlElement:
     """A copy of the content without the site's chrome: gi-docgen puts a method's page in <body> beside a
     sidebar of 60 links (GTK 4: 974 of 5,792 pages), which counted would make it a table of contents."""
     copy = deepcopy(main)  # a tree of its own: whether Texinfo wrote the page is told from the page's head
-    strip_noise(copy, texinfo=texinfo_page(main.getroottree().getroot()))
+    # What the copy hides, every element looked at as strip_noise would, the page's text sparing the walk.
+    hidden = None if html is None else walked_hidden_elements(copy, html)
+    strip_noise(copy, hidden, texinfo=texinfo_page(main.getroottree().getroot()))
     return copy
 
 

@@ -24,10 +24,16 @@ _COMPLETE = re.compile(rf"[{_STOPS}:][{_CLOSERS}]*$")
 
 def last_sentence_start(text: str) -> int:
     """Where the text's last sentence starts (after the previous sentence's end): 0 when it has one sentence."""
-    limit, last = len(text.rstrip()), 0  # the text's length without trailing space, measured once
-    for m in _SENTENCE_END.finditer(text):
-        if m.end() < limit:
-            last = m.end()
+    # `_SENTENCE_END`'s last match before the trailing space, looked for from the end with str.rfind: its
+    # finditer ran every character of every section's text through the regex engine (crawl/rows.py).
+    end, last = len(text.rstrip()) - 1, 0  # a sentence end at `at` counts when text follows it: at < end
+    for stop in _STOPS:
+        at = text.rfind(stop, last, end) if end > 0 else -1
+        # The regex's `\s` is str.isspace; only an end later than the one found so far matters.
+        while at != -1 and stop not in _CJK_STOPS and not text[at + 1].isspace():
+            at = text.rfind(stop, last, at)
+        if at != -1:
+            last = at + 1
     return last
 
 
