@@ -179,7 +179,8 @@ async def test_slow_parses_do_not_starve_a_cached_call(origin):
         )
         await asyncio.gather(*(cached(i) for i in range(5)))
         await asyncio.gather(*slow)
-        # The cached calls never waited for a parse: they all finished before the first heavy page did.
-        assert done[:5] == [f"cached-{i}" for i in range(5)], done
+        # The cached calls never waited for a parse: they all finished before the first heavy page did (in
+        # whichever order among themselves: they run concurrently).
+        assert sorted(done[:5]) == [f"cached-{i}" for i in range(5)], done
     finally:
         await tools.aclose()
