@@ -511,6 +511,17 @@ def test_the_pages_hidden_elements_found_once_are_those_its_content_hides():
     assert sorted(e.tag for e in within) == ["dialog", "div", "p", "template"]
 
 
+def walked_form(page: str, form: str) -> tuple[str, lxml.html.HtmlElement, list]:
+    """`page` with the hidden `form` (its marker renamed GONE_…, so no class word spells it) in place of
+    `{form}`: its HTML, its tree and what the full walk finds there, checked to be the form's text alone."""
+    form = form.replace("HIDDEN_", "GONE_")
+    html = page.replace("{form}", form)
+    root = parse_html(html)
+    walked = hidden_elements(root)
+    assert [e.text_content() for e in walked] == [re.search(r"GONE_\w+", form)[0]]
+    return html, root, walked
+
+
 @pytest.mark.parametrize(
     "form",
     [
@@ -526,14 +537,12 @@ def test_the_pages_hidden_elements_found_once_are_those_its_content_hides():
 def test_a_pages_text_tells_whether_its_elements_need_a_walk_and_the_hidden_ones_are_the_same(form):
     # The indexer hands the page's text along: a page that names no hiding attribute, class or style where a
     # tag holds it is only looked at for its hiding tags (Javadoc's: a <noscript>, margins, "AppHiddenEvent").
-    form = form.replace("HIDDEN_", "GONE_")
     shown = (
         "<p style='margin-top: 14px'>A tide's gauge is <a href='GaugeHiddenEvent.html'>hidden</a> by it.</p>"
     )
-    html = f"<html><body><main><h1>Tides</h1>{shown}{form}</main></body></html>"
-    root = parse_html(html)
-    walked = hidden_elements(root)
-    assert [e.text_content() for e in walked] == [re.search(r"GONE_\w+", form)[0]]
+    html, root, walked = walked_form(
+        "<html><body><main><h1>Tides</h1>" + shown + "{form}</main></body></html>", form
+    )
     assert hidden_elements(root, html) == walked
     assert may_hide(html) == (walked[0].tag not in ("noscript", "template", "dialog"))
 
@@ -552,15 +561,12 @@ def test_a_pages_text_tells_whether_its_elements_need_a_walk_and_the_hidden_ones
 def test_a_page_whose_references_spell_no_class_word_finds_by_attribute_what_the_walk_finds(form):
     # Python's Sphinx pages: `&#39;` and a search form's type="hidden" on every one. A reference to a character
     # no class word holds cannot make one; the elements are then found by tag and attribute, in C.
-    form = form.replace("HIDDEN_", "GONE_")
     sphinx = (
         "<form><input type='hidden' name='area' value='default'></form><p style='margin-right: 10px'>It&#39;s"
         " &#187; &#64;here&#8212;&#x2192; <a href='x.html'>x</a></p>"
     )
-    html = f"<html><body><div class='wrap'><main><h1>Tides</h1>{sphinx}{form}</main></div></body></html>"
-    root = parse_html(html)
-    walked = hidden_elements(root)
-    assert [e.text_content() for e in walked] == [re.search(r"GONE_\w+", form)[0]]
+    page = "<html><body><div class='wrap'><main><h1>Tides</h1>" + sphinx + "{form}</main></div></body></html>"
+    html, root, walked = walked_form(page, form)
     assert may_spell_class(html) == ("class=" in form)
     assert walked_hidden_elements(root, html) == walked == hidden_elements(root, html)
     copy = deepcopy(find_main(root))  # the navigation test's copy of the content
